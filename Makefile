@@ -1,0 +1,50 @@
+# Tasklife: every developer and CI entry point. `make run` and `make test` do all set-up themselves.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BUF := tools/node_modules/.bin/buf
+PROTOS := $(wildcard proto/tasklife/v1/*.proto)
+PY_OUT := clients/python/src
+
+.PHONY: help install run test lint generate docs bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ./clients/python -e '.[dev]'
+	touch $@
+
+$(BUF): tools/package.json tools/package-lock.json
+	cd tools && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+install: $(VENV)/.installed ## create .venv and install the server, the Python client and dev tools
+
+run: install ## start the server on 127.0.0.1:50051 (embedded PostgreSQL unless DATABASE_URL is set)
+	$(PY) -m tasklife_server
+
+generate: install ## regenerate every client from proto/
+	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PY_OUT) --pyi_out=$(PY_OUT) \
+		--grpc_python_out=$(PY_OUT) $(PROTOS)
+
+docs: install ## regenerate the state diagrams in README.md and docs/ from the transition table
+	$(PY) -m tasklife_server.domain.diagram --write README.md docs/state-machine.md
+
+lint: install $(BUF) ## buf lint, and buf breaking against main when main has proto/
+	$(BUF) lint
+	@if git rev-parse --verify --quiet main:proto >/dev/null; then \
+		echo "$(BUF) breaking --against '.git#branch=main'"; \
+		$(BUF) breaking --against '.git#branch=main'; \
+	else echo "buf breaking: main has no proto/ yet, nothing to compare against"; fi
+
+test: install ## run every test against a real PostgreSQL and a real gRPC server
+	$(PY) -m pytest
+
+clean: ## remove the venv, node tools and the local database
+	rm -rf $(VENV) tools/node_modules .tasklife

@@ -1,0 +1,1 @@
+"""Tasklife API client package. `tasklife.v1` holds the code generated from proto/."""

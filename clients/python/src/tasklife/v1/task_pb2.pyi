@@ -1,0 +1,140 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TaskState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TASK_STATE_UNSPECIFIED: _ClassVar[TaskState]
+    TASK_STATE_CREATED: _ClassVar[TaskState]
+    TASK_STATE_READY: _ClassVar[TaskState]
+    TASK_STATE_RUNNING: _ClassVar[TaskState]
+    TASK_STATE_SUCCEEDED: _ClassVar[TaskState]
+    TASK_STATE_FAILED: _ClassVar[TaskState]
+    TASK_STATE_RETRYING: _ClassVar[TaskState]
+    TASK_STATE_PAUSED: _ClassVar[TaskState]
+    TASK_STATE_KILLED: _ClassVar[TaskState]
+    TASK_STATE_ABANDONED: _ClassVar[TaskState]
+
+class StateKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STATE_KIND_UNSPECIFIED: _ClassVar[StateKind]
+    STATE_KIND_INITIAL: _ClassVar[StateKind]
+    STATE_KIND_STABLE: _ClassVar[StateKind]
+    STATE_KIND_TRANSITIONAL: _ClassVar[StateKind]
+    STATE_KIND_TERMINAL: _ClassVar[StateKind]
+
+class TaskAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TASK_ACTION_UNSPECIFIED: _ClassVar[TaskAction]
+    TASK_ACTION_CREATE: _ClassVar[TaskAction]
+    TASK_ACTION_ENQUEUE: _ClassVar[TaskAction]
+    TASK_ACTION_START: _ClassVar[TaskAction]
+    TASK_ACTION_COMPLETE: _ClassVar[TaskAction]
+    TASK_ACTION_FAIL: _ClassVar[TaskAction]
+    TASK_ACTION_RETRY: _ClassVar[TaskAction]
+    TASK_ACTION_PAUSE: _ClassVar[TaskAction]
+    TASK_ACTION_RESUME: _ClassVar[TaskAction]
+    TASK_ACTION_KILL: _ClassVar[TaskAction]
+    TASK_ACTION_ABANDON: _ClassVar[TaskAction]
+TASK_STATE_UNSPECIFIED: TaskState
+TASK_STATE_CREATED: TaskState
+TASK_STATE_READY: TaskState
+TASK_STATE_RUNNING: TaskState
+TASK_STATE_SUCCEEDED: TaskState
+TASK_STATE_FAILED: TaskState
+TASK_STATE_RETRYING: TaskState
+TASK_STATE_PAUSED: TaskState
+TASK_STATE_KILLED: TaskState
+TASK_STATE_ABANDONED: TaskState
+STATE_KIND_UNSPECIFIED: StateKind
+STATE_KIND_INITIAL: StateKind
+STATE_KIND_STABLE: StateKind
+STATE_KIND_TRANSITIONAL: StateKind
+STATE_KIND_TERMINAL: StateKind
+TASK_ACTION_UNSPECIFIED: TaskAction
+TASK_ACTION_CREATE: TaskAction
+TASK_ACTION_ENQUEUE: TaskAction
+TASK_ACTION_START: TaskAction
+TASK_ACTION_COMPLETE: TaskAction
+TASK_ACTION_FAIL: TaskAction
+TASK_ACTION_RETRY: TaskAction
+TASK_ACTION_PAUSE: TaskAction
+TASK_ACTION_RESUME: TaskAction
+TASK_ACTION_KILL: TaskAction
+TASK_ACTION_ABANDON: TaskAction
+
+class RetryPolicy(_message.Message):
+    __slots__ = ("max_attempts", "initial_backoff", "backoff_multiplier", "max_backoff", "jitter")
+    MAX_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_BACKOFF_FIELD_NUMBER: _ClassVar[int]
+    BACKOFF_MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
+    MAX_BACKOFF_FIELD_NUMBER: _ClassVar[int]
+    JITTER_FIELD_NUMBER: _ClassVar[int]
+    max_attempts: int
+    initial_backoff: _duration_pb2.Duration
+    backoff_multiplier: float
+    max_backoff: _duration_pb2.Duration
+    jitter: float
+    def __init__(self, max_attempts: _Optional[int] = ..., initial_backoff: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., backoff_multiplier: _Optional[float] = ..., max_backoff: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., jitter: _Optional[float] = ...) -> None: ...
+
+class Task(_message.Message):
+    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    DEPENDS_ON_FIELD_NUMBER: _ClassVar[int]
+    RERUN_OF_FIELD_NUMBER: _ClassVar[int]
+    RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    state: TaskState
+    version: int
+    labels: _containers.ScalarMap[str, str]
+    depends_on: _containers.RepeatedScalarFieldContainer[str]
+    rerun_of: str
+    retry_policy: RetryPolicy
+    create_time: _timestamp_pb2.Timestamp
+    update_time: _timestamp_pb2.Timestamp
+    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TaskEvent(_message.Message):
+    __slots__ = ("task_id", "version", "cursor", "from_state", "to_state", "action", "operator", "reason", "request_id", "create_time")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    FROM_STATE_FIELD_NUMBER: _ClassVar[int]
+    TO_STATE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    version: int
+    cursor: str
+    from_state: TaskState
+    to_state: TaskState
+    action: TaskAction
+    operator: str
+    reason: str
+    request_id: str
+    create_time: _timestamp_pb2.Timestamp
+    def __init__(self, task_id: _Optional[str] = ..., version: _Optional[int] = ..., cursor: _Optional[str] = ..., from_state: _Optional[_Union[TaskState, str]] = ..., to_state: _Optional[_Union[TaskState, str]] = ..., action: _Optional[_Union[TaskAction, str]] = ..., operator: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

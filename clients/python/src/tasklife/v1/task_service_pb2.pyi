@@ -1,0 +1,346 @@
+from tasklife.v1 import task_pb2 as _task_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CreateTaskRequest(_message.Message):
+    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    DEPENDS_ON_FIELD_NUMBER: _ClassVar[int]
+    RERUN_OF_FIELD_NUMBER: _ClassVar[int]
+    RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    labels: _containers.ScalarMap[str, str]
+    depends_on: _containers.RepeatedScalarFieldContainer[str]
+    rerun_of: str
+    retry_policy: _task_pb2.RetryPolicy
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class CreateTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class GetTaskRequest(_message.Message):
+    __slots__ = ("task_id",)
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    def __init__(self, task_id: _Optional[str] = ...) -> None: ...
+
+class GetTaskResponse(_message.Message):
+    __slots__ = ("task",)
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ...) -> None: ...
+
+class ListTasksRequest(_message.Message):
+    __slots__ = ("page_size", "page_token", "states", "labels")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    states: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskState]
+    labels: _containers.ScalarMap[str, str]
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class ListTasksResponse(_message.Message):
+    __slots__ = ("tasks", "next_page_token")
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tasks: _containers.RepeatedCompositeFieldContainer[_task_pb2.Task]
+    next_page_token: str
+    def __init__(self, tasks: _Optional[_Iterable[_Union[_task_pb2.Task, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ListTaskEventsRequest(_message.Message):
+    __slots__ = ("task_id", "page_size", "page_token")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    page_size: int
+    page_token: str
+    def __init__(self, task_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListTaskEventsResponse(_message.Message):
+    __slots__ = ("events", "next_page_token")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_task_pb2.TaskEvent]
+    next_page_token: str
+    def __init__(self, events: _Optional[_Iterable[_Union[_task_pb2.TaskEvent, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetStateMachineRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetStateMachineResponse(_message.Message):
+    __slots__ = ("states", "actions", "transitions")
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TRANSITIONS_FIELD_NUMBER: _ClassVar[int]
+    states: _containers.RepeatedCompositeFieldContainer[StateDescription]
+    actions: _containers.RepeatedCompositeFieldContainer[ActionDescription]
+    transitions: _containers.RepeatedCompositeFieldContainer[Transition]
+    def __init__(self, states: _Optional[_Iterable[_Union[StateDescription, _Mapping]]] = ..., actions: _Optional[_Iterable[_Union[ActionDescription, _Mapping]]] = ..., transitions: _Optional[_Iterable[_Union[Transition, _Mapping]]] = ...) -> None: ...
+
+class StateDescription(_message.Message):
+    __slots__ = ("state", "kind", "description", "entered_by", "allowed_actions")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ENTERED_BY_FIELD_NUMBER: _ClassVar[int]
+    ALLOWED_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    state: _task_pb2.TaskState
+    kind: _task_pb2.StateKind
+    description: str
+    entered_by: str
+    allowed_actions: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskAction]
+    def __init__(self, state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., kind: _Optional[_Union[_task_pb2.StateKind, str]] = ..., description: _Optional[str] = ..., entered_by: _Optional[str] = ..., allowed_actions: _Optional[_Iterable[_Union[_task_pb2.TaskAction, str]]] = ...) -> None: ...
+
+class ActionDescription(_message.Message):
+    __slots__ = ("action", "method", "from_states", "to_state")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    FROM_STATES_FIELD_NUMBER: _ClassVar[int]
+    TO_STATE_FIELD_NUMBER: _ClassVar[int]
+    action: _task_pb2.TaskAction
+    method: str
+    from_states: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskState]
+    to_state: _task_pb2.TaskState
+    def __init__(self, action: _Optional[_Union[_task_pb2.TaskAction, str]] = ..., method: _Optional[str] = ..., from_states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., to_state: _Optional[_Union[_task_pb2.TaskState, str]] = ...) -> None: ...
+
+class Transition(_message.Message):
+    __slots__ = ("from_state", "action", "to_state")
+    FROM_STATE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    TO_STATE_FIELD_NUMBER: _ClassVar[int]
+    from_state: _task_pb2.TaskState
+    action: _task_pb2.TaskAction
+    to_state: _task_pb2.TaskState
+    def __init__(self, from_state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., action: _Optional[_Union[_task_pb2.TaskAction, str]] = ..., to_state: _Optional[_Union[_task_pb2.TaskState, str]] = ...) -> None: ...
+
+class EnqueueTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class EnqueueTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class StartTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class StartTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class CompleteTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class CompleteTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class FailTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class FailTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class RetryTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class RetryTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class PauseTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class PauseTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class ResumeTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class ResumeTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class KillTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class KillTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class AbandonTaskRequest(_message.Message):
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    expected_version: int
+    request_id: str
+    reason: str
+    operator: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class AbandonTaskResponse(_message.Message):
+    __slots__ = ("task", "event")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...

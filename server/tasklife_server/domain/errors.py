@@ -1,0 +1,81 @@
+"""Why a request was refused, as data. The service layer turns these into gRPC statuses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tasklife_server.domain.states import Action, State
+
+
+class TasklifeError(Exception):
+    """Base of every refusal the service reports to a caller."""
+
+
+@dataclass(frozen=True)
+class FieldViolation:
+    field: str
+    description: str
+
+
+class InvalidRequest(TasklifeError):
+    def __init__(self, violations: list[FieldViolation]):
+        self.violations = violations
+        super().__init__("; ".join(f"{v.field}: {v.description}" for v in violations))
+
+
+class TaskNotFound(TasklifeError):
+    def __init__(self, task_id: str):
+        self.task_id = task_id
+        super().__init__(f"task {task_id!r} does not exist")
+
+
+class InvalidTransition(TasklifeError):
+    def __init__(self, task_id: str, current: State, action: Action, allowed: tuple[Action, ...]):
+        self.task_id = task_id
+        self.current = current
+        self.action = action
+        self.allowed = allowed
+        allowed_text = ", ".join(a.rpc_name for a in allowed) or "none: the state is final"
+        super().__init__(
+            f"task {task_id!r} is {current.value}: {action.rpc_name} is not allowed "
+            f"(allowed: {allowed_text})"
+        )
+
+
+class VersionMismatch(TasklifeError):
+    def __init__(self, task_id: str, expected: int, current: int, state: State):
+        self.task_id = task_id
+        self.expected = expected
+        self.current = current
+        self.state = state
+        super().__init__(
+            f"task {task_id!r} is at version {current}, not the expected {expected}; "
+            "re-read it and decide again"
+        )
+
+
+class RequestIdReused(TasklifeError):
+    def __init__(self, task_id: str, request_id: str, first_action: Action):
+        self.task_id = task_id
+        self.request_id = request_id
+        self.first_action = first_action
+        super().__init__(
+            f"request_id {request_id!r} was already used on task {task_id!r} by a different "
+            f"request ({first_action.rpc_name}); use a new request_id for a new request"
+        )
+
+
+class TaskAlreadyExists(TasklifeError):
+    def __init__(self, task_id: str, differing_fields: tuple[str, ...]):
+        self.task_id = task_id
+        self.differing_fields = differing_fields
+        super().__init__(
+            f"task {task_id!r} already exists with a different "
+            f"{', '.join(differing_fields)}"
+        )
+
+
+class ReferencedTaskNotFound(TasklifeError):
+    def __init__(self, missing: tuple[str, ...]):
+        self.missing = missing
+        super().__init__(f"referenced task(s) do not exist: {', '.join(missing)}")

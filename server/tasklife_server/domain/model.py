@@ -1,0 +1,96 @@
+"""The domain's values: a task, its events, and the commands that change them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Mapping
+
+from tasklife_server.domain.states import Action, State
+
+ANONYMOUS_OPERATOR = "anonymous"
+SYSTEM_OPERATOR_PREFIX = "system:"
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """None in a field means the server default."""
+
+    max_attempts: int | None = None
+    initial_backoff_ms: int | None = None
+    backoff_multiplier: float | None = None
+    max_backoff_ms: int | None = None
+    jitter: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSpec:
+    """What a client fixes when it creates a task; never changes afterwards."""
+
+    labels: Mapping[str, str] = field(default_factory=dict)
+    depends_on: tuple[str, ...] = ()
+    rerun_of: str | None = None
+    retry_policy: RetryPolicy = RetryPolicy()
+
+    def differing_fields(self, other: TaskSpec) -> tuple[str, ...]:
+        """The names of the fields in which two specs differ, for a clear ALREADY_EXISTS."""
+        pairs = {
+            "labels": (dict(self.labels), dict(other.labels)),
+            "depends_on": (self.depends_on, other.depends_on),
+            "rerun_of": (self.rerun_of, other.rerun_of),
+            "retry_policy": (self.retry_policy, other.retry_policy),
+        }
+        return tuple(name for name, (a, b) in pairs.items() if a != b)
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    task_id: str
+    state: State
+    version: int
+    spec: TaskSpec
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    event_id: int
+    xid: int
+    task_id: str
+    version: int
+    action: Action
+    from_state: State | None
+    to_state: State
+    operator: str
+    reason: str
+    request_id: str | None
+    expected_version: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TransitionCommand:
+    task_id: str
+    action: Action
+    operator: str
+    reason: str = ""
+    expected_version: int | None = None
+    request_id: str | None = None
+
+    def repeats(self, event: Event) -> bool:
+        """Whether `event`, recorded under this command's request_id, came from the same request."""
+        return (
+            event.action is self.action
+            and event.operator == self.operator
+            and event.reason == self.reason
+            and event.expected_version == self.expected_version
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A task as a change left it, with the event that recorded the change."""
+
+    task: Task
+    event: Event

@@ -1,0 +1,1 @@
+"""The gRPC service: translates between tasklife.v1 messages and the domain and storage layers."""

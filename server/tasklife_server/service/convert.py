@@ -1,0 +1,140 @@
+"""Domain values to and from tasklife.v1 messages. Enum mappings are built by name, once."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from types import MappingProxyType
+from typing import Mapping
+
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
+from tasklife.v1 import task_pb2, task_service_pb2
+
+from tasklife_server.domain import cursor
+from tasklife_server.domain.model import Event, RetryPolicy, Task
+from tasklife_server.domain.states import (
+    ACTION_RULES,
+    INITIAL_STATE,
+    STATES,
+    TRANSITIONS,
+    Action,
+    Kind,
+    State,
+    allowed_actions,
+)
+
+STATE_TO_PB: Mapping[State, int] = MappingProxyType(
+    {s: task_pb2.TaskState.Value(f"TASK_STATE_{s.name}") for s in State}
+)
+PB_TO_STATE: Mapping[int, State] = MappingProxyType({v: k for k, v in STATE_TO_PB.items()})
+ACTION_TO_PB: Mapping[Action, int] = MappingProxyType(
+    {a: task_pb2.TaskAction.Value(f"TASK_ACTION_{a.name}") for a in Action}
+)
+KIND_TO_PB: Mapping[Kind, int] = MappingProxyType(
+    {k: task_pb2.StateKind.Value(f"STATE_KIND_{k.name}") for k in Kind}
+)
+SERVICE_NAME = task_service_pb2.DESCRIPTOR.services_by_name["TaskService"].full_name
+
+
+def state_name(state: State) -> str:
+    return task_pb2.TaskState.Name(STATE_TO_PB[state])
+
+
+def _timestamp(value: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(value)
+    return stamp
+
+
+def _duration_ms(millis: int) -> Duration:
+    duration = Duration()
+    duration.FromMilliseconds(millis)
+    return duration
+
+
+def retry_policy_to_pb(policy: RetryPolicy) -> task_pb2.RetryPolicy:
+    message = task_pb2.RetryPolicy(max_attempts=policy.max_attempts or 0)
+    if policy.initial_backoff_ms is not None:
+        message.initial_backoff.CopyFrom(_duration_ms(policy.initial_backoff_ms))
+    if policy.backoff_multiplier is not None:
+        message.backoff_multiplier = policy.backoff_multiplier
+    if policy.max_backoff_ms is not None:
+        message.max_backoff.CopyFrom(_duration_ms(policy.max_backoff_ms))
+    if policy.jitter is not None:
+        message.jitter = policy.jitter
+    return message
+
+
+def task_to_pb(task: Task) -> task_pb2.Task:
+    spec = task.spec
+    return task_pb2.Task(
+        task_id=task.task_id,
+        state=STATE_TO_PB[task.state],
+        version=task.version,
+        labels=spec.labels,
+        depends_on=spec.depends_on,
+        rerun_of=spec.rerun_of or "",
+        retry_policy=retry_policy_to_pb(spec.retry_policy),
+        create_time=_timestamp(task.created_at),
+        update_time=_timestamp(task.updated_at),
+    )
+
+
+def event_to_pb(event: Event) -> task_pb2.TaskEvent:
+    return task_pb2.TaskEvent(
+        task_id=event.task_id,
+        version=event.version,
+        cursor=cursor.encode(event.xid, event.event_id),
+        from_state=STATE_TO_PB[event.from_state] if event.from_state else 0,
+        to_state=STATE_TO_PB[event.to_state],
+        action=ACTION_TO_PB[event.action],
+        operator=event.operator,
+        reason=event.reason,
+        request_id=event.request_id or "",
+        create_time=_timestamp(event.created_at),
+    )
+
+
+def method_path(action: Action) -> str:
+    return f"{SERVICE_NAME}/{action.rpc_name}"
+
+
+def _action_pb(action: Action) -> task_service_pb2.ActionDescription:
+    if action is Action.CREATE:
+        return task_service_pb2.ActionDescription(
+            action=ACTION_TO_PB[action],
+            method=f"{SERVICE_NAME}/CreateTask",
+            to_state=STATE_TO_PB[INITIAL_STATE],
+        )
+    rule = ACTION_RULES[action]
+    return task_service_pb2.ActionDescription(
+        action=ACTION_TO_PB[action],
+        method=method_path(action),
+        from_states=[STATE_TO_PB[s] for s in State if s in rule.sources],
+        to_state=STATE_TO_PB[rule.target],
+    )
+
+
+def state_machine_pb() -> task_service_pb2.GetStateMachineResponse:
+    """The whole state machine, derived from the domain's one transition table."""
+    return task_service_pb2.GetStateMachineResponse(
+        states=[
+            task_service_pb2.StateDescription(
+                state=STATE_TO_PB[state],
+                kind=KIND_TO_PB[info.kind],
+                description=info.description,
+                entered_by=info.entered_by,
+                allowed_actions=[ACTION_TO_PB[a] for a in allowed_actions(state)],
+            )
+            for state, info in STATES.items()
+        ],
+        actions=[_action_pb(action) for action in Action],
+        transitions=[
+            task_service_pb2.Transition(
+                from_state=STATE_TO_PB[t.source],
+                action=ACTION_TO_PB[t.action],
+                to_state=STATE_TO_PB[t.target],
+            )
+            for t in TRANSITIONS
+        ],
+    )

@@ -1,0 +1,212 @@
+"""Refusals to gRPC statuses with google.rpc details (AIP-193), applied by one interceptor.
+
+Handlers raise domain errors; `ErrorTranslationInterceptor` turns them into the documented
+status. Anything unexpected becomes INTERNAL (or UNAVAILABLE when the database is
+unreachable), logged here, never UNKNOWN and never a traceback sent to the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import grpc
+import psycopg
+import psycopg_pool
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from tasklife_server.domain.errors import (
+    InvalidRequest,
+    InvalidTransition,
+    ReferencedTaskNotFound,
+    RequestIdReused,
+    TaskAlreadyExists,
+    TaskNotFound,
+    TasklifeError,
+    VersionMismatch,
+)
+from tasklife_server.service.convert import state_name
+
+DOMAIN = "tasklife.dev"
+log = logging.getLogger(__name__)
+
+
+def _packed(*details: Any) -> list[any_pb2.Any]:
+    packed = []
+    for detail in details:
+        item = any_pb2.Any()
+        item.Pack(detail)
+        packed.append(item)
+    return packed
+
+
+def _info(reason: str, **metadata: str) -> error_details_pb2.ErrorInfo:
+    return error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+
+
+def _task_resource(task_id: str, description: str) -> error_details_pb2.ResourceInfo:
+    return error_details_pb2.ResourceInfo(
+        resource_type="tasklife.v1.Task", resource_name=task_id, description=description
+    )
+
+
+def status_of(error: TasklifeError) -> status_pb2.Status:
+    """The google.rpc.Status a caller receives for a refusal."""
+    message = str(error)
+    if isinstance(error, InvalidRequest):
+        code = code_pb2.INVALID_ARGUMENT
+        details = _packed(
+            _info("INVALID_REQUEST", fields=",".join(v.field for v in error.violations)),
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description)
+                    for v in error.violations
+                ]
+            ),
+        )
+    elif isinstance(error, TaskNotFound):
+        code = code_pb2.NOT_FOUND
+        details = _packed(_info("TASK_NOT_FOUND", task_id=error.task_id), _task_resource(error.task_id, message))
+    elif isinstance(error, InvalidTransition):
+        code = code_pb2.FAILED_PRECONDITION
+        allowed = ",".join(a.rpc_name for a in error.allowed)
+        details = _packed(
+            _info(
+                "INVALID_TRANSITION",
+                task_id=error.task_id,
+                current_state=state_name(error.current),
+                requested_action=error.action.rpc_name,
+                allowed_actions=allowed,
+            ),
+            error_details_pb2.PreconditionFailure(
+                violations=[
+                    error_details_pb2.PreconditionFailure.Violation(
+                        type="STATE", subject=f"tasks/{error.task_id}", description=message
+                    )
+                ]
+            ),
+        )
+    elif isinstance(error, VersionMismatch):
+        code = code_pb2.ABORTED
+        details = _packed(
+            _info(
+                "VERSION_MISMATCH",
+                task_id=error.task_id,
+                expected_version=str(error.expected),
+                current_version=str(error.current),
+                current_state=state_name(error.state),
+            )
+        )
+    elif isinstance(error, RequestIdReused):
+        code = code_pb2.ALREADY_EXISTS
+        details = _packed(
+            _info(
+                "REQUEST_ID_REUSED",
+                task_id=error.task_id,
+                request_id=error.request_id,
+                first_action=error.first_action.rpc_name,
+            )
+        )
+    elif isinstance(error, TaskAlreadyExists):
+        code = code_pb2.ALREADY_EXISTS
+        details = _packed(
+            _info("TASK_ALREADY_EXISTS", task_id=error.task_id, differing_fields=",".join(error.differing_fields)),
+            _task_resource(error.task_id, message),
+        )
+    elif isinstance(error, ReferencedTaskNotFound):
+        code = code_pb2.FAILED_PRECONDITION
+        details = _packed(
+            _info("REFERENCED_TASK_NOT_FOUND", missing_task_ids=",".join(error.missing)),
+            error_details_pb2.PreconditionFailure(
+                violations=[
+                    error_details_pb2.PreconditionFailure.Violation(
+                        type="REFERENCE", subject=f"tasks/{task_id}", description="does not exist"
+                    )
+                    for task_id in error.missing
+                ]
+            ),
+        )
+    else:  # a TasklifeError without a mapping is a bug in this module
+        code = code_pb2.INTERNAL
+        details = _packed(_info("INTERNAL"))
+    return status_pb2.Status(code=code, message=message, details=details)
+
+
+def _unexpected_status(exc: BaseException) -> status_pb2.Status:
+    if isinstance(exc, (psycopg.OperationalError, psycopg_pool.PoolTimeout)):
+        return status_pb2.Status(
+            code=code_pb2.UNAVAILABLE,
+            message="the database is unavailable; retry with backoff",
+            details=_packed(_info("DATABASE_UNAVAILABLE")),
+        )
+    return status_pb2.Status(
+        code=code_pb2.INTERNAL,
+        message="internal error; the server log has the details",
+        details=_packed(_info("INTERNAL")),
+    )
+
+
+async def _abort(context: grpc.aio.ServicerContext, status: status_pb2.Status) -> None:
+    rich = rpc_status.to_status(status)
+    await context.abort(rich.code, rich.details, rich.trailing_metadata)
+
+
+async def _refuse(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> None:
+    if isinstance(exc, TasklifeError):
+        await _abort(context, status_of(exc))
+    log.exception("unexpected error in %s", method)
+    await _abort(context, _unexpected_status(exc))
+
+
+class ErrorTranslationInterceptor(grpc.aio.ServerInterceptor):
+    """Turns whatever a handler raises into a documented status with details."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        method = handler_call_details.method
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                _guard_unary(handler.unary_unary, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                _guard_stream(handler.unary_stream, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+def _guard_unary(behavior: Callable[..., Awaitable[Any]], method: str) -> Callable[..., Awaitable[Any]]:
+    async def guarded(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            return await behavior(request, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure must leave as a clear status
+            await _refuse(exc, context, method)
+
+    return guarded
+
+
+def _guard_stream(behavior: Callable[..., AsyncIterator[Any]], method: str) -> Callable[..., AsyncIterator[Any]]:
+    async def guarded(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        try:
+            async for response in behavior(request, context):
+                yield response
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(exc, context, method)
+
+    return guarded

@@ -1,0 +1,121 @@
+"""TaskService handlers: validate, call the store, convert. No rules and no SQL live here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable, Coroutine
+
+import grpc
+from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
+
+from tasklife_server.domain.errors import FieldViolation, InvalidRequest
+from tasklife_server.domain.ids import new_task_id
+from tasklife_server.domain.states import TRANSITION_ACTIONS, Action
+from tasklife_server.service import pagination, validation
+from tasklife_server.service.convert import event_to_pb, state_machine_pb, task_to_pb
+from tasklife_server.storage.store import TaskStore
+
+OPERATOR_METADATA_KEY = "tasklife-operator"
+DEFAULT_TASKS_PAGE = 50
+DEFAULT_EVENTS_PAGE = 100
+
+
+def metadata_operator(context: grpc.aio.ServicerContext) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == OPERATOR_METADATA_KEY:
+            return value
+    return None
+
+
+class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
+    def __init__(self, store: TaskStore):
+        self._store = store
+        self._state_machine = state_machine_pb()
+
+    async def CreateTask(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        task_id, spec, operator, reason = validation.create_task(request, metadata_operator(context))
+        change, _created = await self._store.create_task(task_id or new_task_id(), spec, operator, reason)
+        return task_service_pb2.CreateTaskResponse(task=task_to_pb(change.task), event=event_to_pb(change.event))
+
+    async def GetTask(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        problems = validation.Violations()
+        validation.check_task_id(request.task_id, "task_id", problems)
+        problems.raise_if_any()
+        task = await self._store.get_task(request.task_id)
+        return task_service_pb2.GetTaskResponse(task=task_to_pb(task))
+
+    async def ListTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        problems = validation.Violations()
+        limit = validation.page_size(request.page_size, DEFAULT_TASKS_PAGE, problems)
+        states = validation.state_filter(request.states, problems)
+        validation.check_labels(request.labels, "labels", problems)
+        problems.raise_if_any()
+        labels = dict(request.labels)
+        filters = pagination.fingerprint(sorted(s.value for s in states), labels)
+        after = _token_position(request.page_token, filters, _task_position)
+        tasks = await self._store.list_tasks(states=states, labels=labels, after=after, limit=limit + 1)
+        page, more = tasks[:limit], len(tasks) > limit
+        next_token = ""
+        if more:
+            last = page[-1]
+            next_token = pagination.encode(filters, [last.created_at.isoformat(), last.task_id])
+        return task_service_pb2.ListTasksResponse(tasks=[task_to_pb(t) for t in page], next_page_token=next_token)
+
+    async def ListTaskEvents(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        problems = validation.Violations()
+        validation.check_task_id(request.task_id, "task_id", problems)
+        limit = validation.page_size(request.page_size, DEFAULT_EVENTS_PAGE, problems)
+        problems.raise_if_any()
+        filters = pagination.fingerprint(request.task_id)
+        after = _token_position(request.page_token, filters, _version_position) or 0
+        events = await self._store.list_task_events(request.task_id, after_version=after, limit=limit + 1)
+        page, more = events[:limit], len(events) > limit
+        next_token = pagination.encode(filters, [page[-1].version]) if more else ""
+        return task_service_pb2.ListTaskEventsResponse(
+            events=[event_to_pb(e) for e in page], next_page_token=next_token
+        )
+
+    async def GetStateMachine(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return self._state_machine
+
+    async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        command = validation.transition_command(action, request, metadata_operator(context))
+        change = await self._store.transition(command)
+        response_type = getattr(task_service_pb2, f"{action.rpc_name}Response")
+        return response_type(task=task_to_pb(change.task), event=event_to_pb(change.event))
+
+
+def _transition_handler(action: Action) -> Callable[..., Coroutine[Any, Any, Any]]:
+    async def handler(self: TaskServicer, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return await self._transition(action, request, context)
+
+    handler.__name__ = handler.__qualname__ = action.rpc_name
+    handler.__doc__ = f"The {action.rpc_name} transition RPC."
+    return handler
+
+
+# One handler per transition RPC, generated from the domain's actions so that the list of
+# RPCs and the transition table cannot disagree.
+for _action in TRANSITION_ACTIONS:
+    setattr(TaskServicer, _action.rpc_name, _transition_handler(_action))
+
+
+def _token_position(token: str, filters: str, parse: Callable[[list[Any]], Any]) -> Any:
+    if not token:
+        return None
+    try:
+        return parse(pagination.decode(token, filters))
+    except (pagination.BadPageToken, ValueError, TypeError) as exc:
+        raise InvalidRequest([FieldViolation("page_token", str(exc) or "is malformed")]) from exc
+
+
+def _task_position(position: list[Any]) -> tuple[datetime, str]:
+    created_at, task_id = position
+    return datetime.fromisoformat(created_at), str(task_id)
+
+
+def _version_position(position: list[Any]) -> int:
+    (version,) = position
+    if not isinstance(version, int) or version < 0:
+        raise ValueError("is malformed")
+    return version

@@ -1,0 +1,204 @@
+"""Request checks: every limit a caller can break, reported together with the field named.
+
+Turns valid tasklife.v1 requests into domain values; raises InvalidRequest otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping
+
+from google.protobuf.message import Message
+from tasklife.v1 import task_pb2
+
+from tasklife_server.domain.errors import FieldViolation, InvalidRequest
+from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
+from tasklife_server.domain.model import (
+    ANONYMOUS_OPERATOR,
+    SYSTEM_OPERATOR_PREFIX,
+    RetryPolicy,
+    TaskSpec,
+    TransitionCommand,
+)
+from tasklife_server.domain.states import Action, State
+from tasklife_server.service.convert import PB_TO_STATE
+
+MAX_REASON_BYTES = 4096
+MAX_OPERATOR_CHARS = 128
+MAX_LABELS = 64
+MAX_LABEL_VALUE_CHARS = 255
+MAX_DEPENDENCIES = 100
+MAX_PAGE_SIZE = 1000
+MAX_RETRY_ATTEMPTS = 1000
+MAX_BACKOFF_MS = 24 * 3600 * 1000
+MAX_BACKOFF_MULTIPLIER = 100.0
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._~:-]{1,128}")
+_LABEL_KEY = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?")
+
+
+class Violations:
+    """Collects every problem in a request so the caller can fix them in one go."""
+
+    def __init__(self) -> None:
+        self._items: list[FieldViolation] = []
+
+    def add(self, field: str, description: str) -> None:
+        self._items.append(FieldViolation(field, description))
+
+    def raise_if_any(self) -> None:
+        if self._items:
+            raise InvalidRequest(self._items)
+
+
+def check_task_id(value: str, field: str, problems: Violations) -> None:
+    if not value:
+        problems.add(field, "is required")
+    elif not is_valid_task_id(value):
+        problems.add(field, TASK_ID_RULE)
+
+
+def check_reason(value: str, problems: Violations) -> None:
+    if len(value.encode()) > MAX_REASON_BYTES:
+        problems.add("reason", f"must be at most {MAX_REASON_BYTES} bytes of UTF-8")
+    elif "\x00" in value:
+        problems.add("reason", "must not contain NUL characters")
+
+
+def resolve_operator(value: str, metadata_operator: str | None, problems: Violations) -> str:
+    """The request field wins over the `tasklife-operator` metadata; neither means anonymous."""
+    field = "operator" if value else "metadata tasklife-operator"
+    operator = value or metadata_operator or ANONYMOUS_OPERATOR
+    if len(operator) > MAX_OPERATOR_CHARS:
+        problems.add(field, f"must be at most {MAX_OPERATOR_CHARS} characters")
+    elif not operator.isprintable() or operator != operator.strip():
+        problems.add(field, "must be printable, with no leading or trailing white space")
+    elif operator.startswith(SYSTEM_OPERATOR_PREFIX):
+        problems.add(field, f"the {SYSTEM_OPERATOR_PREFIX!r} prefix is reserved for Tasklife's own policies")
+    return operator
+
+
+def transition_command(action: Action, request: Message, metadata_operator: str | None) -> TransitionCommand:
+    problems = Violations()
+    check_task_id(request.task_id, "task_id", problems)
+    expected_version = request.expected_version if request.HasField("expected_version") else None
+    if expected_version is not None and expected_version < 1:
+        problems.add("expected_version", "must be at least 1 (versions start at 1)")
+    if request.request_id and not _REQUEST_ID.fullmatch(request.request_id):
+        problems.add(
+            "request_id", "must be 1 to 128 characters of letters, digits and '.', '_', '~', ':', '-'"
+        )
+    check_reason(request.reason, problems)
+    operator = resolve_operator(request.operator, metadata_operator, problems)
+    problems.raise_if_any()
+    return TransitionCommand(
+        task_id=request.task_id,
+        action=action,
+        operator=operator,
+        reason=request.reason,
+        expected_version=expected_version,
+        request_id=request.request_id or None,
+    )
+
+
+def check_labels(labels: Mapping[str, str], field: str, problems: Violations) -> None:
+    if len(labels) > MAX_LABELS:
+        problems.add(field, f"must have at most {MAX_LABELS} entries")
+    for key, value in labels.items():
+        if not _LABEL_KEY.fullmatch(key):
+            problems.add(
+                f"{field}[{key!r}]",
+                "key must be 1 to 63 characters of letters, digits and '.', '_', '/', '-', "
+                "starting and ending with a letter or digit",
+            )
+        elif len(value) > MAX_LABEL_VALUE_CHARS or "\x00" in value:
+            problems.add(f"{field}[{key!r}]", f"value must be at most {MAX_LABEL_VALUE_CHARS} characters, without NUL")
+
+
+def _check_dependencies(depends_on: Iterable[str], problems: Violations) -> tuple[str, ...]:
+    ids = list(depends_on)
+    if len(ids) > MAX_DEPENDENCIES:
+        problems.add("depends_on", f"must name at most {MAX_DEPENDENCIES} tasks")
+    for index, task_id in enumerate(ids):
+        check_task_id(task_id, f"depends_on[{index}]", problems)
+    if len(set(ids)) != len(ids):
+        problems.add("depends_on", "must not name a task twice")
+    return tuple(sorted(set(ids)))
+
+
+def _retry_policy(message: task_pb2.RetryPolicy, problems: Violations) -> RetryPolicy:
+    def millis(field: str) -> int | None:
+        if not message.HasField(field):
+            return None
+        duration = getattr(message, field)
+        value = duration.ToMilliseconds()
+        if duration.seconds < 0 or duration.nanos < 0 or value > MAX_BACKOFF_MS:
+            problems.add(f"retry_policy.{field}", "must be between 0 and 24 hours")
+        return value
+
+    if not 0 <= message.max_attempts <= MAX_RETRY_ATTEMPTS:
+        problems.add("retry_policy.max_attempts", f"must be 1 to {MAX_RETRY_ATTEMPTS}, or 0 for the default")
+    multiplier = message.backoff_multiplier
+    if multiplier != 0 and not 1.0 <= multiplier <= MAX_BACKOFF_MULTIPLIER:
+        problems.add(
+            "retry_policy.backoff_multiplier", f"must be 1.0 to {MAX_BACKOFF_MULTIPLIER}, or 0 for the default"
+        )
+    jitter = message.jitter if message.HasField("jitter") else None
+    if jitter is not None and not 0.0 <= jitter <= 1.0:
+        problems.add("retry_policy.jitter", "must be between 0.0 and 1.0")
+    initial, cap = millis("initial_backoff"), millis("max_backoff")
+    if initial is not None and cap is not None and cap < initial:
+        problems.add("retry_policy.max_backoff", "must not be below initial_backoff")
+    return RetryPolicy(
+        max_attempts=message.max_attempts or None,
+        initial_backoff_ms=initial,
+        backoff_multiplier=multiplier or None,
+        max_backoff_ms=cap,
+        jitter=jitter,
+    )
+
+
+def create_task(request: Message, metadata_operator: str | None) -> tuple[str | None, TaskSpec, str, str]:
+    """Returns (task_id or None for a generated one, spec, operator, reason)."""
+    problems = Violations()
+    if request.task_id:
+        check_task_id(request.task_id, "task_id", problems)
+    check_labels(request.labels, "labels", problems)
+    depends_on = _check_dependencies(request.depends_on, problems)
+    if request.rerun_of:
+        check_task_id(request.rerun_of, "rerun_of", problems)
+    if request.task_id and request.task_id in depends_on:
+        problems.add("depends_on", "a task cannot depend on itself")
+    policy = _retry_policy(request.retry_policy, problems)
+    check_reason(request.reason, problems)
+    operator = resolve_operator(request.operator, metadata_operator, problems)
+    problems.raise_if_any()
+    spec = TaskSpec(
+        labels=dict(request.labels),
+        depends_on=depends_on,
+        rerun_of=request.rerun_of or None,
+        retry_policy=policy,
+    )
+    return request.task_id or None, spec, operator, request.reason
+
+
+def page_size(value: int, default: int, problems: Violations) -> int:
+    """AIP-158: 0 means the default, larger than the maximum means the maximum."""
+    if value < 0:
+        problems.add("page_size", "must not be negative")
+    if value == 0:
+        return default
+    return min(value, MAX_PAGE_SIZE)
+
+
+def state_filter(values: Iterable[int], problems: Violations) -> list[State]:
+    states: list[State] = []
+    for index, value in enumerate(values):
+        state = PB_TO_STATE.get(value)
+        if state is None:
+            problems.add(f"states[{index}]", f"{value} is not a TaskState (and UNSPECIFIED is not a filter)")
+        elif state in states:
+            problems.add(f"states[{index}]", "is listed twice")
+        else:
+            states.append(state)
+    return states

@@ -1,0 +1,50 @@
+"""Bring a database to the newest schema with Alembic, safely from several processes at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+# Any fixed number works; it only has to be the same in every Tasklife process.
+_MIGRATION_LOCK_KEY = 0x7A5C_11FE
+
+
+def sqlalchemy_url(database_url: str) -> str:
+    """SQLAlchemy needs the driver named in the URL; libpq-style URLs do not name one."""
+    for prefix in ("postgresql://", "postgres://"):
+        if database_url.startswith(prefix):
+            return "postgresql+psycopg://" + database_url[len(prefix) :]
+    return database_url
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def upgrade(database_url: str, revision: str = "head") -> None:
+    _run(database_url, lambda config: command.upgrade(config, revision))
+
+
+def downgrade(database_url: str, revision: str) -> None:
+    _run(database_url, lambda config: command.downgrade(config, revision))
+
+
+def _run(database_url: str, step) -> None:
+    engine = create_engine(sqlalchemy_url(database_url), poolclass=NullPool)
+    try:
+        # One transaction: replicas starting together wait for each other, and a failed
+        # migration leaves nothing half-applied (PostgreSQL DDL is transactional).
+        with engine.begin() as connection:
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY})
+            config = alembic_config()
+            config.attributes["connection"] = connection
+            step(config)
+    finally:
+        engine.dispose()

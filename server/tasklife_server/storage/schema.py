@@ -1,0 +1,114 @@
+"""The database schema as SQLAlchemy Core metadata: what Alembic migrations must produce.
+
+A test compares a freshly migrated database with this metadata, so the two cannot drift.
+Integrity lives here, not only in code: the state domain, version >= 1, one event per
+(task, version) and one per (task, request_id).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Double,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    UniqueConstraint,
+    func,
+    text,
+)
+from sqlalchemy.types import UserDefinedType
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
+
+from tasklife_server.domain.states import Action, State
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+def _one_of(column: str, values: list[str]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Xid8(UserDefinedType):
+    """PostgreSQL's 64-bit transaction id, as pg_current_xact_id() returns it."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **kw: object) -> str:
+        return "xid8"
+
+
+STATE_VALUES = [s.value for s in State]
+ACTION_VALUES = [a.value for a in Action]
+
+tasks = Table(
+    "tasks",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("state", Text, nullable=False),
+    Column("version", BigInteger, nullable=False),
+    Column("labels", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    Column("depends_on", ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
+    Column("rerun_of", Text, ForeignKey("tasks.id"), nullable=True),
+    Column("retry_max_attempts", Integer, nullable=True),
+    Column("retry_initial_backoff_ms", BigInteger, nullable=True),
+    Column("retry_backoff_multiplier", Double, nullable=True),
+    Column("retry_max_backoff_ms", BigInteger, nullable=True),
+    Column("retry_jitter", Double, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
+    CheckConstraint("version >= 1", name="version_positive"),
+    CheckConstraint("jsonb_typeof(labels) = 'object'", name="labels_object"),
+    CheckConstraint("retry_max_attempts BETWEEN 1 AND 1000", name="retry_max_attempts_range"),
+    CheckConstraint("retry_initial_backoff_ms >= 0", name="retry_initial_backoff_nonnegative"),
+    CheckConstraint("retry_backoff_multiplier >= 1", name="retry_multiplier_at_least_one"),
+    CheckConstraint("retry_max_backoff_ms >= 0", name="retry_max_backoff_nonnegative"),
+    CheckConstraint("retry_jitter BETWEEN 0 AND 1", name="retry_jitter_range"),
+    Index(None, "created_at", "id"),
+    Index(None, "state", "created_at", "id"),
+    Index("ix_tasks_labels", "labels", postgresql_using="gin", postgresql_ops={"labels": "jsonb_path_ops"}),
+)
+
+task_events = Table(
+    "task_events",
+    metadata,
+    Column("id", BigInteger, Identity(always=True), primary_key=True),
+    # The writing transaction's id: the watch stream orders by (xid, id) and reads only
+    # below the oldest running transaction, because ids from a sequence commit out of order.
+    Column("xid", Xid8, nullable=False, server_default=func.pg_current_xact_id()),
+    Column("task_id", Text, ForeignKey("tasks.id"), nullable=False),
+    Column("version", BigInteger, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("from_state", Text, nullable=True),
+    Column("to_state", Text, nullable=False),
+    Column("operator", Text, nullable=False),
+    Column("reason", Text, nullable=False, server_default=""),
+    Column("request_id", Text, nullable=True),
+    Column("expected_version", BigInteger, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint(_one_of("to_state", STATE_VALUES), name="to_state_domain"),
+    CheckConstraint(_one_of("from_state", STATE_VALUES), name="from_state_domain"),
+    CheckConstraint(_one_of("action", ACTION_VALUES), name="action_domain"),
+    CheckConstraint("version >= 1", name="version_positive"),
+    CheckConstraint("(version = 1) = (from_state IS NULL)", name="only_first_event_has_no_source"),
+    CheckConstraint("operator <> ''", name="operator_not_empty"),
+    UniqueConstraint("task_id", "version"),
+    UniqueConstraint("task_id", "request_id"),
+    Index(None, "xid", "id"),
+)

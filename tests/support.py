@@ -1,0 +1,107 @@
+"""Helpers that keep tests short: create tasks, drive them to a state, unpack error details."""
+
+from __future__ import annotations
+
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from tasklife.v1 import task_pb2, task_service_pb2
+
+from tasklife_server.domain.states import INITIAL_STATE, TRANSITIONS, Action, State
+
+PB_STATE = {s: task_pb2.TaskState.Value(f"TASK_STATE_{s.name}") for s in State}
+PB_ACTION = {a: task_pb2.TaskAction.Value(f"TASK_ACTION_{a.name}") for a in Action}
+
+
+def unique_id(prefix: str = "t") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:16]}"
+
+
+def create(stub: Any, **fields: Any) -> task_pb2.Task:
+    fields.setdefault("task_id", unique_id())
+    return stub.CreateTask(task_service_pb2.CreateTaskRequest(**fields)).task
+
+
+def act(stub: Any, action: Action, task_id: str, **fields: Any) -> Any:
+    """Calls the transition RPC of `action`; returns its response (task and event)."""
+    request_type = getattr(task_service_pb2, f"{action.rpc_name}Request")
+    return getattr(stub, action.rpc_name)(request_type(task_id=task_id, **fields))
+
+
+def path_to(target: State) -> list[Action]:
+    """The shortest list of actions that takes a new task to `target` (breadth-first)."""
+    queue: deque[tuple[State, list[Action]]] = deque([(INITIAL_STATE, [])])
+    seen = {INITIAL_STATE}
+    while queue:
+        state, path = queue.popleft()
+        if state is target:
+            return path
+        for t in TRANSITIONS:
+            if t.source is state and t.target not in seen:
+                seen.add(t.target)
+                queue.append((t.target, path + [t.action]))
+    raise AssertionError(f"{target} is unreachable")
+
+
+def task_in(stub: Any, state: State, **create_fields: Any) -> task_pb2.Task:
+    """A new task driven to `state` through legal transitions."""
+    task = create(stub, **create_fields)
+    for action in path_to(state):
+        task = act(stub, action, task.task_id).task
+    assert task.state == PB_STATE[state]
+    return task
+
+
+@dataclass
+class RpcFailure:
+    code: grpc.StatusCode
+    message: str
+    error_info: error_details_pb2.ErrorInfo | None = None
+    bad_request: error_details_pb2.BadRequest | None = None
+    precondition: error_details_pb2.PreconditionFailure | None = None
+    other_details: list[Any] = field(default_factory=list)
+
+    @property
+    def violated_fields(self) -> list[str]:
+        return [v.field for v in self.bad_request.field_violations] if self.bad_request else []
+
+
+def failure_of(call: Callable[[], Any]) -> RpcFailure:
+    """Runs `call`, which must fail, and returns its status with the decoded details."""
+    try:
+        call()
+    except grpc.RpcError as error:
+        status = rpc_status.from_call(error)
+        failure = RpcFailure(error.code(), error.details())
+        assert status is not None, f"{error.code()} carried no google.rpc.Status details"
+        for detail in status.details:
+            for kind, attr in (
+                (error_details_pb2.ErrorInfo, "error_info"),
+                (error_details_pb2.BadRequest, "bad_request"),
+                (error_details_pb2.PreconditionFailure, "precondition"),
+            ):
+                if detail.Is(kind.DESCRIPTOR):
+                    message = kind()
+                    detail.Unpack(message)
+                    setattr(failure, attr, message)
+                    break
+            else:
+                failure.other_details.append(detail)
+        return failure
+    raise AssertionError("the call succeeded but was expected to fail")
+
+
+def history(stub: Any, task_id: str) -> list[task_pb2.TaskEvent]:
+    events: list[task_pb2.TaskEvent] = []
+    token = ""
+    while True:
+        page = stub.ListTaskEvents(task_service_pb2.ListTaskEventsRequest(task_id=task_id, page_token=token))
+        events.extend(page.events)
+        token = page.next_page_token
+        if not token:
+            return events
