@@ -6,8 +6,6 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 BUF := tools/node_modules/.bin/buf
-PROTOS := $(wildcard proto/tasklife/v1/*.proto)
-PY_OUT := clients/python/src
 
 .PHONY: help install run test lint generate docs bench clean
 
@@ -30,8 +28,7 @@ run: install ## start the server on 127.0.0.1:50051 (embedded PostgreSQL unless 
 	$(PY) -m tasklife_server
 
 generate: install ## regenerate every client from proto/
-	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PY_OUT) --pyi_out=$(PY_OUT) \
-		--grpc_python_out=$(PY_OUT) $(PROTOS)
+	$(PY) tools/generate.py
 
 docs: install ## regenerate the state diagrams in README.md and docs/ from the transition table
 	$(PY) -m tasklife_server.domain.diagram --write README.md docs/state-machine.md

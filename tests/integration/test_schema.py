@@ -1,0 +1,108 @@
+"""The migrations produce exactly the schema the code describes, and it guards itself."""
+
+from __future__ import annotations
+
+import re
+
+import psycopg
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import create_engine
+from sqlalchemy.pool import NullPool
+
+from tasklife_server.domain.states import Action, State
+from tasklife_server.storage import migrate
+from tasklife_server.storage.schema import metadata
+
+
+def schema_differences(url: str) -> list[object]:
+    engine = create_engine(migrate.sqlalchemy_url(url), poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            return compare_metadata(MigrationContext.configure(conn), metadata)
+    finally:
+        engine.dispose()
+
+
+def check_values(conn: psycopg.Connection, constraint: str) -> set[str]:
+    row = conn.execute(
+        "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = %s", (constraint,)
+    ).fetchone()
+    assert row is not None, f"no constraint {constraint}"
+    return set(re.findall(r"'(\w+)'::text", row[0]))
+
+
+def test_migrations_produce_the_schema_in_schema_py(empty_database_url: str) -> None:
+    migrate.upgrade(empty_database_url)
+    assert schema_differences(empty_database_url) == []
+
+
+def test_migrations_downgrade_and_upgrade_again(empty_database_url: str) -> None:
+    migrate.upgrade(empty_database_url)
+    migrate.downgrade(empty_database_url, "base")
+    with psycopg.connect(empty_database_url) as conn:
+        assert conn.execute("SELECT to_regclass('tasks')").fetchone() == (None,)
+    migrate.upgrade(empty_database_url)
+    assert schema_differences(empty_database_url) == []
+
+
+def test_upgrading_twice_changes_nothing(empty_database_url: str) -> None:
+    migrate.upgrade(empty_database_url)
+    migrate.upgrade(empty_database_url)
+    assert schema_differences(empty_database_url) == []
+
+
+@pytest.mark.parametrize(
+    ("constraint", "values"),
+    [
+        ("ck_tasks_state_domain", {s.value for s in State}),
+        ("ck_task_events_to_state_domain", {s.value for s in State}),
+        ("ck_task_events_from_state_domain", {s.value for s in State}),
+        ("ck_task_events_action_domain", {a.value for a in Action}),
+    ],
+)
+def test_the_database_accepts_exactly_the_domains_values(db: psycopg.Connection, constraint: str, values: set[str]) -> None:
+    assert check_values(db, constraint) == values
+
+
+def test_the_database_refuses_an_unknown_state(db: psycopg.Connection) -> None:
+    with pytest.raises(psycopg.errors.CheckViolation):
+        db.execute("INSERT INTO tasks (id, state, version) VALUES ('schema-bad-state', 'zombie', 1)")
+
+
+def test_the_database_refuses_version_zero(db: psycopg.Connection) -> None:
+    with pytest.raises(psycopg.errors.CheckViolation):
+        db.execute("INSERT INTO tasks (id, state, version) VALUES ('schema-v0', 'created', 0)")
+
+
+def test_the_database_refuses_two_events_with_one_version(db: psycopg.Connection) -> None:
+    db.execute("INSERT INTO tasks (id, state, version) VALUES ('schema-dup', 'created', 1)")
+    insert = (
+        "INSERT INTO task_events (task_id, version, action, from_state, to_state, operator) "
+        "VALUES ('schema-dup', 1, 'create', NULL, 'created', 'test')"
+    )
+    db.execute(insert)
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        db.execute(insert)
+
+
+def test_the_database_refuses_an_event_without_operator(db: psycopg.Connection) -> None:
+    db.execute("INSERT INTO tasks (id, state, version) VALUES ('schema-noop', 'created', 1)")
+    with pytest.raises(psycopg.errors.CheckViolation):
+        db.execute(
+            "INSERT INTO task_events (task_id, version, action, from_state, to_state, operator) "
+            "VALUES ('schema-noop', 1, 'create', NULL, 'created', '')"
+        )
+
+
+def test_every_event_is_stamped_with_its_transaction_id(db: psycopg.Connection) -> None:
+    db.execute("INSERT INTO tasks (id, state, version) VALUES ('schema-xid', 'created', 1)")
+    with db.transaction():
+        db.execute(
+            "INSERT INTO task_events (task_id, version, action, from_state, to_state, operator) "
+            "VALUES ('schema-xid', 1, 'create', NULL, 'created', 'test')"
+        )
+        (current,) = db.execute("SELECT pg_current_xact_id()::text").fetchone()
+    (stamped,) = db.execute("SELECT xid::text FROM task_events WHERE task_id = 'schema-xid'").fetchone()
+    assert stamped == current

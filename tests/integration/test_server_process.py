@@ -1,0 +1,129 @@
+"""The server as an operator runs it: start-up, embedded PostgreSQL, replicas, shutdown."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+import psutil
+from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
+
+from tasklife_server.domain.states import Action
+from tests.conftest import ROOT, ServerProcess
+from tests.support import act, create
+
+
+def test_without_database_url_the_server_runs_on_an_embedded_postgresql_and_stops_it(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tasklife_server", "--listen", "127.0.0.1:0", "--data-dir", str(data_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        line = process.stdout.readline()
+        assert "serving on" in line, process.stderr.read()
+        address = line.split()[-1]
+        with grpc.insecure_channel(address) as channel:
+            stub = task_service_pb2_grpc.TaskServiceStub(channel)
+            task = create(stub)
+            assert act(stub, Action.ENQUEUE, task.task_id).task.version == 2
+        postgres = [p for p in psutil.process_iter(["name", "cmdline"]) if str(data_dir) in " ".join(p.info["cmdline"] or [])]
+        assert postgres, "no PostgreSQL process uses the data folder"
+        process.terminate()
+        assert process.wait(30) == 0
+        assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in postgres)
+        assert (data_dir / "pgdata" / "PG_VERSION").exists()
+    finally:
+        process.kill()
+        process.wait()
+        process.stdout.close()
+        process.stderr.close()
+
+
+def test_data_survives_a_restart_of_the_embedded_server(tmp_path: Path) -> None:
+    data_dir = str(tmp_path / "data")
+    task_id = ""
+    for round_ in range(2):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tasklife_server", "--listen", "127.0.0.1:0", "--data-dir", data_dir],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+        )
+        try:
+            address = process.stdout.readline().split()[-1]
+            with grpc.insecure_channel(address) as channel:
+                stub = task_service_pb2_grpc.TaskServiceStub(channel)
+                if round_ == 0:
+                    task_id = create(stub).task_id
+                else:
+                    task = stub.GetTask(task_service_pb2.GetTaskRequest(task_id=task_id)).task
+                    assert task.version == 1
+            process.terminate()
+            assert process.wait(30) == 0
+        finally:
+            process.kill()
+            process.wait()
+            process.stdout.close()
+
+
+def test_a_taken_port_is_a_clear_start_up_error(database_url: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "tasklife_server", "--listen", f"127.0.0.1:{port}", "--database-url", database_url],
+            capture_output=True, text=True, cwd=ROOT, timeout=60,
+        )
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_two_replicas_start_together_on_one_new_database_and_share_the_compare_and_swap(
+    empty_database_url: str,
+) -> None:
+    with ThreadPoolExecutor(2) as pool:
+        replicas = list(pool.map(lambda _: ServerProcess(empty_database_url), range(2)))
+    try:
+        channels = [grpc.insecure_channel(r.address) for r in replicas]
+        stubs = [task_service_pb2_grpc.TaskServiceStub(c) for c in channels]
+        task = create(stubs[0])
+
+        def enqueue(i: int) -> str:
+            try:
+                act(stubs[i % 2], Action.ENQUEUE, task.task_id, expected_version=1)
+                return "won"
+            except grpc.RpcError as error:
+                return error.code().name
+
+        with ThreadPoolExecutor(16) as pool:
+            outcomes = list(pool.map(enqueue, range(32)))
+        assert outcomes.count("won") == 1
+        assert set(outcomes) - {"won"} == {"ABORTED"}
+        seen = stubs[1].GetTask(task_service_pb2.GetTaskRequest(task_id=task.task_id)).task
+        assert seen.version == 2
+        for channel in channels:
+            channel.close()
+    finally:
+        codes = [r.stop() for r in replicas]
+    assert codes == [0, 0], [r.stderr for r in replicas]
+
+
+def test_an_unknown_method_is_unimplemented_not_unknown(channel: grpc.Channel) -> None:
+    call = channel.unary_unary("/tasklife.v1.TaskService/NoSuchMethod")
+    assert failure_of_raw(lambda: call(b"")) == grpc.StatusCode.UNIMPLEMENTED
+
+
+def failure_of_raw(call) -> grpc.StatusCode:
+    try:
+        call()
+    except grpc.RpcError as error:
+        return error.code()
+    raise AssertionError("expected a failure")
