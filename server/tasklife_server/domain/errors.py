@@ -17,10 +17,25 @@ class FieldViolation:
     description: str
 
 
+# Error details travel in a gRPC trailer, which clients cap at 16 KiB by default: a refusal
+# echoes at most this many items, so that even the largest request gets its error intact.
+MAX_REPORTED_ITEMS = 10
+
+
+def _listed(items: list[str] | tuple[str, ...]) -> str:
+    shown = ", ".join(items[:MAX_REPORTED_ITEMS])
+    more = len(items) - MAX_REPORTED_ITEMS
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
 class InvalidRequest(TasklifeError):
     def __init__(self, violations: list[FieldViolation]):
-        self.violations = violations
-        super().__init__("; ".join(f"{v.field}: {v.description}" for v in violations))
+        self.violations = violations[:MAX_REPORTED_ITEMS]
+        self.omitted = len(violations) - len(self.violations)
+        text = "; ".join(f"{v.field}: {v.description}" for v in self.violations)
+        if self.omitted:
+            text += f"; and {self.omitted} more problems"
+        super().__init__(text)
 
 
 class TaskNotFound(TasklifeError):
@@ -77,5 +92,6 @@ class TaskAlreadyExists(TasklifeError):
 
 class ReferencedTaskNotFound(TasklifeError):
     def __init__(self, missing: tuple[str, ...]):
-        self.missing = missing
-        super().__init__(f"referenced task(s) do not exist: {', '.join(missing)}")
+        self.missing = missing[:MAX_REPORTED_ITEMS]
+        self.missing_count = len(missing)
+        super().__init__(f"{len(missing)} referenced task(s) do not exist: {_listed(missing)}")

@@ -58,7 +58,11 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
     if isinstance(error, InvalidRequest):
         code = code_pb2.INVALID_ARGUMENT
         details = _packed(
-            _info("INVALID_REQUEST", fields=",".join(v.field for v in error.violations)),
+            _info(
+                "INVALID_REQUEST",
+                fields=",".join(v.field for v in error.violations),
+                omitted_violations=str(error.omitted),
+            ),
             error_details_pb2.BadRequest(
                 field_violations=[
                     error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description)
@@ -118,7 +122,11 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
     elif isinstance(error, ReferencedTaskNotFound):
         code = code_pb2.FAILED_PRECONDITION
         details = _packed(
-            _info("REFERENCED_TASK_NOT_FOUND", missing_task_ids=",".join(error.missing)),
+            _info(
+                "REFERENCED_TASK_NOT_FOUND",
+                missing_task_ids=",".join(error.missing),
+                missing_count=str(error.missing_count),
+            ),
             error_details_pb2.PreconditionFailure(
                 violations=[
                     error_details_pb2.PreconditionFailure.Violation(

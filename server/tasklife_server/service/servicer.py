@@ -9,7 +9,7 @@ import grpc
 from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain.errors import FieldViolation, InvalidRequest
-from tasklife_server.domain.ids import new_task_id
+from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action
 from tasklife_server.service import pagination, validation
 from tasklife_server.service.convert import event_to_pb, state_machine_pb, task_to_pb
@@ -111,11 +111,14 @@ def _token_position(token: str, filters: str, parse: Callable[[list[Any]], Any])
 
 def _task_position(position: list[Any]) -> tuple[datetime, str]:
     created_at, task_id = position
-    return datetime.fromisoformat(created_at), str(task_id)
+    if not isinstance(created_at, str) or not isinstance(task_id, str) or not is_valid_task_id(task_id):
+        raise ValueError("is malformed")
+    return datetime.fromisoformat(created_at), task_id
 
 
 def _version_position(position: list[Any]) -> int:
     (version,) = position
-    if not isinstance(version, int) or version < 0:
+    # bool is an int in Python; a version is a PostgreSQL bigint.
+    if type(version) is not int or not 0 <= version < 2**63:
         raise ValueError("is malformed")
     return version

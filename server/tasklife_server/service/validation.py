@@ -105,14 +105,16 @@ def check_labels(labels: Mapping[str, str], field: str, problems: Violations) ->
     if len(labels) > MAX_LABELS:
         problems.add(field, f"must have at most {MAX_LABELS} entries")
     for key, value in labels.items():
+        # A bad key can be megabytes long; the field name quotes only its start.
+        name = f"{field}[{key[:64]!r}{'...' if len(key) > 64 else ''}]"
         if not _LABEL_KEY.fullmatch(key):
             problems.add(
-                f"{field}[{key!r}]",
+                name,
                 "key must be 1 to 63 characters of letters, digits and '.', '_', '/', '-', "
                 "starting and ending with a letter or digit",
             )
         elif len(value) > MAX_LABEL_VALUE_CHARS or "\x00" in value:
-            problems.add(f"{field}[{key!r}]", f"value must be at most {MAX_LABEL_VALUE_CHARS} characters, without NUL")
+            problems.add(name, f"value must be at most {MAX_LABEL_VALUE_CHARS} characters, without NUL")
 
 
 def _check_dependencies(depends_on: Iterable[str], problems: Violations) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import TupleRow
 from psycopg.types.json import Jsonb
@@ -117,11 +118,7 @@ class TaskStore:
             "operator": command.operator,
             "reason": command.reason,
         }
-        row = await self._transition_row(params)
-        if row is not None and row[0] == "refused" and command.request_id is not None:
-            # A concurrent call with the same request_id may have committed while this one
-            # waited for the row lock; a fresh statement sees its event and replays it.
-            row = await self._transition_row(params)
+        row = await self._transition_row(params, command.request_id is not None)
         if row is None:
             raise TaskNotFound(command.task_id)
         outcome = row[0]
@@ -132,7 +129,18 @@ class TaskStore:
             raise RequestIdReused(command.task_id, command.request_id or "", change.event.action)
         return change
 
-    async def _transition_row(self, params: dict[str, Any]) -> TupleRow | None:
+    async def _transition_row(self, params: dict[str, Any], has_request_id: bool) -> TupleRow | None:
+        try:
+            rows = await self._fetchall("transition", params)
+            if not has_request_id or not rows or rows[0][0] != "refused":
+                return rows[0] if rows else None
+        except psycopg.errors.UniqueViolation:
+            if not has_request_id:
+                raise
+        # A concurrent call with the same request_id committed while this statement waited
+        # for the row lock: its snapshot could not see that call's event, so it either
+        # refused or collided on (task_id, request_id). A fresh statement sees the event and
+        # replays it (or reports REQUEST_ID_REUSED).
         rows = await self._fetchall("transition", params)
         return rows[0] if rows else None
 
