@@ -93,7 +93,9 @@ class ServerProcess:
         self.stderr = ""
 
     def stop(self, timeout: float = 15) -> int:
-        """Sends SIGTERM, waits for a graceful exit, and returns the exit code."""
+        """Sends SIGTERM, waits for a graceful exit, and returns the exit code. Idempotent."""
+        if self._log.closed:
+            return self.process.returncode
         self.process.terminate()
         try:
             return self.process.wait(timeout)

@@ -105,3 +105,62 @@ def history(stub: Any, task_id: str) -> list[task_pb2.TaskEvent]:
         token = page.next_page_token
         if not token:
             return events
+
+
+class Watcher:
+    """Reads a WatchTaskEvents stream on a thread, keeping every message it receives."""
+
+    def __init__(self, stub: Any, **request_fields: Any):
+        import queue
+        import threading
+
+        self.messages: list[Any] = []
+        self.error: grpc.RpcError | None = None
+        self._arrivals: queue.Queue[Any] = queue.Queue()
+        self.call = stub.WatchTaskEvents(task_service_pb2.WatchTaskEventsRequest(**request_fields))
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        self.first = self.next_message()  # the opening progress message
+
+    def _read(self) -> None:
+        try:
+            for message in self.call:
+                self.messages.append(message)
+                self._arrivals.put(message)
+        except grpc.RpcError as error:
+            self.error = error
+        finally:
+            self._arrivals.put(None)
+
+    def next_message(self, timeout: float = 10) -> Any:
+        message = self._arrivals.get(timeout=timeout)
+        assert message is not None, f"the stream ended: {self.error}"
+        return message
+
+    @property
+    def events(self) -> list[task_pb2.TaskEvent]:
+        return [e for m in self.messages for e in m.events]
+
+    @property
+    def last_cursor(self) -> str:
+        return self.messages[-1].cursor if self.messages else self.first.cursor
+
+    def wait_for_events(self, count: int, timeout: float = 30) -> list[task_pb2.TaskEvent]:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while len(self.events) < count and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        events = self.events
+        assert len(events) >= count, f"only {len(events)} of {count} events arrived; error: {self.error}"
+        return events
+
+    def ended(self, timeout: float = 20) -> grpc.RpcError | None:
+        """Waits for the stream to end; returns its error (None if it ended cleanly)."""
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), "the stream did not end"
+        return self.error
+
+    def cancel(self) -> None:
+        self.call.cancel()
+        self._thread.join(10)

@@ -8,11 +8,18 @@ import signal
 import sys
 from typing import Sequence
 
+import psycopg
+import psycopg_pool
+import sqlalchemy.exc
+
 
 from tasklife_server import config, server
 from tasklife_server.storage import migrate
 from tasklife_server.storage.embedded import EmbeddedPostgres
+from tasklife_server.service.convert import event_to_pb
 from tasklife_server.storage.store import TaskStore
+from tasklife_server.storage.wakeups import CommitListener, CommitNotifier
+from tasklife_server.stream.hub import EventHub, HubSettings
 
 log = logging.getLogger("tasklife")
 
@@ -21,8 +28,16 @@ async def serve(settings: config.Settings, database_url: str) -> None:
     if settings.migrate:
         await asyncio.to_thread(migrate.upgrade, database_url)
     store = await TaskStore.open(database_url, max_size=settings.pool_size)
+    hub = EventHub(store, render=event_to_pb, settings=HubSettings(buffer_batches=settings.stream_buffer))
+    notifier = CommitNotifier(database_url)
+    listener = CommitListener(database_url, on_notify=hub.wake)
+    store.on_commit(hub.wake)
+    store.on_commit(notifier.poke)
     try:
-        grpc_server, port, health_servicer = await server.start(store, settings.listen)
+        await hub.start()
+        notifier.start()
+        listener.start()
+        grpc_server, port, health_servicer = await server.start(store, hub, settings.listen)
         host = settings.listen.rsplit(":", 1)[0]
         # Tests and scripts read this line to learn the port when --listen ends in :0.
         print(f"tasklife: serving on {host}:{port}", flush=True)
@@ -33,8 +48,13 @@ async def serve(settings: config.Settings, database_url: str) -> None:
         await stop.wait()
         log.info("shutting down: finishing in-flight calls for up to %ss", settings.grace_seconds)
         await health_servicer.enter_graceful_shutdown()
+        # Watches end first, with UNAVAILABLE, so their clients resume on another replica.
+        await hub.close()
         await grpc_server.stop(settings.grace_seconds)
     finally:
+        await hub.close()
+        await listener.stop()
+        await notifier.stop()
         await store.close()
 
 
@@ -52,6 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except server.BindError as exc:
         log.error("%s", exc)
         return 2
+    except (psycopg.Error, psycopg_pool.PoolTimeout, sqlalchemy.exc.SQLAlchemyError) as exc:
+        log.error("cannot use the database: %s", str(exc).strip().splitlines()[0])
+        return 1
     finally:
         if embedded is not None:
             embedded.stop()

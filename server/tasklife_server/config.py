@@ -21,6 +21,7 @@ class Settings:
     grace_seconds: float
     migrate: bool
     log_level: str
+    stream_buffer: int
 
 
 def _positive_int(text: str) -> int:
@@ -72,6 +73,13 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="do not apply database migrations at start-up (env TASKLIFE_MIGRATE=0)",
     )
     parser.add_argument(
+        "--stream-buffer",
+        type=_positive_int,
+        default=_positive_int(env.get("TASKLIFE_STREAM_BUFFER", "64")),
+        help="messages buffered per watcher before it falls back to reading the table itself "
+        "(env TASKLIFE_STREAM_BUFFER, default %(default)s)",
+    )
+    parser.add_argument(
         "--log-level",
         default=env.get("TASKLIFE_LOG_LEVEL", "INFO"),
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
@@ -86,4 +94,5 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         grace_seconds=args.grace_seconds,
         migrate=args.migrate,
         log_level=args.log_level,
+        stream_buffer=args.stream_buffer,
     )

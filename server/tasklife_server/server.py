@@ -11,16 +11,19 @@ from tasklife_server.service.convert import SERVICE_NAME
 from tasklife_server.service.errors import ErrorTranslationInterceptor
 from tasklife_server.service.servicer import TaskServicer
 from tasklife_server.storage.store import TaskStore
+from tasklife_server.stream.hub import EventHub
 
 
 class BindError(RuntimeError):
     pass
 
 
-async def start(store: TaskStore, listen: str) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+async def start(
+    store: TaskStore, hub: EventHub, listen: str
+) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Starts serving on `listen`; returns the server, the bound port and its health service."""
     server = grpc.aio.server(interceptors=[ErrorTranslationInterceptor()])
-    task_service_pb2_grpc.add_TaskServiceServicer_to_server(TaskServicer(store), server)
+    task_service_pb2_grpc.add_TaskServiceServicer_to_server(TaskServicer(store, hub), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

@@ -127,3 +127,14 @@ def failure_of_raw(call) -> grpc.StatusCode:
     except grpc.RpcError as error:
         return error.code()
     raise AssertionError("expected a failure")
+
+
+def test_an_unreachable_database_is_a_clear_start_up_error(tmp_path: Path) -> None:
+    url = f"postgresql://nobody@/tasklife?host={tmp_path}"  # no server has a socket there
+    result = subprocess.run(
+        [sys.executable, "-m", "tasklife_server", "--listen", "127.0.0.1:0", "--database-url", url],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert result.returncode == 1
+    assert "cannot use the database" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -95,3 +95,17 @@ class ReferencedTaskNotFound(TasklifeError):
         self.missing = missing[:MAX_REPORTED_ITEMS]
         self.missing_count = len(missing)
         super().__init__(f"{len(missing)} referenced task(s) do not exist: {_listed(missing)}")
+
+
+class CursorNotRetained(TasklifeError):
+    def __init__(self, cursor: str):
+        self.cursor = cursor
+        super().__init__(
+            "the cursor's event is no longer in the retained history; events after it may be "
+            "gone: start again from the beginning or from now, and reconcile"
+        )
+
+
+class StreamClosed(TasklifeError):
+    def __init__(self) -> None:
+        super().__init__("the server is shutting down; reconnect and resume with your last cursor")

@@ -18,10 +18,12 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from tasklife_server.domain.errors import (
+    CursorNotRetained,
     InvalidRequest,
     InvalidTransition,
     ReferencedTaskNotFound,
     RequestIdReused,
+    StreamClosed,
     TaskAlreadyExists,
     TaskNotFound,
     TasklifeError,
@@ -136,6 +138,12 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
                 ]
             ),
         )
+    elif isinstance(error, CursorNotRetained):
+        code = code_pb2.OUT_OF_RANGE
+        details = _packed(_info("CURSOR_NOT_RETAINED", cursor=error.cursor[:64]))
+    elif isinstance(error, StreamClosed):
+        code = code_pb2.UNAVAILABLE
+        details = _packed(_info("SERVER_SHUTTING_DOWN"))
     else:  # a TasklifeError without a mapping is a bug in this module
         code = code_pb2.INTERNAL
         details = _packed(_info("INTERNAL"))

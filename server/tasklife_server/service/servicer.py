@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable, Coroutine
+from typing import Any, AsyncIterator, Callable, Coroutine
 
 import grpc
 from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 
+from tasklife_server.domain import cursor
 from tasklife_server.domain.errors import FieldViolation, InvalidRequest
 from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action
 from tasklife_server.service import pagination, validation
 from tasklife_server.service.convert import event_to_pb, state_machine_pb, task_to_pb
 from tasklife_server.storage.store import TaskStore
+from tasklife_server.stream.hub import EventHub
 
 OPERATOR_METADATA_KEY = "tasklife-operator"
 DEFAULT_TASKS_PAGE = 50
@@ -28,8 +30,9 @@ def metadata_operator(context: grpc.aio.ServicerContext) -> str | None:
 
 
 class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
-    def __init__(self, store: TaskStore):
+    def __init__(self, store: TaskStore, hub: EventHub):
         self._store = store
+        self._hub = hub
         self._state_machine = state_machine_pb()
 
     async def CreateTask(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -77,6 +80,14 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
 
     async def GetStateMachine(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         return self._state_machine
+
+    async def WatchTaskEvents(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        watch_filter, start, progress_interval = validation.watch(request)
+        subscription = await self._hub.subscribe(watch_filter, start, request.after_cursor)
+        async for items, position in subscription.batches(progress_interval):
+            yield task_service_pb2.WatchTaskEventsResponse(
+                events=[item.rendered for item in items], cursor=cursor.encode(*position)
+            )
 
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
         command = validation.transition_command(action, request, metadata_operator(context))

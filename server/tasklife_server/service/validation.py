@@ -11,6 +11,7 @@ from typing import Iterable, Mapping
 from google.protobuf.message import Message
 from tasklife.v1 import task_pb2
 
+from tasklife_server.domain import cursor
 from tasklife_server.domain.errors import FieldViolation, InvalidRequest
 from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
@@ -21,6 +22,7 @@ from tasklife_server.domain.model import (
     TransitionCommand,
 )
 from tasklife_server.domain.states import Action, State
+from tasklife_server.domain.watch import Start, StartKind, WatchFilter
 from tasklife_server.service.convert import PB_TO_STATE
 
 MAX_REASON_BYTES = 4096
@@ -32,6 +34,10 @@ MAX_PAGE_SIZE = 1000
 MAX_RETRY_ATTEMPTS = 1000
 MAX_BACKOFF_MS = 24 * 3600 * 1000
 MAX_BACKOFF_MULTIPLIER = 100.0
+MAX_WATCHED_TASKS = 1000
+DEFAULT_PROGRESS_SECONDS = 10.0
+MIN_PROGRESS_SECONDS = 0.05
+MAX_PROGRESS_SECONDS = 3600.0
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._~:-]{1,128}")
 _LABEL_KEY = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?")
@@ -204,3 +210,33 @@ def state_filter(values: Iterable[int], problems: Violations) -> list[State]:
         else:
             states.append(state)
     return states
+
+
+def watch(request: Message) -> tuple[WatchFilter, Start, float]:
+    """Returns (filter, start, progress interval in seconds) for WatchTaskEvents."""
+    problems = Violations()
+    start = Start(StartKind.NOW)
+    which = request.WhichOneof("start")
+    if which == "after_cursor" and not request.after_cursor:
+        problems.add("after_cursor", "must not be empty; leave the start unset to watch from now")
+    elif which == "after_cursor":
+        try:
+            start = Start(StartKind.AFTER, cursor.decode(request.after_cursor))
+        except ValueError:
+            problems.add("after_cursor", "is not a cursor issued by this service")
+    elif which == "from_beginning" and request.from_beginning:
+        start = Start(StartKind.BEGINNING)
+    if len(request.task_ids) > MAX_WATCHED_TASKS:
+        problems.add("task_ids", f"must name at most {MAX_WATCHED_TASKS} tasks")
+    for index, task_id in enumerate(request.task_ids[:MAX_WATCHED_TASKS]):
+        check_task_id(task_id, f"task_ids[{index}]", problems)
+    states = state_filter(request.states, problems)
+    check_labels(request.labels, "labels", problems)
+    progress = DEFAULT_PROGRESS_SECONDS
+    if request.HasField("progress_interval"):
+        progress = request.progress_interval.ToNanoseconds() / 1e9
+        if not MIN_PROGRESS_SECONDS <= progress <= MAX_PROGRESS_SECONDS:
+            problems.add("progress_interval", "must be between 0.05 seconds and 1 hour")
+    problems.raise_if_any()
+    watch_filter = WatchFilter(frozenset(request.task_ids), frozenset(states), dict(request.labels))
+    return watch_filter, start, progress

@@ -60,7 +60,9 @@ WITH current_row AS (
     SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s
 ), moved AS (
     UPDATE tasks AS t
-    SET state = %(to_state)s, version = c.version + 1, updated_at = now()
+    -- clock_timestamp(), not now(): the time after the row lock was granted, so a task's
+    -- event times increase with its versions however long the statement waited.
+    SET state = %(to_state)s, version = c.version + 1, updated_at = clock_timestamp()
     FROM current_row AS c
     WHERE t.id = c.id
       AND c.state = ANY(%(from_states)s::text[])
@@ -123,3 +125,47 @@ LIMIT %(limit)s;
 
 -- name: task_exists
 SELECT EXISTS (SELECT FROM tasks WHERE id = %(task_id)s);
+
+-- name: stream_batch
+-- The next committed events after a stream position (xid, id), in stream order, with the
+-- task's labels for filtering. Reads only events of transactions older than every
+-- transaction still running (pg_snapshot_xmin): event ids come from a sequence and can
+-- commit out of order, so "id > last" would skip rows that commit later, while every row
+-- below the horizon is final. Always returns one row: `blocked` says whether committed
+-- events exist beyond the horizon (waiting for an older transaction to end); when the
+-- batch is empty the event columns are NULL.
+WITH horizon AS (
+    SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin
+), batch AS (
+    SELECT e.id, e.xid::text AS xid, e.task_id, e.version, e.action, e.from_state, e.to_state,
+           e.operator, e.reason, e.request_id, e.expected_version, e.created_at, t.labels
+    FROM task_events AS e
+    JOIN tasks AS t ON t.id = e.task_id
+    WHERE (e.xid, e.id) > (%(xid)s::xid8, %(id)s::bigint)
+      AND e.xid < (SELECT xmin FROM horizon)
+    ORDER BY e.xid, e.id
+    LIMIT %(limit)s
+)
+SELECT EXISTS (SELECT FROM task_events WHERE xid >= (SELECT xmin FROM horizon)) AS blocked,
+       b.id, b.xid, b.task_id, b.version, b.action, b.from_state, b.to_state,
+       b.operator, b.reason, b.request_id, b.expected_version, b.created_at, b.labels
+FROM horizon LEFT JOIN batch AS b ON true
+ORDER BY b.xid::xid8, b.id;
+
+-- name: stream_head
+-- The position of the newest event below the horizon: where "from now" starts.
+SELECT xid::text, id FROM task_events
+WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY xid DESC, id DESC
+LIMIT 1;
+
+-- name: event_at
+-- Whether an event still exists at a stream position (a cursor is still retained).
+SELECT EXISTS (SELECT FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s);
+
+-- name: notify_commits
+-- Wakes the stream readers of every server process; sent coalesced, never per transition.
+NOTIFY tasklife_events;
+
+-- name: listen_commits
+LISTEN tasklife_events;

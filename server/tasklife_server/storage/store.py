@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 import psycopg
 from psycopg import AsyncConnection
@@ -22,7 +22,8 @@ from tasklife_server.domain.errors import (
 from tasklife_server.domain.model import Change, Event, Task, TaskSpec, TransitionCommand
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, allowed_actions, sources_of, target_of
 from tasklife_server.storage.queries import QUERIES
-from tasklife_server.storage.rows import TASK_WIDTH, event_from, task_from
+from tasklife_server.domain.watch import ORIGIN, Position
+from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_from
 
 # Every transition's from_states parameter, computed once from the transition table.
 _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Action if action is not Action.CREATE}
@@ -31,12 +32,22 @@ _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Ac
 class TaskStore:
     def __init__(self, pool: AsyncConnectionPool[AsyncConnection[TupleRow]]):
         self._pool = pool
+        self._commit_listeners: list[Callable[[], None]] = []
+
+    def on_commit(self, callback: Callable[[], None]) -> None:
+        """Calls `callback` after every write this store commits (used to wake the stream)."""
+        self._commit_listeners.append(callback)
+
+    def _committed(self) -> None:
+        for callback in self._commit_listeners:
+            callback()
 
     @classmethod
     async def open(cls, database_url: str, *, min_size: int = 2, max_size: int = 8) -> TaskStore:
+        """Opens a pool of `max_size` connections; waits until `min_size` are connected."""
         pool: AsyncConnectionPool[AsyncConnection[TupleRow]] = AsyncConnectionPool(
             database_url,
-            min_size=min_size,
+            min_size=min(min_size, max_size),
             max_size=max_size,
             kwargs={"autocommit": True},
             open=False,
@@ -84,6 +95,7 @@ class TaskStore:
             },
         )
         if rows:
+            self._committed()
             return Change(task_from(rows[0]), event_from(rows[0], TASK_WIDTH)), True
         # The id is taken (tasks are never deleted, so it is still there).
         existing = await self._fetchall("get_task_with_first_event", {"task_id": task_id})
@@ -125,7 +137,9 @@ class TaskStore:
         if outcome == "refused":
             raise _refusal(command, State(row[2]), row[3])
         change = Change(task_from(row, 1), event_from(row, 1 + TASK_WIDTH))
-        if outcome == "replayed" and not command.repeats(change.event):
+        if outcome == "applied":
+            self._committed()
+        elif not command.repeats(change.event):
             raise RequestIdReused(command.task_id, command.request_id or "", change.event.action)
         return change
 
@@ -171,6 +185,22 @@ class TaskStore:
         if not rows and not await self.task_exists(task_id):
             raise TaskNotFound(task_id)
         return [event_from(row) for row in rows]
+
+    async def stream_batch(self, after: Position, limit: int) -> tuple[list[tuple[Event, dict[str, str]]], bool]:
+        """Up to `limit` committed events after `after` in stream order, each with its task's
+        labels, and whether later events are committed but not readable yet."""
+        rows = await self._fetchall("stream_batch", {"xid": str(after[0]), "id": after[1], "limit": limit})
+        blocked = bool(rows[0][0])
+        return [(event_from(row, 1), row[1 + EVENT_WIDTH]) for row in rows if row[1] is not None], blocked
+
+    async def stream_head(self) -> Position:
+        """The position of the newest event that every reader can see now."""
+        rows = await self._fetchall("stream_head", {})
+        return (int(rows[0][0]), rows[0][1]) if rows else ORIGIN
+
+    async def event_at(self, position: Position) -> bool:
+        rows = await self._fetchall("event_at", {"xid": str(position[0]), "id": position[1]})
+        return bool(rows[0][0])
 
     async def task_exists(self, task_id: str) -> bool:
         rows = await self._fetchall("task_exists", {"task_id": task_id})

@@ -1,3 +1,6 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
 from tasklife.v1 import task_pb2 as _task_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -96,6 +99,37 @@ class ListTaskEventsResponse(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[_task_pb2.TaskEvent]
     next_page_token: str
     def __init__(self, events: _Optional[_Iterable[_Union[_task_pb2.TaskEvent, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class WatchTaskEventsRequest(_message.Message):
+    __slots__ = ("after_cursor", "from_beginning", "task_ids", "states", "labels", "progress_interval")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    AFTER_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    FROM_BEGINNING_FIELD_NUMBER: _ClassVar[int]
+    TASK_IDS_FIELD_NUMBER: _ClassVar[int]
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    after_cursor: str
+    from_beginning: bool
+    task_ids: _containers.RepeatedScalarFieldContainer[str]
+    states: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskState]
+    labels: _containers.ScalarMap[str, str]
+    progress_interval: _duration_pb2.Duration
+    def __init__(self, after_cursor: _Optional[str] = ..., from_beginning: _Optional[bool] = ..., task_ids: _Optional[_Iterable[str]] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., progress_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class WatchTaskEventsResponse(_message.Message):
+    __slots__ = ("events", "cursor")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_task_pb2.TaskEvent]
+    cursor: str
+    def __init__(self, events: _Optional[_Iterable[_Union[_task_pb2.TaskEvent, _Mapping]]] = ..., cursor: _Optional[str] = ...) -> None: ...
 
 class GetStateMachineRequest(_message.Message):
     __slots__ = ()

@@ -32,7 +32,7 @@ class TaskServiceStub:
     Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
     `tasklife.dev` and one of these reasons:
     - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
-    names every offending field.
+    names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
     - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
     - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
     current state; metadata `task_id`, `current_state`, `requested_action` and
@@ -40,11 +40,19 @@ class TaskServiceStub:
     - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
     `task_id`, `expected_version`, `current_version` and `current_state`.
     - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
-    a call with a different action, operator, reason or expected_version.
+    a call with a different action, operator, reason or expected_version; metadata
+    `task_id`, `request_id` and `first_action`.
     - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
     whose spec differs; metadata `task_id` and `differing_fields`.
     - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
-    rerun_of task that does not exist; metadata `missing_task_ids`.
+    rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+    `missing_count`.
+    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+    is no longer retained.
+    - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+    reconnect (to any replica) with the last cursor received.
+    - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+    backoff.
     A failed call writes nothing.
     """
 
@@ -78,6 +86,11 @@ class TaskServiceStub:
                 '/tasklife.v1.TaskService/GetStateMachine',
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.GetStateMachineRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.GetStateMachineResponse.FromString,
+                _registered_method=True)
+        self.WatchTaskEvents = channel.unary_stream(
+                '/tasklife.v1.TaskService/WatchTaskEvents',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsResponse.FromString,
                 _registered_method=True)
         self.EnqueueTask = channel.unary_unary(
                 '/tasklife.v1.TaskService/EnqueueTask',
@@ -133,7 +146,7 @@ class TaskServiceServicer:
     Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
     `tasklife.dev` and one of these reasons:
     - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
-    names every offending field.
+    names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
     - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
     - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
     current state; metadata `task_id`, `current_state`, `requested_action` and
@@ -141,11 +154,19 @@ class TaskServiceServicer:
     - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
     `task_id`, `expected_version`, `current_version` and `current_state`.
     - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
-    a call with a different action, operator, reason or expected_version.
+    a call with a different action, operator, reason or expected_version; metadata
+    `task_id`, `request_id` and `first_action`.
     - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
     whose spec differs; metadata `task_id` and `differing_fields`.
     - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
-    rerun_of task that does not exist; metadata `missing_task_ids`.
+    rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+    `missing_count`.
+    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+    is no longer retained.
+    - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+    reconnect (to any replica) with the last cursor received.
+    - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+    backoff.
     A failed call writes nothing.
     """
 
@@ -186,6 +207,20 @@ class TaskServiceServicer:
     def GetStateMachine(self, request, context):
         """Describes the state machine: every state with its kind, every action with its RPC,
         and every allowed transition. Generated from the server's one transition table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchTaskEvents(self, request, context):
+        """Streams every committed state change, in stream order, exactly once per subscription,
+        whichever server process (replica) made it. Stream order is the order of the writing
+        transactions' ids, then of event ids; it agrees with each task's version order.
+        The first message carries no events and the starting cursor; later messages carry
+        events, or none when sent as progress on an idle stream. Every message's cursor
+        resumes right after it: reconnect with the last cursor received and nothing is missed
+        or repeated. Errors: INVALID_ARGUMENT (including a malformed cursor), OUT_OF_RANGE
+        (CURSOR_NOT_RETAINED), UNAVAILABLE (SERVER_SHUTTING_DOWN: resume elsewhere).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -310,6 +345,11 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.GetStateMachineRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.GetStateMachineResponse.SerializeToString,
             ),
+            'WatchTaskEvents': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchTaskEvents,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsResponse.SerializeToString,
+            ),
             'EnqueueTask': grpc.unary_unary_rpc_method_handler(
                     servicer.EnqueueTask,
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.EnqueueTaskRequest.FromString,
@@ -370,7 +410,7 @@ class TaskService:
     Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
     `tasklife.dev` and one of these reasons:
     - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
-    names every offending field.
+    names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
     - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
     - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
     current state; metadata `task_id`, `current_state`, `requested_action` and
@@ -378,11 +418,19 @@ class TaskService:
     - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
     `task_id`, `expected_version`, `current_version` and `current_state`.
     - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
-    a call with a different action, operator, reason or expected_version.
+    a call with a different action, operator, reason or expected_version; metadata
+    `task_id`, `request_id` and `first_action`.
     - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
     whose spec differs; metadata `task_id` and `differing_fields`.
     - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
-    rerun_of task that does not exist; metadata `missing_task_ids`.
+    rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+    `missing_count`.
+    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+    is no longer retained.
+    - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+    reconnect (to any replica) with the last cursor received.
+    - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+    backoff.
     A failed call writes nothing.
     """
 
@@ -511,6 +559,33 @@ class TaskService:
             '/tasklife.v1.TaskService/GetStateMachine',
             tasklife_dot_v1_dot_task__service__pb2.GetStateMachineRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.GetStateMachineResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchTaskEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/tasklife.v1.TaskService/WatchTaskEvents',
+            tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

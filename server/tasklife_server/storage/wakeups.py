@@ -1,0 +1,86 @@
+"""Cross-process wake-ups for the stream readers, through PostgreSQL LISTEN/NOTIFY.
+
+A NOTIFY inside every transition would serialise commits (PostgreSQL takes a database-wide
+lock to queue it), so transitions never notify. Instead each process's CommitNotifier sends
+one NOTIFY from its own connection after it has committed something, at most once per
+`min_gap` seconds, and every process's CommitListener wakes its reader. A notification only
+says "look again": losing one delays delivery until the reader's next poll, never loses an
+event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Callable
+
+import psycopg
+
+from tasklife_server.storage.queries import QUERIES
+
+log = logging.getLogger(__name__)
+_RECONNECT_DELAYS = (0.1, 0.5, 1.0, 2.0, 5.0)
+
+
+class _Connected:
+    """Runs `session` on a dedicated connection, reconnecting with backoff until stopped."""
+
+    def __init__(self, database_url: str, name: str):
+        self._database_url = database_url
+        self._name = name
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=self._name)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _run(self) -> None:
+        failures = 0
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(self._database_url, autocommit=True) as conn:
+                    failures = 0
+                    await self._session(conn)
+            except psycopg.Error as exc:
+                delay = _RECONNECT_DELAYS[min(failures, len(_RECONNECT_DELAYS) - 1)]
+                failures += 1
+                log.warning("%s lost its database connection (%s); retrying in %ss", self._name, exc, delay)
+                await asyncio.sleep(delay)
+
+    async def _session(self, conn: psycopg.AsyncConnection) -> None:
+        raise NotImplementedError
+
+
+class CommitNotifier(_Connected):
+    def __init__(self, database_url: str, min_gap: float = 0.002):
+        super().__init__(database_url, "tasklife-commit-notifier")
+        self._pending = asyncio.Event()
+        self._min_gap = min_gap
+
+    def poke(self) -> None:
+        """Something was committed: make sure other processes hear of it soon."""
+        self._pending.set()
+
+    async def _session(self, conn: psycopg.AsyncConnection) -> None:
+        while True:
+            await self._pending.wait()
+            self._pending.clear()
+            await conn.execute(QUERIES["notify_commits"])
+            await asyncio.sleep(self._min_gap)
+
+
+class CommitListener(_Connected):
+    def __init__(self, database_url: str, on_notify: Callable[[], None]):
+        super().__init__(database_url, "tasklife-commit-listener")
+        self._on_notify = on_notify
+
+    async def _session(self, conn: psycopg.AsyncConnection) -> None:
+        await conn.execute(QUERIES["listen_commits"])
+        # Changes made while the connection was down are picked up by this first wake-up.
+        self._on_notify()
+        async for _ in conn.notifies():
+            self._on_notify()

@@ -1,0 +1,1 @@
+"""The live event stream: one database reader per process fanning out to every watcher."""
