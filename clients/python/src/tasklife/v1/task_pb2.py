@@ -26,7 +26,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16tasklife/v1/task.proto\x12\x0btasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc3\x01\n\x0bRetryPolicy\x12\x14\n\x0cmax_attempts\x18\x01 \x01(\x05\x12\x32\n\x0finitial_backoff\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1a\n\x12\x62\x61\x63koff_multiplier\x18\x03 \x01(\x01\x12.\n\x0bmax_backoff\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x13\n\x06jitter\x18\x05 \x01(\x01H\x00\x88\x01\x01\x42\t\n\x07_jitter\"\xe5\x02\n\x04Task\x12\x0f\n\x07task_id\x18\x01 \x01(\t\x12%\n\x05state\x18\x02 \x01(\x0e\x32\x16.tasklife.v1.TaskState\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12-\n\x06labels\x18\x04 \x03(\x0b\x32\x1d.tasklife.v1.Task.LabelsEntry\x12\x12\n\ndepends_on\x18\x05 \x03(\t\x12\x10\n\x08rerun_of\x18\x06 \x01(\t\x12.\n\x0cretry_policy\x18\x07 \x01(\x0b\x32\x18.tasklife.v1.RetryPolicy\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xa3\x02\n\tTaskEvent\x12\x0f\n\x07task_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12*\n\nfrom_state\x18\x04 \x01(\x0e\x32\x16.tasklife.v1.TaskState\x12(\n\x08to_state\x18\x05 \x01(\x0e\x32\x16.tasklife.v1.TaskState\x12\'\n\x06\x61\x63tion\x18\x06 \x01(\x0e\x32\x17.tasklife.v1.TaskAction\x12\x10\n\x08operator\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12\x12\n\nrequest_id\x18\t \x01(\t\x12/\n\x0b\x63reate_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp*\xff\x01\n\tTaskState\x12\x1a\n\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12TASK_STATE_CREATED\x10\x01\x12\x14\n\x10TASK_STATE_READY\x10\x02\x12\x16\n\x12TASK_STATE_RUNNING\x10\x03\x12\x18\n\x14TASK_STATE_SUCCEEDED\x10\x04\x12\x15\n\x11TASK_STATE_FAILED\x10\x05\x12\x17\n\x13TASK_STATE_RETRYING\x10\x06\x12\x15\n\x11TASK_STATE_PAUSED\x10\x07\x12\x15\n\x11TASK_STATE_KILLED\x10\x08\x12\x18\n\x14TASK_STATE_ABANDONED\x10\t*\x8c\x01\n\tStateKind\x12\x1a\n\x16STATE_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12STATE_KIND_INITIAL\x10\x01\x12\x15\n\x11STATE_KIND_STABLE\x10\x02\x12\x1b\n\x17STATE_KIND_TRANSITIONAL\x10\x03\x12\x17\n\x13STATE_KIND_TERMINAL\x10\x04*\x96\x02\n\nTaskAction\x12\x1b\n\x17TASK_ACTION_UNSPECIFIED\x10\x00\x12\x16\n\x12TASK_ACTION_CREATE\x10\x01\x12\x17\n\x13TASK_ACTION_ENQUEUE\x10\x02\x12\x15\n\x11TASK_ACTION_START\x10\x03\x12\x18\n\x14TASK_ACTION_COMPLETE\x10\x04\x12\x14\n\x10TASK_ACTION_FAIL\x10\x05\x12\x15\n\x11TASK_ACTION_RETRY\x10\x06\x12\x15\n\x11TASK_ACTION_PAUSE\x10\x07\x12\x16\n\x12TASK_ACTION_RESUME\x10\x08\x12\x14\n\x10TASK_ACTION_KILL\x10\t\x12\x17\n\x13TASK_ACTION_ABANDON\x10\nb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16tasklife/v1/task.proto\x12\x0btasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc3\x01\n\x0bRetryPolicy\x12\x14\n\x0cmax_attempts\x18\x01 \x01(\x05\x12\x32\n\x0finitial_backoff\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1a\n\x12\x62\x61\x63koff_multiplier\x18\x03 \x01(\x01\x12.\n\x0bmax_backoff\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x13\n\x06jitter\x18\x05 \x01(\x01H\x00\x88\x01\x01\x42\t\n\x07_jitter\"\xc3\x04\n\x04Task\x12\x0f\n\x07task_id\x18\x01 \x01(\t\x12%\n\x05state\x18\x02 \x01(\x0e\x32\x16.tasklife.v1.TaskState\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12-\n\x06labels\x18\x04 \x03(\x0b\x32\x1d.tasklife.v1.Task.LabelsEntry\x12\x12\n\ndepends_on\x18\x05 \x03(\t\x12\x10\n\x08rerun_of\x18\x06 \x01(\t\x12.\n\x0cretry_policy\x18\x07 \x01(\x0b\x32\x18.tasklife.v1.RetryPolicy\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07\x61ttempt\x18\n \x01(\x05\x12\x0e\n\x06worker\x18\x0b \x01(\t\x12\x35\n\x11lease_expire_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x37\n\x13last_heartbeat_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x35\n\x11next_attempt_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x61uto_enqueue\x18\x0f \x01(\x08\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xa3\x02\n\tTaskEvent\x12\x0f\n\x07task_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12*\n\nfrom_state\x18\x04 \x01(\x0e\x32\x16.tasklife.v1.TaskState\x12(\n\x08to_state\x18\x05 \x01(\x0e\x32\x16.tasklife.v1.TaskState\x12\'\n\x06\x61\x63tion\x18\x06 \x01(\x0e\x32\x17.tasklife.v1.TaskAction\x12\x10\n\x08operator\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12\x12\n\nrequest_id\x18\t \x01(\t\x12/\n\x0b\x63reate_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp*\xff\x01\n\tTaskState\x12\x1a\n\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12TASK_STATE_CREATED\x10\x01\x12\x14\n\x10TASK_STATE_READY\x10\x02\x12\x16\n\x12TASK_STATE_RUNNING\x10\x03\x12\x18\n\x14TASK_STATE_SUCCEEDED\x10\x04\x12\x15\n\x11TASK_STATE_FAILED\x10\x05\x12\x17\n\x13TASK_STATE_RETRYING\x10\x06\x12\x15\n\x11TASK_STATE_PAUSED\x10\x07\x12\x15\n\x11TASK_STATE_KILLED\x10\x08\x12\x18\n\x14TASK_STATE_ABANDONED\x10\t*\x8c\x01\n\tStateKind\x12\x1a\n\x16STATE_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12STATE_KIND_INITIAL\x10\x01\x12\x15\n\x11STATE_KIND_STABLE\x10\x02\x12\x1b\n\x17STATE_KIND_TRANSITIONAL\x10\x03\x12\x17\n\x13STATE_KIND_TERMINAL\x10\x04*\x96\x02\n\nTaskAction\x12\x1b\n\x17TASK_ACTION_UNSPECIFIED\x10\x00\x12\x16\n\x12TASK_ACTION_CREATE\x10\x01\x12\x17\n\x13TASK_ACTION_ENQUEUE\x10\x02\x12\x15\n\x11TASK_ACTION_START\x10\x03\x12\x18\n\x14TASK_ACTION_COMPLETE\x10\x04\x12\x14\n\x10TASK_ACTION_FAIL\x10\x05\x12\x15\n\x11TASK_ACTION_RETRY\x10\x06\x12\x15\n\x11TASK_ACTION_PAUSE\x10\x07\x12\x16\n\x12TASK_ACTION_RESUME\x10\x08\x12\x14\n\x10TASK_ACTION_KILL\x10\t\x12\x17\n\x13TASK_ACTION_ABANDON\x10\nb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,18 +35,18 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TASK_LABELSENTRY']._loaded_options = None
   _globals['_TASK_LABELSENTRY']._serialized_options = b'8\001'
-  _globals['_TASKSTATE']._serialized_start=957
-  _globals['_TASKSTATE']._serialized_end=1212
-  _globals['_STATEKIND']._serialized_start=1215
-  _globals['_STATEKIND']._serialized_end=1355
-  _globals['_TASKACTION']._serialized_start=1358
-  _globals['_TASKACTION']._serialized_end=1636
+  _globals['_TASKSTATE']._serialized_start=1179
+  _globals['_TASKSTATE']._serialized_end=1434
+  _globals['_STATEKIND']._serialized_start=1437
+  _globals['_STATEKIND']._serialized_end=1577
+  _globals['_TASKACTION']._serialized_start=1580
+  _globals['_TASKACTION']._serialized_end=1858
   _globals['_RETRYPOLICY']._serialized_start=105
   _globals['_RETRYPOLICY']._serialized_end=300
   _globals['_TASK']._serialized_start=303
-  _globals['_TASK']._serialized_end=660
-  _globals['_TASK_LABELSENTRY']._serialized_start=615
-  _globals['_TASK_LABELSENTRY']._serialized_end=660
-  _globals['_TASKEVENT']._serialized_start=663
-  _globals['_TASKEVENT']._serialized_end=954
+  _globals['_TASK']._serialized_end=882
+  _globals['_TASK_LABELSENTRY']._serialized_start=837
+  _globals['_TASK_LABELSENTRY']._serialized_end=882
+  _globals['_TASKEVENT']._serialized_start=885
+  _globals['_TASKEVENT']._serialized_end=1176
 # @@protoc_insertion_point(module_scope)

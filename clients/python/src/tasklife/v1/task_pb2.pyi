@@ -87,7 +87,7 @@ class RetryPolicy(_message.Message):
     def __init__(self, max_attempts: _Optional[int] = ..., initial_backoff: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., backoff_multiplier: _Optional[float] = ..., max_backoff: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., jitter: _Optional[float] = ...) -> None: ...
 
 class Task(_message.Message):
-    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time")
+    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -104,6 +104,12 @@ class Task(_message.Message):
     RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
+    LAST_HEARTBEAT_TIME_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_TIME_FIELD_NUMBER: _ClassVar[int]
+    AUTO_ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     state: TaskState
     version: int
@@ -113,7 +119,13 @@ class Task(_message.Message):
     retry_policy: RetryPolicy
     create_time: _timestamp_pb2.Timestamp
     update_time: _timestamp_pb2.Timestamp
-    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    attempt: int
+    worker: str
+    lease_expire_time: _timestamp_pb2.Timestamp
+    last_heartbeat_time: _timestamp_pb2.Timestamp
+    next_attempt_time: _timestamp_pb2.Timestamp
+    auto_enqueue: bool
+    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ...) -> None: ...
 
 class TaskEvent(_message.Message):
     __slots__ = ("task_id", "version", "cursor", "from_state", "to_state", "action", "operator", "reason", "request_id", "create_time")

@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateTaskRequest(_message.Message):
-    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator")
+    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +26,7 @@ class CreateTaskRequest(_message.Message):
     RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    AUTO_ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     labels: _containers.ScalarMap[str, str]
     depends_on: _containers.RepeatedScalarFieldContainer[str]
@@ -33,7 +34,8 @@ class CreateTaskRequest(_message.Message):
     retry_policy: _task_pb2.RetryPolicy
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    auto_enqueue: bool
+    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ...) -> None: ...
 
 class CreateTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -131,6 +133,22 @@ class WatchTaskEventsResponse(_message.Message):
     cursor: str
     def __init__(self, events: _Optional[_Iterable[_Union[_task_pb2.TaskEvent, _Mapping]]] = ..., cursor: _Optional[str] = ...) -> None: ...
 
+class HeartbeatRequest(_message.Message):
+    __slots__ = ("task_id", "worker", "lease_duration")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_DURATION_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    worker: str
+    lease_duration: _duration_pb2.Duration
+    def __init__(self, task_id: _Optional[str] = ..., worker: _Optional[str] = ..., lease_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class HeartbeatResponse(_message.Message):
+    __slots__ = ("task",)
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ...) -> None: ...
+
 class GetStateMachineRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
@@ -204,18 +222,22 @@ class EnqueueTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class StartTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "lease_duration")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_DURATION_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    worker: str
+    lease_duration: _duration_pb2.Duration
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., lease_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class StartTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -226,18 +248,20 @@ class StartTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class CompleteTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    worker: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ...) -> None: ...
 
 class CompleteTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -248,18 +272,20 @@ class CompleteTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class FailTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    worker: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ...) -> None: ...
 
 class FailTaskResponse(_message.Message):
     __slots__ = ("task", "event")

@@ -47,6 +47,13 @@ class TaskServiceStub:
     - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
     rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
     `missing_count`.
+    - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+    upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+    (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+    google.rpc.PreconditionFailure naming each unmet upstream.
+    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat after
+    its lease expired or another worker started the task; metadata `task_id`, `worker`,
+    `lease_holder`, `current_state`.
     - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
     is no longer retained.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
@@ -91,6 +98,11 @@ class TaskServiceStub:
                 '/tasklife.v1.TaskService/WatchTaskEvents',
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsResponse.FromString,
+                _registered_method=True)
+        self.Heartbeat = channel.unary_unary(
+                '/tasklife.v1.TaskService/Heartbeat',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.HeartbeatRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.HeartbeatResponse.FromString,
                 _registered_method=True)
         self.EnqueueTask = channel.unary_unary(
                 '/tasklife.v1.TaskService/EnqueueTask',
@@ -161,6 +173,13 @@ class TaskServiceServicer:
     - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
     rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
     `missing_count`.
+    - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+    upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+    (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+    google.rpc.PreconditionFailure naming each unmet upstream.
+    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat after
+    its lease expired or another worker started the task; metadata `task_id`, `worker`,
+    `lease_holder`, `current_state`.
     - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
     is no longer retained.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
@@ -221,6 +240,16 @@ class TaskServiceServicer:
         resumes right after it: reconnect with the last cursor received and nothing is missed
         or repeated. Errors: INVALID_ARGUMENT (including a malformed cursor), OUT_OF_RANGE
         (CURSOR_NOT_RETAINED), UNAVAILABLE (SERVER_SHUTTING_DOWN: resume elsewhere).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Heartbeat(self, request, context):
+        """Extends the lease of a RUNNING task held by `worker`. Not a state change: the version
+        does not change and no event is recorded. Errors: INVALID_ARGUMENT, NOT_FOUND,
+        FAILED_PRECONDITION (LEASE_LOST when the worker no longer holds the lease,
+        INVALID_TRANSITION when the task is not running).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -350,6 +379,11 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsResponse.SerializeToString,
             ),
+            'Heartbeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.Heartbeat,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.HeartbeatRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.HeartbeatResponse.SerializeToString,
+            ),
             'EnqueueTask': grpc.unary_unary_rpc_method_handler(
                     servicer.EnqueueTask,
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.EnqueueTaskRequest.FromString,
@@ -425,6 +459,13 @@ class TaskService:
     - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
     rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
     `missing_count`.
+    - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+    upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+    (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+    google.rpc.PreconditionFailure naming each unmet upstream.
+    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat after
+    its lease expired or another worker started the task; metadata `task_id`, `worker`,
+    `lease_holder`, `current_state`.
     - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
     is no longer retained.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
@@ -586,6 +627,33 @@ class TaskService:
             '/tasklife.v1.TaskService/WatchTaskEvents',
             tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.WatchTaskEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Heartbeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/Heartbeat',
+            tasklife_dot_v1_dot_task__service__pb2.HeartbeatRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.HeartbeatResponse.FromString,
             options,
             channel_credentials,
             insecure,
