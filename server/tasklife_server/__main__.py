@@ -20,6 +20,7 @@ from tasklife_server.service.convert import event_to_pb
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.storage.wakeups import CommitListener, CommitNotifier
 from tasklife_server.stream.hub import EventHub, HubSettings
+from tasklife_server.timers.runner import TimerRunner
 
 log = logging.getLogger("tasklife")
 
@@ -27,16 +28,19 @@ log = logging.getLogger("tasklife")
 async def serve(settings: config.Settings, database_url: str) -> None:
     if settings.migrate:
         await asyncio.to_thread(migrate.upgrade, database_url)
-    store = await TaskStore.open(database_url, max_size=settings.pool_size)
+    store = await TaskStore.open(database_url, settings.policies, max_size=settings.pool_size)
     hub = EventHub(store, render=event_to_pb, settings=HubSettings(buffer_batches=settings.stream_buffer))
     notifier = CommitNotifier(database_url)
     listener = CommitListener(database_url, on_notify=hub.wake)
     store.on_commit(hub.wake)
     store.on_commit(notifier.poke)
+    timers = TimerRunner(store, settings.policies)
+    store.on_timer(timers.timer_set)
     try:
         await hub.start()
         notifier.start()
         listener.start()
+        timers.start()
         grpc_server, port, health_servicer = await server.start(store, hub, settings.listen)
         host = settings.listen.rsplit(":", 1)[0]
         # Tests and scripts read this line to learn the port when --listen ends in :0.
@@ -52,6 +56,7 @@ async def serve(settings: config.Settings, database_url: str) -> None:
         await hub.close()
         await grpc_server.stop(settings.grace_seconds)
     finally:
+        await timers.stop()
         await hub.close()
         await listener.stop()
         await notifier.stop()

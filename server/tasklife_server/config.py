@@ -6,7 +6,11 @@ import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
+
+from tasklife_server.domain.model import RetryPolicy
+from tasklife_server.domain.policies import PolicySettings
+from tasklife_server.domain.states import STATES, Kind, State
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_DATA_DIR = ".tasklife"
@@ -22,6 +26,34 @@ class Settings:
     migrate: bool
     log_level: str
     stream_buffer: int
+    policies: PolicySettings
+
+
+_UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def duration_ms(text: str) -> int:
+    """'250ms', '30s', '5m', '12h' or '7d' in milliseconds."""
+    for unit in sorted(_UNITS_MS, key=len, reverse=True):
+        if text.endswith(unit) and text[: -len(unit)].replace(".", "", 1).isdigit():
+            return int(float(text[: -len(unit)]) * _UNITS_MS[unit])
+    raise argparse.ArgumentTypeError(f"{text!r} is not a duration like 250ms, 30s, 5m, 12h or 7d")
+
+
+RETENTION_STATES = [s for s, info in STATES.items() if info.kind is Kind.TERMINAL and s is not State.ABANDONED]
+
+
+def retention(text: str) -> Mapping[State, int]:
+    """'succeeded=7d,failed=30d' -> {SUCCEEDED: ms, FAILED: ms}; empty means keep forever."""
+    ages: dict[State, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, age = part.partition("=")
+        state = next((s for s in RETENTION_STATES if s.value == name.strip()), None)
+        if state is None:
+            allowed = ", ".join(s.value for s in RETENTION_STATES)
+            raise argparse.ArgumentTypeError(f"{name!r} is not one of {allowed}")
+        ages[state] = duration_ms(age.strip())
+    return ages
 
 
 def _positive_int(text: str) -> int:
@@ -79,6 +111,45 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="messages buffered per watcher before it falls back to reading the table itself "
         "(env TASKLIFE_STREAM_BUFFER, default %(default)s)",
     )
+    policy = parser.add_argument_group("lifecycle policies")
+    policy.add_argument(
+        "--retry-max-attempts",
+        type=_positive_int,
+        default=_positive_int(env.get("TASKLIFE_RETRY_MAX_ATTEMPTS", "1")),
+        help="default attempts per task, including the first; 1 means no automatic retry "
+        "(env TASKLIFE_RETRY_MAX_ATTEMPTS, default %(default)s)",
+    )
+    policy.add_argument(
+        "--retry-initial-backoff",
+        type=duration_ms,
+        default=duration_ms(env.get("TASKLIFE_RETRY_INITIAL_BACKOFF", "1s")),
+        help="default delay before the first retry (env TASKLIFE_RETRY_INITIAL_BACKOFF, default 1s)",
+    )
+    policy.add_argument(
+        "--retry-multiplier",
+        type=float,
+        default=float(env.get("TASKLIFE_RETRY_MULTIPLIER", "2")),
+        help="default backoff growth per retry (env TASKLIFE_RETRY_MULTIPLIER, default %(default)s)",
+    )
+    policy.add_argument(
+        "--retry-max-backoff",
+        type=duration_ms,
+        default=duration_ms(env.get("TASKLIFE_RETRY_MAX_BACKOFF", "5m")),
+        help="default backoff cap (env TASKLIFE_RETRY_MAX_BACKOFF, default 5m)",
+    )
+    policy.add_argument(
+        "--retry-jitter",
+        type=float,
+        default=float(env.get("TASKLIFE_RETRY_JITTER", "0.2")),
+        help="default random share taken off each backoff, 0 to 1 (env TASKLIFE_RETRY_JITTER, default %(default)s)",
+    )
+    policy.add_argument(
+        "--retention",
+        type=retention,
+        default=retention(env.get("TASKLIFE_RETENTION", "")),
+        help="abandon terminal tasks after this age, per state, e.g. 'succeeded=7d,failed=30d,killed=7d' "
+        "(env TASKLIFE_RETENTION; default: never)",
+    )
     parser.add_argument(
         "--log-level",
         default=env.get("TASKLIFE_LOG_LEVEL", "INFO"),
@@ -95,4 +166,14 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         migrate=args.migrate,
         log_level=args.log_level,
         stream_buffer=args.stream_buffer,
+        policies=PolicySettings(
+            default_retry=RetryPolicy(
+                max_attempts=args.retry_max_attempts,
+                initial_backoff_ms=args.retry_initial_backoff,
+                backoff_multiplier=args.retry_multiplier,
+                max_backoff_ms=args.retry_max_backoff,
+                jitter=args.retry_jitter,
+            ),
+            retention_ms=args.retention,
+        ),
     )

@@ -109,3 +109,25 @@ class CursorNotRetained(TasklifeError):
 class StreamClosed(TasklifeError):
     def __init__(self) -> None:
         super().__init__("the server is shutting down; reconnect and resume with your last cursor")
+
+
+class DependenciesNotMet(TasklifeError):
+    def __init__(self, task_id: str, unmet: tuple[tuple[str, State], ...]):
+        self.task_id = task_id
+        self.unmet = unmet[:MAX_REPORTED_ITEMS]
+        self.unmet_count = len(unmet)
+        listed = _listed([f"{upstream} ({state.value})" for upstream, state in unmet])
+        super().__init__(f"task {task_id!r} cannot be enqueued: upstream tasks have not succeeded: {listed}")
+
+
+class LeaseLost(TasklifeError):
+    def __init__(self, task_id: str, worker: str, holder: str | None, state: State):
+        self.task_id = task_id
+        self.worker = worker
+        self.holder = holder
+        self.state = state
+        if holder == worker:
+            why = f"its lease expired (the task is {state.value})"
+        else:
+            why = f"the task is held by {holder!r}" if holder else "the task holds no lease"
+        super().__init__(f"worker {worker!r} no longer holds task {task_id!r}: {why}")

@@ -31,6 +31,7 @@ class TaskSpec:
     depends_on: tuple[str, ...] = ()
     rerun_of: str | None = None
     retry_policy: RetryPolicy = RetryPolicy()
+    auto_enqueue: bool = False
 
     def differing_fields(self, other: TaskSpec) -> tuple[str, ...]:
         """The names of the fields in which two specs differ, for a clear ALREADY_EXISTS."""
@@ -39,6 +40,7 @@ class TaskSpec:
             "depends_on": (self.depends_on, other.depends_on),
             "rerun_of": (self.rerun_of, other.rerun_of),
             "retry_policy": (self.retry_policy, other.retry_policy),
+            "auto_enqueue": (self.auto_enqueue, other.auto_enqueue),
         }
         return tuple(name for name, (a, b) in pairs.items() if a != b)
 
@@ -51,6 +53,11 @@ class Task:
     spec: TaskSpec
     created_at: datetime
     updated_at: datetime
+    attempt: int = 0
+    worker: str | None = None
+    lease_expires_at: datetime | None = None
+    last_heartbeat_at: datetime | None = None
+    next_attempt_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +84,12 @@ class TransitionCommand:
     reason: str = ""
     expected_version: int | None = None
     request_id: str | None = None
+    # StartTask names the worker and may lease the task to it; CompleteTask and FailTask
+    # may name the worker, which must then still hold the task.
+    worker: str | None = None
+    lease_ms: int | None = None
+    # Set when the service fails a task whose lease expired: the worker no longer holds it.
+    releases_worker: bool = False
 
     def repeats(self, event: Event) -> bool:
         """Whether `event`, recorded under this command's request_id, came from the same request."""

@@ -77,6 +77,12 @@ def task_to_pb(task: Task) -> task_pb2.Task:
         retry_policy=retry_policy_to_pb(spec.retry_policy),
         create_time=_timestamp(task.created_at),
         update_time=_timestamp(task.updated_at),
+        attempt=task.attempt,
+        worker=task.worker or "",
+        lease_expire_time=_timestamp(task.lease_expires_at) if task.lease_expires_at else None,
+        last_heartbeat_time=_timestamp(task.last_heartbeat_at) if task.last_heartbeat_at else None,
+        next_attempt_time=_timestamp(task.next_attempt_at) if task.next_attempt_at else None,
+        auto_enqueue=spec.auto_enqueue,
     )
 
 

@@ -19,8 +19,10 @@ from grpc_status import rpc_status
 
 from tasklife_server.domain.errors import (
     CursorNotRetained,
+    DependenciesNotMet,
     InvalidRequest,
     InvalidTransition,
+    LeaseLost,
     ReferencedTaskNotFound,
     RequestIdReused,
     StreamClosed,
@@ -137,6 +139,35 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
                     for task_id in error.missing
                 ]
             ),
+        )
+    elif isinstance(error, DependenciesNotMet):
+        code = code_pb2.FAILED_PRECONDITION
+        details = _packed(
+            _info(
+                "DEPENDENCIES_NOT_MET",
+                task_id=error.task_id,
+                unmet_dependencies=",".join(f"{u}={state_name(s)}" for u, s in error.unmet),
+                unmet_count=str(error.unmet_count),
+            ),
+            error_details_pb2.PreconditionFailure(
+                violations=[
+                    error_details_pb2.PreconditionFailure.Violation(
+                        type="DEPENDENCY", subject=f"tasks/{upstream}", description=f"is {state_name(state)}, not succeeded"
+                    )
+                    for upstream, state in error.unmet
+                ]
+            ),
+        )
+    elif isinstance(error, LeaseLost):
+        code = code_pb2.FAILED_PRECONDITION
+        details = _packed(
+            _info(
+                "LEASE_LOST",
+                task_id=error.task_id,
+                worker=error.worker,
+                lease_holder=error.holder or "",
+                current_state=state_name(error.state),
+            )
         )
     elif isinstance(error, CursorNotRetained):
         code = code_pb2.OUT_OF_RANGE

@@ -89,6 +89,11 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
                 events=[item.rendered for item in items], cursor=cursor.encode(*position)
             )
 
+    async def Heartbeat(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        task_id, worker, lease_ms = validation.heartbeat(request)
+        task = await self._store.heartbeat(task_id, worker, lease_ms)
+        return task_service_pb2.HeartbeatResponse(task=task_to_pb(task))
+
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
         command = validation.transition_command(action, request, metadata_operator(context))
         change = await self._store.transition(command)

@@ -35,6 +35,9 @@ MAX_RETRY_ATTEMPTS = 1000
 MAX_BACKOFF_MS = 24 * 3600 * 1000
 MAX_BACKOFF_MULTIPLIER = 100.0
 MAX_WATCHED_TASKS = 1000
+MIN_LEASE_MS = 100
+MAX_LEASE_MS = 24 * 3600 * 1000
+MAX_WORKER_CHARS = 128
 DEFAULT_PROGRESS_SECONDS = 10.0
 MIN_PROGRESS_SECONDS = 0.05
 MAX_PROGRESS_SECONDS = 3600.0
@@ -84,6 +87,25 @@ def resolve_operator(value: str, metadata_operator: str | None, problems: Violat
     return operator
 
 
+def check_worker(value: str, problems: Violations, *, required: bool = False) -> str | None:
+    if not value:
+        if required:
+            problems.add("worker", "is required")
+        return None
+    if len(value) > MAX_WORKER_CHARS or not value.isprintable() or value != value.strip():
+        problems.add("worker", f"must be 1 to {MAX_WORKER_CHARS} printable characters, without leading or trailing space")
+    return value
+
+
+def lease_ms(request: Message, problems: Violations) -> int | None:
+    if not request.HasField("lease_duration"):
+        return None
+    value = request.lease_duration.ToMilliseconds()
+    if not MIN_LEASE_MS <= value <= MAX_LEASE_MS:
+        problems.add("lease_duration", "must be between 0.1 seconds and 24 hours")
+    return value
+
+
 def transition_command(action: Action, request: Message, metadata_operator: str | None) -> TransitionCommand:
     problems = Violations()
     check_task_id(request.task_id, "task_id", problems)
@@ -96,6 +118,12 @@ def transition_command(action: Action, request: Message, metadata_operator: str 
         )
     check_reason(request.reason, problems)
     operator = resolve_operator(request.operator, metadata_operator, problems)
+    # Only StartTask (worker, lease_duration) and CompleteTask/FailTask (worker) have these.
+    fields = request.DESCRIPTOR.fields_by_name
+    worker = check_worker(request.worker, problems) if "worker" in fields else None
+    lease = lease_ms(request, problems) if "lease_duration" in fields else None
+    if lease is not None and worker is None:
+        problems.add("worker", "is required with lease_duration: a lease is held by a worker")
     problems.raise_if_any()
     return TransitionCommand(
         task_id=request.task_id,
@@ -104,7 +132,18 @@ def transition_command(action: Action, request: Message, metadata_operator: str 
         reason=request.reason,
         expected_version=expected_version,
         request_id=request.request_id or None,
+        worker=worker,
+        lease_ms=lease,
     )
+
+
+def heartbeat(request: Message) -> tuple[str, str, int | None]:
+    problems = Violations()
+    check_task_id(request.task_id, "task_id", problems)
+    worker = check_worker(request.worker, problems, required=True)
+    lease = lease_ms(request, problems)
+    problems.raise_if_any()
+    return request.task_id, worker or "", lease
 
 
 def check_labels(labels: Mapping[str, str], field: str, problems: Violations) -> None:
@@ -186,6 +225,7 @@ def create_task(request: Message, metadata_operator: str | None) -> tuple[str | 
         depends_on=depends_on,
         rerun_of=request.rerun_of or None,
         retry_policy=policy,
+        auto_enqueue=request.auto_enqueue,
     )
     return request.task_id or None, spec, operator, request.reason
 

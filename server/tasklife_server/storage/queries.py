@@ -1,4 +1,4 @@
-"""Loads queries.sql once into named statements."""
+"""Loads queries.sql once into named statements, expanding the column-list placeholders."""
 
 from __future__ import annotations
 
@@ -7,13 +7,26 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
+from tasklife_server.storage.rows import EVENT_COLUMNS, TASK_COLUMNS
+
 _HEADER = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+_COLUMNS = re.compile(r"\{(task|event|nulls):(\w+)\}")
+_LISTS = {"task": TASK_COLUMNS, "event": EVENT_COLUMNS}
+# NULL padding, for a row that has no task or event to show.
+_NULLS = {"event": len(EVENT_COLUMNS), "task_after_version": len(TASK_COLUMNS) - 3}
+
+
+def _expand(match: re.Match[str]) -> str:
+    kind, name = match.groups()
+    if kind == "nulls":
+        return ", ".join(["NULL"] * _NULLS[name])
+    return ", ".join(f"{name}.{column}" for column in _LISTS[kind])
 
 
 def load(path: Path = Path(__file__).with_name("queries.sql")) -> Mapping[str, str]:
     parts = _HEADER.split(path.read_text())
     # parts = [preamble, name1, body1, name2, body2, ...]
-    named = {name: body.strip().rstrip(";") for name, body in zip(parts[1::2], parts[2::2])}
+    named = {name: _COLUMNS.sub(_expand, body.strip().rstrip(";")) for name, body in zip(parts[1::2], parts[2::2])}
     return MappingProxyType(named)
 
 

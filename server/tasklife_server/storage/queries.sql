@@ -1,26 +1,27 @@
 -- Every SQL statement Tasklife runs at request time, one named query per operation.
 -- Loaded once by queries.py; executed through psycopg as prepared statements.
--- Column lists are in the order rows.py reads them: TASK columns, then EVENT columns.
+-- {task:ALIAS} and {event:ALIAS} stand for the column lists of rows.py, in the order it
+-- reads them.
 
 -- name: get_task
-SELECT id, state, version, labels, depends_on, rerun_of,
-       retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
-       retry_max_backoff_ms, retry_jitter, created_at, updated_at
-FROM tasks
-WHERE id = %(task_id)s;
+SELECT {task:t} FROM tasks AS t WHERE t.id = %(task_id)s;
 
 -- name: existing_task_ids
 SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]);
 
 -- name: create_task
--- Inserts the task and its first event together; returns no row if the id is taken.
+-- Inserts the task and its first event together; returns no row if the id is taken. A
+-- task that enqueues itself gets its gate checked at once: its upstreams may all have
+-- succeeded already.
 WITH inserted AS (
     INSERT INTO tasks (id, state, version, labels, depends_on, rerun_of,
                        retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
-                       retry_max_backoff_ms, retry_jitter)
+                       retry_max_backoff_ms, retry_jitter, auto_enqueue, timer_action, timer_at)
     VALUES (%(task_id)s, %(state)s, 1, %(labels)s, %(depends_on)s, %(rerun_of)s,
             %(retry_max_attempts)s, %(retry_initial_backoff_ms)s, %(retry_backoff_multiplier)s,
-            %(retry_max_backoff_ms)s, %(retry_jitter)s)
+            %(retry_max_backoff_ms)s, %(retry_jitter)s, %(auto_enqueue)s,
+            CASE WHEN %(auto_enqueue)s THEN 'auto_enqueue' END,
+            CASE WHEN %(auto_enqueue)s THEN clock_timestamp() END)
     ON CONFLICT (id) DO NOTHING
     RETURNING *
 ), recorded AS (
@@ -29,44 +30,61 @@ WITH inserted AS (
     FROM inserted
     RETURNING *
 )
-SELECT i.id, i.state, i.version, i.labels, i.depends_on, i.rerun_of,
-       i.retry_max_attempts, i.retry_initial_backoff_ms, i.retry_backoff_multiplier,
-       i.retry_max_backoff_ms, i.retry_jitter, i.created_at, i.updated_at,
-       r.id, r.xid::text, r.task_id, r.version, r.action, r.from_state, r.to_state,
-       r.operator, r.reason, r.request_id, r.expected_version, r.created_at
-FROM inserted AS i CROSS JOIN recorded AS r;
+SELECT {task:i}, {event:r} FROM inserted AS i CROSS JOIN recorded AS r;
 
 -- name: get_task_with_first_event
-SELECT t.id, t.state, t.version, t.labels, t.depends_on, t.rerun_of,
-       t.retry_max_attempts, t.retry_initial_backoff_ms, t.retry_backoff_multiplier,
-       t.retry_max_backoff_ms, t.retry_jitter, t.created_at, t.updated_at,
-       e.id, e.xid::text, e.task_id, e.version, e.action, e.from_state, e.to_state,
-       e.operator, e.reason, e.request_id, e.expected_version, e.created_at
+SELECT {task:t}, {event:e}
 FROM tasks AS t JOIN task_events AS e ON e.task_id = t.id AND e.version = 1
 WHERE t.id = %(task_id)s;
 
 -- name: transition
 -- The whole compare-and-swap in one round trip. Locks the task row first so the recorded
--- from_state is the state actually left, then moves it only if it is in an allowed source
--- state (and at expected_version when given) and no event already carries this
--- request_id. Returns exactly one row, whose first column says what happened:
+-- from_state is the state actually left, then moves it only if every guard holds:
+--   it is in an allowed source state, and at expected_version when one is given;
+--   no event already carries this request_id;
+--   for EnqueueTask out of CREATED: every upstream has succeeded (the dependency gate);
+--   for a worker's CompleteTask/FailTask: that worker holds the task and its lease is live.
+-- The same UPDATE records the attempt, worker and lease of a StartTask, and sets the
+-- task's one timer as the service's policies need it in the new state. A task that
+-- succeeds arms the timer of every downstream task waiting to enqueue itself (in id
+-- order, so that concurrent completions never deadlock). Returns exactly one row:
 --   applied   the task moved; the task and the new event follow
---   replayed  request_id was used before; the task as that event left it, and the event
---   refused   nothing changed; only the current id, state and version are set
+--   replayed  request_id was used before; the task as it is now, and that first event
+--   refused   nothing changed; the current state, version and why follow
 -- and no row when the task does not exist.
 WITH current_row AS (
-    SELECT id, state, version FROM tasks WHERE id = %(task_id)s FOR UPDATE
+    SELECT id, state, version, depends_on, worker, lease_expires_at, attempt
+    FROM tasks WHERE id = %(task_id)s FOR UPDATE
 ), prior AS (
     SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s
+), checks AS (
+    SELECT c.id,
+           c.state = ANY(%(from_states)s::text[]) AS state_ok,
+           (%(expected_version)s::bigint IS NULL OR c.version = %(expected_version)s::bigint) AS version_ok,
+           (NOT %(gated)s OR c.state <> 'created'
+            OR NOT EXISTS (SELECT FROM tasks AS u WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL)) AS gate_open,
+           (%(worker_check)s::text IS NULL
+            OR (c.worker = %(worker_check)s AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok
+    FROM current_row AS c
 ), moved AS (
     UPDATE tasks AS t
-    -- clock_timestamp(), not now(): the time after the row lock was granted, so a task's
-    -- event times increase with its versions however long the statement waited.
-    SET state = %(to_state)s, version = c.version + 1, updated_at = clock_timestamp()
-    FROM current_row AS c
-    WHERE t.id = c.id
-      AND c.state = ANY(%(from_states)s::text[])
-      AND (%(expected_version)s::bigint IS NULL OR c.version = %(expected_version)s::bigint)
+    SET state = %(to_state)s,
+        version = c.version + 1,
+        updated_at = clock_timestamp(),
+        attempt = c.attempt + CASE WHEN %(starting)s THEN 1 ELSE 0 END,
+        -- An expired lease releases the worker: its late CompleteTask/FailTask is refused.
+        worker = CASE WHEN %(starting)s THEN %(worker)s WHEN %(release_worker)s THEN NULL ELSE t.worker END,
+        lease_duration_ms = CASE WHEN %(starting)s THEN %(lease_ms)s::bigint ELSE t.lease_duration_ms END,
+        last_heartbeat_at = CASE WHEN %(starting)s THEN clock_timestamp() ELSE t.last_heartbeat_at END,
+        lease_expires_at = CASE WHEN %(starting)s AND %(lease_ms)s::bigint IS NOT NULL
+                                THEN clock_timestamp() + %(lease_ms)s::bigint * interval '1 millisecond' END,
+        succeeded_at = CASE WHEN %(to_state)s = 'succeeded' THEN clock_timestamp() ELSE t.succeeded_at END,
+        timer_action = %(timer_action)s,
+        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond',
+        next_attempt_at = CASE WHEN %(timer_action)s = 'enqueue'
+                               THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond' END
+    FROM current_row AS c, checks AS k
+    WHERE t.id = c.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok
       AND NOT EXISTS (SELECT FROM prior)
     RETURNING t.*, c.state AS from_state
 ), recorded AS (
@@ -76,51 +94,90 @@ WITH current_row AS (
            %(request_id)s, %(expected_version)s::bigint, updated_at
     FROM moved
     RETURNING *
+), waiting_downstream AS (
+    SELECT d.id FROM tasks AS d, moved AS m
+    WHERE m.state = 'succeeded' AND d.depends_on @> ARRAY[m.id]
+      AND d.state = 'created' AND d.auto_enqueue AND d.timer_at IS NULL
+    ORDER BY d.id
+    FOR UPDATE OF d
+), armed AS (
+    UPDATE tasks AS d SET timer_action = 'auto_enqueue', timer_at = clock_timestamp()
+    FROM waiting_downstream AS w WHERE d.id = w.id
+    RETURNING d.id
 )
-SELECT 'applied' AS outcome,
-       m.id, m.state, m.version, m.labels, m.depends_on, m.rerun_of,
-       m.retry_max_attempts, m.retry_initial_backoff_ms, m.retry_backoff_multiplier,
-       m.retry_max_backoff_ms, m.retry_jitter, m.created_at, m.updated_at,
-       r.id, r.xid::text, r.task_id, r.version, r.action, r.from_state, r.to_state,
-       r.operator, r.reason, r.request_id, r.expected_version, r.created_at
+SELECT 'applied' AS outcome, {task:m}, {event:r},
+       NULL::bool AS gate_open, NULL::bool AS holder_ok, NULL::text AS holder,
+       EXISTS (SELECT FROM armed) AS armed
 FROM moved AS m CROSS JOIN recorded AS r
 UNION ALL
-SELECT 'replayed',
-       t.id, p.to_state, p.version, t.labels, t.depends_on, t.rerun_of,
-       t.retry_max_attempts, t.retry_initial_backoff_ms, t.retry_backoff_multiplier,
-       t.retry_max_backoff_ms, t.retry_jitter, t.created_at, p.created_at,
-       p.id, p.xid::text, p.task_id, p.version, p.action, p.from_state, p.to_state,
-       p.operator, p.reason, p.request_id, p.expected_version, p.created_at
+SELECT 'replayed', {task:t}, {event:p}, NULL, NULL, NULL, NULL
 FROM prior AS p JOIN tasks AS t ON t.id = p.task_id
 UNION ALL
-SELECT 'refused',
-       c.id, c.state, c.version, NULL, NULL, NULL,
-       NULL, NULL, NULL,
-       NULL, NULL, NULL, NULL,
-       NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-       NULL, NULL, NULL, NULL, NULL
-FROM current_row AS c
+SELECT 'refused', c.id, c.state, c.version, {nulls:task_after_version}, {nulls:event},
+       k.gate_open, k.holder_ok, c.worker, NULL
+FROM current_row AS c CROSS JOIN checks AS k
 WHERE NOT EXISTS (SELECT FROM moved) AND NOT EXISTS (SELECT FROM prior);
+
+-- name: unmet_dependencies
+SELECT u.id, u.state FROM tasks AS t JOIN tasks AS u ON u.id = ANY(t.depends_on)
+WHERE t.id = %(task_id)s AND u.succeeded_at IS NULL
+ORDER BY u.id;
+
+-- name: heartbeat
+-- Extends the lease of the worker's running task (or starts one, given a duration). Not a
+-- transition: no version, no event. An expired lease cannot be renewed, even before the
+-- timer runner has failed the task.
+WITH renewed AS (
+    SELECT t.id, COALESCE(%(lease_ms)s::bigint, t.lease_duration_ms) AS lease_ms
+    FROM tasks AS t
+    WHERE t.id = %(task_id)s AND t.state = 'running' AND t.worker = %(worker)s
+      AND (t.lease_expires_at IS NULL OR t.lease_expires_at > clock_timestamp())
+    FOR UPDATE
+)
+UPDATE tasks AS t
+SET last_heartbeat_at = clock_timestamp(),
+    lease_duration_ms = r.lease_ms,
+    lease_expires_at = clock_timestamp() + r.lease_ms * interval '1 millisecond',
+    timer_at = clock_timestamp() + r.lease_ms * interval '1 millisecond',
+    timer_action = CASE WHEN r.lease_ms IS NOT NULL THEN 'expire_lease' END
+FROM renewed AS r
+WHERE t.id = r.id
+RETURNING {task:t};
+
+-- name: claim_due_timers
+-- Due timers, oldest first, locked for this transaction; other processes skip them.
+SELECT {task:t}, t.timer_action FROM tasks AS t
+WHERE t.timer_at <= clock_timestamp()
+ORDER BY t.timer_at
+LIMIT %(limit)s
+FOR UPDATE SKIP LOCKED;
+
+-- name: set_timer
+UPDATE tasks
+SET timer_action = %(timer_action)s,
+    timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond',
+    next_attempt_at = CASE WHEN %(timer_action)s = 'enqueue'
+                           THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond' END
+WHERE id = %(task_id)s AND version = %(version)s;
+
+-- name: next_timer
+-- Measured on the database's clock, which every process shares.
+SELECT min(timer_at) - clock_timestamp() FROM tasks WHERE timer_at IS NOT NULL;
 
 -- name: list_tasks
 -- Keyset pagination over (created_at, id); NULL filters match everything.
-SELECT id, state, version, labels, depends_on, rerun_of,
-       retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
-       retry_max_backoff_ms, retry_jitter, created_at, updated_at
-FROM tasks
-WHERE (%(states)s::text[] IS NULL OR state = ANY(%(states)s::text[]))
-  AND labels @> %(labels)s::jsonb
+SELECT {task:t} FROM tasks AS t
+WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
+  AND t.labels @> %(labels)s::jsonb
   AND (%(after_created_at)s::timestamptz IS NULL
-       OR (created_at, id) > (%(after_created_at)s::timestamptz, %(after_id)s::text))
-ORDER BY created_at, id
+       OR (t.created_at, t.id) > (%(after_created_at)s::timestamptz, %(after_id)s::text))
+ORDER BY t.created_at, t.id
 LIMIT %(limit)s;
 
 -- name: list_task_events
-SELECT id, xid::text, task_id, version, action, from_state, to_state,
-       operator, reason, request_id, expected_version, created_at
-FROM task_events
-WHERE task_id = %(task_id)s AND version > %(after_version)s
-ORDER BY version
+SELECT {event:e} FROM task_events AS e
+WHERE e.task_id = %(task_id)s AND e.version > %(after_version)s
+ORDER BY e.version
 LIMIT %(limit)s;
 
 -- name: task_exists

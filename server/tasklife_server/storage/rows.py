@@ -1,4 +1,9 @@
-"""Turns result rows of queries.sql into domain values. Column order is fixed by queries.sql."""
+"""Turns result rows of queries.sql into domain values.
+
+TASK_COLUMNS and EVENT_COLUMNS fix the order in which queries select a task and an event:
+queries.sql writes `{task:t}` or `{event:e}` where it wants them, and queries.py expands
+the placeholders, so the lists exist once.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +12,35 @@ from typing import Any, Sequence
 from tasklife_server.domain.model import Event, RetryPolicy, Task, TaskSpec
 from tasklife_server.domain.states import Action, State
 
-TASK_WIDTH = 13
-EVENT_WIDTH = 12
+TASK_COLUMNS = (
+    "id", "state", "version", "labels", "depends_on", "rerun_of",
+    "retry_max_attempts", "retry_initial_backoff_ms", "retry_backoff_multiplier",
+    "retry_max_backoff_ms", "retry_jitter", "created_at", "updated_at", "auto_enqueue",
+    "attempt", "worker", "lease_expires_at", "last_heartbeat_at", "next_attempt_at",
+)
+EVENT_COLUMNS = (
+    "id", "xid::text", "task_id", "version", "action", "from_state", "to_state",
+    "operator", "reason", "request_id", "expected_version", "created_at",
+)
+TASK_WIDTH = len(TASK_COLUMNS)
+EVENT_WIDTH = len(EVENT_COLUMNS)
 
 
 def task_from(row: Sequence[Any], at: int = 0) -> Task:
     (task_id, state, version, labels, depends_on, rerun_of, max_attempts, initial_backoff_ms,
-     multiplier, max_backoff_ms, jitter, created_at, updated_at) = row[at : at + TASK_WIDTH]
+     multiplier, max_backoff_ms, jitter, created_at, updated_at, auto_enqueue,
+     attempt, worker, lease_expires_at, last_heartbeat_at, next_attempt_at) = row[at : at + TASK_WIDTH]
     spec = TaskSpec(
         labels=labels,
         depends_on=tuple(depends_on),
         rerun_of=rerun_of,
         retry_policy=RetryPolicy(max_attempts, initial_backoff_ms, multiplier, max_backoff_ms, jitter),
+        auto_enqueue=auto_enqueue,
     )
-    return Task(task_id, State(state), version, spec, created_at, updated_at)
+    return Task(
+        task_id, State(state), version, spec, created_at, updated_at,
+        attempt, worker, lease_expires_at, last_heartbeat_at, next_attempt_at,
+    )
 
 
 def event_from(row: Sequence[Any], at: int = 0) -> Event:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     Column,
     DateTime,
@@ -28,6 +29,7 @@ from sqlalchemy.types import UserDefinedType
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.dialects.postgresql.base import ischema_names
 
+from tasklife_server.domain.policies import TimerAction
 from tasklife_server.domain.states import Action, State
 
 metadata = MetaData(
@@ -59,6 +61,7 @@ ischema_names["xid8"] = Xid8
 
 STATE_VALUES = [s.value for s in State]
 ACTION_VALUES = [a.value for a in Action]
+TIMER_VALUES = [t.value for t in TimerAction]
 
 tasks = Table(
     "tasks",
@@ -76,6 +79,19 @@ tasks = Table(
     Column("retry_jitter", Double, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("auto_enqueue", Boolean, nullable=False, server_default=text("false")),
+    Column("attempt", Integer, nullable=False, server_default=text("0")),
+    Column("worker", Text, nullable=True),
+    Column("lease_duration_ms", BigInteger, nullable=True),
+    Column("lease_expires_at", DateTime(timezone=True), nullable=True),
+    Column("last_heartbeat_at", DateTime(timezone=True), nullable=True),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=True),
+    # Set once the task succeeds and kept after retention abandons it: a dependency is met
+    # by an upstream that succeeded, whatever happened to it afterwards.
+    Column("succeeded_at", DateTime(timezone=True), nullable=True),
+    # The one durable timer of the task: what the service will do to it, and when.
+    Column("timer_action", Text, nullable=True),
+    Column("timer_at", DateTime(timezone=True), nullable=True),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
     CheckConstraint("version >= 1", name="version_positive"),
     CheckConstraint("jsonb_typeof(labels) = 'object'", name="labels_object"),
@@ -84,9 +100,16 @@ tasks = Table(
     CheckConstraint("retry_backoff_multiplier >= 1", name="retry_multiplier_at_least_one"),
     CheckConstraint("retry_max_backoff_ms >= 0", name="retry_max_backoff_nonnegative"),
     CheckConstraint("retry_jitter BETWEEN 0 AND 1", name="retry_jitter_range"),
+    CheckConstraint("attempt >= 0", name="attempt_nonnegative"),
+    CheckConstraint(_one_of("timer_action", TIMER_VALUES), name="timer_action_domain"),
+    CheckConstraint("(timer_action IS NULL) = (timer_at IS NULL)", name="timer_complete"),
+    CheckConstraint("lease_expires_at IS NULL OR state = 'running'", name="lease_only_while_running"),
+    CheckConstraint("succeeded_at IS NULL OR state IN ('succeeded', 'abandoned')", name="succeeded_at_only_after_success"),
     Index(None, "created_at", "id"),
     Index(None, "state", "created_at", "id"),
     Index("ix_tasks_labels", "labels", postgresql_using="gin", postgresql_ops={"labels": "jsonb_path_ops"}),
+    Index("ix_tasks_depends_on", "depends_on", postgresql_using="gin"),
+    Index("ix_tasks_timer_at", "timer_at", postgresql_where=text("timer_at IS NOT NULL")),
 )
 
 task_events = Table(

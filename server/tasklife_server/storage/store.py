@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import psycopg
 from psycopg import AsyncConnection
@@ -12,7 +13,9 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from tasklife_server.domain.errors import (
+    DependenciesNotMet,
     InvalidTransition,
+    LeaseLost,
     ReferencedTaskNotFound,
     RequestIdReused,
     TaskAlreadyExists,
@@ -20,6 +23,7 @@ from tasklife_server.domain.errors import (
     VersionMismatch,
 )
 from tasklife_server.domain.model import Change, Event, Task, TaskSpec, TransitionCommand
+from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, allowed_actions, sources_of, target_of
 from tasklife_server.storage.queries import QUERIES
 from tasklife_server.domain.watch import ORIGIN, Position
@@ -30,20 +34,36 @@ _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Ac
 
 
 class TaskStore:
-    def __init__(self, pool: AsyncConnectionPool[AsyncConnection[TupleRow]]):
+    def __init__(self, pool: AsyncConnectionPool[AsyncConnection[TupleRow]], policies: PolicySettings):
         self._pool = pool
+        self.policies = policies
         self._commit_listeners: list[Callable[[], None]] = []
+        self._timer_listeners: list[Callable[[int], None]] = []
 
     def on_commit(self, callback: Callable[[], None]) -> None:
         """Calls `callback` after every write this store commits (used to wake the stream)."""
         self._commit_listeners.append(callback)
 
+    def on_timer(self, callback: Callable[[int], None]) -> None:
+        """Calls `callback(delay_ms)` when a committed write sets a timer (wakes the runner)."""
+        self._timer_listeners.append(callback)
+
+    def _timer_set(self, delay_ms: int) -> None:
+        for callback in self._timer_listeners:
+            callback(delay_ms)
+
     def _committed(self) -> None:
         for callback in self._commit_listeners:
             callback()
 
+    def committed_elsewhere(self) -> None:
+        """A caller's own transaction (the timer runner's) committed changes."""
+        self._committed()
+
     @classmethod
-    async def open(cls, database_url: str, *, min_size: int = 2, max_size: int = 8) -> TaskStore:
+    async def open(
+        cls, database_url: str, policies: PolicySettings = PolicySettings(), *, min_size: int = 2, max_size: int = 8
+    ) -> TaskStore:
         """Opens a pool of `max_size` connections; waits until `min_size` are connected."""
         pool: AsyncConnectionPool[AsyncConnection[TupleRow]] = AsyncConnectionPool(
             database_url,
@@ -53,14 +73,20 @@ class TaskStore:
             open=False,
         )
         await pool.open(wait=True, timeout=30)
-        return cls(pool)
+        return cls(pool, policies)
 
     async def close(self) -> None:
         await self._pool.close()
 
-    async def _fetchall(self, name: str, params: dict[str, Any]) -> list[TupleRow]:
-        async with self._pool.connection() as conn:
+    async def _execute(self, name: str, params: dict[str, Any], conn: AsyncConnection) -> None:
+        await conn.execute(QUERIES[name], params, prepare=True)
+
+    async def _fetchall(self, name: str, params: dict[str, Any], conn: AsyncConnection | None = None) -> list[TupleRow]:
+        if conn is not None:
             cursor = await conn.execute(QUERIES[name], params, prepare=True)
+            return await cursor.fetchall()
+        async with self._pool.connection() as pooled:
+            cursor = await pooled.execute(QUERIES[name], params, prepare=True)
             return await cursor.fetchall()
 
     async def get_task(self, task_id: str) -> Task:
@@ -90,12 +116,15 @@ class TaskStore:
                 "retry_backoff_multiplier": policy.backoff_multiplier,
                 "retry_max_backoff_ms": policy.max_backoff_ms,
                 "retry_jitter": policy.jitter,
+                "auto_enqueue": spec.auto_enqueue,
                 "operator": operator,
                 "reason": reason,
             },
         )
         if rows:
             self._committed()
+            if spec.auto_enqueue:
+                self._timer_set(0)
             return Change(task_from(rows[0]), event_from(rows[0], TASK_WIDTH)), True
         # The id is taken (tasks are never deleted, so it is still there).
         existing = await self._fetchall("get_task_with_first_event", {"task_id": task_id})
@@ -114,49 +143,125 @@ class TaskStore:
         if missing:
             raise ReferencedTaskNotFound(tuple(sorted(missing)))
 
-    async def transition(self, command: TransitionCommand) -> Change:
+    async def transition(
+        self, command: TransitionCommand, timer: Timer | None | Literal["policy"] = "policy", conn: AsyncConnection | None = None
+    ) -> Change:
         """Applies one action as a compare-and-swap, or replays the request it repeats.
 
-        Raises TaskNotFound, InvalidTransition, VersionMismatch or RequestIdReused, having
-        written nothing.
+        `timer` is what the task's timer becomes; by default what the policies want after
+        this move. `conn` runs it inside a caller's transaction (the timer runner's).
+        Raises TaskNotFound, InvalidTransition, VersionMismatch, RequestIdReused,
+        DependenciesNotMet or LeaseLost, having written nothing.
         """
+        target = target_of(command.action)
+        if timer == "policy":
+            timer = timer_after(command.action, target, self.policies, command.lease_ms)
+        starting = command.action is Action.START
         params = {
             "task_id": command.task_id,
             "action": command.action.value,
-            "to_state": target_of(command.action).value,
+            "to_state": target.value,
             "from_states": _SOURCES[command.action],
             "expected_version": command.expected_version,
             "request_id": command.request_id,
             "operator": command.operator,
             "reason": command.reason,
+            "gated": command.action is Action.ENQUEUE,
+            "worker_check": None if starting else command.worker,
+            "starting": starting,
+            "release_worker": command.releases_worker,
+            "worker": command.worker,
+            "lease_ms": command.lease_ms,
+            "timer_action": timer.action.value if timer else None,
+            "timer_delay_ms": timer.delay_ms if timer else None,
         }
-        row = await self._transition_row(params, command.request_id is not None)
+        row = await self._transition_row(params, command.request_id is not None, conn)
         if row is None:
             raise TaskNotFound(command.task_id)
         outcome = row[0]
         if outcome == "refused":
-            raise _refusal(command, State(row[2]), row[3])
+            raise await self._refusal(command, row, conn)
         change = Change(task_from(row, 1), event_from(row, 1 + TASK_WIDTH))
         if outcome == "applied":
-            self._committed()
-        elif not command.repeats(change.event):
+            if conn is None:
+                self._committed()
+                if timer is not None:
+                    self._timer_set(timer.delay_ms)
+                if row[-1]:  # downstream tasks were armed to enqueue themselves
+                    self._timer_set(0)
+            return change
+        if not command.repeats(change.event):
             raise RequestIdReused(command.task_id, command.request_id or "", change.event.action)
-        return change
+        # The task as the first call left it: its state, version and time come from that event.
+        event = change.event
+        return Change(replace(change.task, state=event.to_state, version=event.version, updated_at=event.created_at), event)
 
-    async def _transition_row(self, params: dict[str, Any], has_request_id: bool) -> TupleRow | None:
+    async def _refusal(self, command: TransitionCommand, row: TupleRow, conn: AsyncConnection | None) -> Exception:
+        state, version = State(row[2]), row[3]
+        gate_open, holder_ok, holder, _armed = row[1 + TASK_WIDTH + EVENT_WIDTH :]
+        # A caller that named a version asked for a compare-and-swap: if someone else moved
+        # the task first, "your view is stale, re-read" is the useful answer.
+        if command.expected_version is not None and command.expected_version != version:
+            return VersionMismatch(command.task_id, command.expected_version, version, state)
+        if command.worker is not None and not holder_ok:
+            return LeaseLost(command.task_id, command.worker, holder, state)
+        if state not in sources_of(command.action):
+            return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
+        if not gate_open:
+            rows = await self._fetchall("unmet_dependencies", {"task_id": command.task_id}, conn)
+            return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in rows))
+        return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
+
+    async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None) -> Task:
+        rows = await self._fetchall("heartbeat", {"task_id": task_id, "worker": worker, "lease_ms": lease_ms})
+        if rows:
+            return task_from(rows[0])
+        task = await self.get_task(task_id)
+        raise LeaseLost(task_id, worker, task.worker, task.state)
+
+    async def _transition_row(
+        self, params: dict[str, Any], has_request_id: bool, conn: AsyncConnection | None
+    ) -> TupleRow | None:
         try:
-            rows = await self._fetchall("transition", params)
+            rows = await self._fetchall("transition", params, conn)
             if not has_request_id or not rows or rows[0][0] != "refused":
                 return rows[0] if rows else None
         except psycopg.errors.UniqueViolation:
-            if not has_request_id:
+            if not has_request_id or conn is not None:
                 raise
         # A concurrent call with the same request_id committed while this statement waited
         # for the row lock: its snapshot could not see that call's event, so it either
         # refused or collided on (task_id, request_id). A fresh statement sees the event and
         # replays it (or reports REQUEST_ID_REUSED).
-        rows = await self._fetchall("transition", params)
+        rows = await self._fetchall("transition", params, conn)
         return rows[0] if rows else None
+
+    def transaction(self) -> Any:
+        """A pooled connection in a transaction, for the timer runner: `async with store.transaction() as conn`."""
+        return _PooledTransaction(self._pool)
+
+    async def claim_due_timers(self, conn: AsyncConnection, limit: int) -> list[tuple[Task, TimerAction]]:
+        """Locks up to `limit` tasks whose timer is due; other processes skip them."""
+        rows = await self._fetchall("claim_due_timers", {"limit": limit}, conn)
+        return [(task_from(row), TimerAction(row[TASK_WIDTH])) for row in rows]
+
+    async def set_timer(self, conn: AsyncConnection, task: Task, timer: Timer | None) -> None:
+        """Replaces a task's timer without moving it (no version, no event)."""
+        await self._execute(
+            "set_timer",
+            {
+                "task_id": task.task_id,
+                "version": task.version,
+                "timer_action": timer.action.value if timer else None,
+                "timer_delay_ms": timer.delay_ms if timer else None,
+            },
+            conn,
+        )
+
+    async def seconds_to_next_timer(self) -> float | None:
+        rows = await self._fetchall("next_timer", {})
+        delay = rows[0][0]
+        return None if delay is None else max(delay.total_seconds(), 0.0)
 
     async def list_tasks(
         self,
@@ -207,9 +312,19 @@ class TaskStore:
         return bool(rows[0][0])
 
 
-def _refusal(command: TransitionCommand, state: State, version: int) -> Exception:
-    # A caller that named a version asked for a compare-and-swap: if someone else moved the
-    # task first, "your view is stale, re-read" is the useful answer, whatever the state.
-    if command.expected_version is not None and command.expected_version != version:
-        return VersionMismatch(command.task_id, command.expected_version, version, state)
-    return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
+class _PooledTransaction:
+    def __init__(self, pool: AsyncConnectionPool[AsyncConnection[TupleRow]]):
+        self._pool = pool
+
+    async def __aenter__(self) -> AsyncConnection[TupleRow]:
+        self._connection_cm = self._pool.connection()
+        conn = await self._connection_cm.__aenter__()
+        self._transaction_cm = conn.transaction()
+        await self._transaction_cm.__aenter__()
+        return conn
+
+    async def __aexit__(self, *exc: Any) -> None:
+        try:
+            await self._transaction_cm.__aexit__(*exc)
+        finally:
+            await self._connection_cm.__aexit__(*exc)

@@ -51,9 +51,10 @@ class TaskServiceStub:
     upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
     (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
     google.rpc.PreconditionFailure naming each unmet upstream.
-    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat after
-    its lease expired or another worker started the task; metadata `task_id`, `worker`,
-    `lease_holder`, `current_state`.
+    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+    it does not hold the task: its lease expired (the service then failed the task and
+    released it), or another worker started it; metadata `task_id`, `worker`,
+    `lease_holder` (empty when nobody holds it) and `current_state`.
     - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
     is no longer retained.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
@@ -177,9 +178,10 @@ class TaskServiceServicer:
     upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
     (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
     google.rpc.PreconditionFailure naming each unmet upstream.
-    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat after
-    its lease expired or another worker started the task; metadata `task_id`, `worker`,
-    `lease_holder`, `current_state`.
+    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+    it does not hold the task: its lease expired (the service then failed the task and
+    released it), or another worker started it; metadata `task_id`, `worker`,
+    `lease_holder` (empty when nobody holds it) and `current_state`.
     - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
     is no longer retained.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
@@ -246,10 +248,11 @@ class TaskServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Heartbeat(self, request, context):
-        """Extends the lease of a RUNNING task held by `worker`. Not a state change: the version
-        does not change and no event is recorded. Errors: INVALID_ARGUMENT, NOT_FOUND,
-        FAILED_PRECONDITION (LEASE_LOST when the worker no longer holds the lease,
-        INVALID_TRANSITION when the task is not running).
+        """Extends the lease of a RUNNING task held by `worker` (or starts one when a task
+        started without a lease gets a lease_duration). Not a state change: the version does
+        not change and no event is recorded. Errors: INVALID_ARGUMENT, NOT_FOUND,
+        FAILED_PRECONDITION (LEASE_LOST whenever the task is not running under this worker
+        with a live lease; an expired lease cannot be renewed).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -463,9 +466,10 @@ class TaskService:
     upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
     (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
     google.rpc.PreconditionFailure naming each unmet upstream.
-    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat after
-    its lease expired or another worker started the task; metadata `task_id`, `worker`,
-    `lease_holder`, `current_state`.
+    - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+    it does not hold the task: its lease expired (the service then failed the task and
+    released it), or another worker started it; metadata `task_id`, `worker`,
+    `lease_holder` (empty when nobody holds it) and `current_state`.
     - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
     is no longer retained.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;

@@ -1,0 +1,544 @@
+"""TasklifeClient: the Tasklife API as Python methods, with typed errors, CAS and a resuming watch.
+
+A thin layer over the generated `tasklife.v1` stubs: one method per RPC, taking the request's
+fields as keyword arguments and returning the generated response message. A failed call
+raises a TasklifeError subclass decoded from the status details (see tasklife.errors).
+
+    with TasklifeClient.connect("127.0.0.1:50051", operator="scheduler-1") as client:
+        task = client.create_task(labels={"team": "data"}).task
+        client.enqueue_task(task.task_id, expected_version=task.version)
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import timedelta
+from typing import Any, Final, Literal, TypeVar, Union
+
+import grpc
+from google.protobuf import duration_pb2, message as protobuf_message
+
+from tasklife.connection import open_channel
+from tasklife.errors import InvalidTransition, TaskNotFound, TasklifeError, VersionMismatch
+from tasklife.v1 import task_pb2, task_service_pb2 as pb, task_service_pb2_grpc
+from tasklife.watch import TaskWatch
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "InvalidTransition",
+    "TaskNotFound",
+    "TaskWatch",
+    "TasklifeClient",
+    "TasklifeError",
+    "TRANSITION_RPCS",
+    "VersionMismatch",
+]
+
+DEFAULT_TIMEOUT: Final = 10.0
+"""Seconds a call may take unless the client or the call says otherwise."""
+
+OPERATOR_METADATA_KEY: Final = "tasklife-operator"
+
+TRANSITION_RPCS: Final = (
+    "EnqueueTask",
+    "StartTask",
+    "CompleteTask",
+    "FailTask",
+    "RetryTask",
+    "PauseTask",
+    "ResumeTask",
+    "KillTask",
+    "AbandonTask",
+)
+"""The RPC names compare_and_swap accepts; InvalidTransition.allowed_actions uses the same."""
+
+
+class _Default(enum.Enum):
+    TIMEOUT = "the client's default timeout"
+
+
+Timeout = Union[float, None, Literal[_Default.TIMEOUT]]
+"""Seconds; None for no deadline; left out: the client's default."""
+
+Duration = Union[timedelta, duration_pb2.Duration]
+# Enum fields accept the value (task_pb2.TASK_STATE_READY) or its name ("TASK_STATE_READY").
+State = Union[task_pb2.TaskState, str]
+
+TransitionResponse = Union[
+    pb.EnqueueTaskResponse,
+    pb.StartTaskResponse,
+    pb.CompleteTaskResponse,
+    pb.FailTaskResponse,
+    pb.RetryTaskResponse,
+    pb.PauseTaskResponse,
+    pb.ResumeTaskResponse,
+    pb.KillTaskResponse,
+    pb.AbandonTaskResponse,
+]
+
+RequestT = TypeVar("RequestT", bound=protobuf_message.Message)
+
+
+class TasklifeClient:
+    """A Tasklife server, one method per RPC. Thread-safe, like the gRPC channel under it.
+
+    Every unary method takes `timeout` (seconds, None for no deadline), defaulting to the
+    client's. Keyword arguments left out (or None) stay unset in the request, so the
+    server's defaults apply; `expected_version` is sent only when given.
+    """
+
+    def __init__(
+        self,
+        channel: grpc.Channel,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        operator: str | None = None,
+    ) -> None:
+        """Wraps a channel you opened; close() leaves it open (connect() opens its own).
+
+        `operator` is sent as `tasklife-operator` metadata with every call: the server
+        records it on each event unless the request names its own `operator`.
+        """
+        self._channel = channel
+        self._stub = task_service_pb2_grpc.TaskServiceStub(channel)
+        self._timeout = timeout
+        self._metadata = ((OPERATOR_METADATA_KEY, operator),) if operator else None
+        self._owns_channel = False
+
+    @classmethod
+    def connect(
+        cls,
+        address: str,
+        *,
+        tls: bool = False,
+        ca_file: str | os.PathLike[str] | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        operator: str | None = None,
+        options: Sequence[tuple[str, Any]] = (),
+    ) -> TasklifeClient:
+        """Opens a channel to `address` (host:port) and a client that closes it on close().
+
+        Plaintext unless `tls` is true or `ca_file` (PEM) is given; `credentials` replaces
+        both (e.g. for mutual TLS). `timeout` is the default deadline of each unary call, in
+        seconds (None: none). `options` are gRPC channel options. Connecting is lazy: the
+        first call reports an unreachable server as TasklifeError(UNAVAILABLE).
+        """
+        channel = open_channel(address, tls=tls, ca_file=ca_file, credentials=credentials, options=options)
+        client = cls(channel, timeout=timeout, operator=operator)
+        client._owns_channel = True
+        return client
+
+    @property
+    def stub(self) -> task_service_pb2_grpc.TaskServiceStub:
+        """The generated stub, for anything this wrapper does not cover."""
+        return self._stub
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self._channel.close()
+
+    def __enter__(self) -> TasklifeClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # Tasks.
+
+    def create_task(
+        self,
+        *,
+        task_id: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        depends_on: Iterable[str] | None = None,
+        rerun_of: str | None = None,
+        retry_policy: task_pb2.RetryPolicy | Mapping[str, Any] | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        auto_enqueue: bool | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.CreateTaskResponse:
+        """Creates a task in TASK_STATE_CREATED at version 1 (the server picks an id if none)."""
+        request = _request(
+            pb.CreateTaskRequest, task_id=task_id, labels=labels, depends_on=depends_on, rerun_of=rerun_of,
+            retry_policy=retry_policy, reason=reason, operator=operator, auto_enqueue=auto_enqueue,
+        )  # fmt: skip
+        return self._unary("CreateTask", request, timeout)
+
+    def get_task(self, task_id: str, *, timeout: Timeout = _Default.TIMEOUT) -> pb.GetTaskResponse:
+        return self._unary("GetTask", _request(pb.GetTaskRequest, task_id=task_id), timeout)
+
+    def list_tasks(
+        self,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        states: Iterable[State] | None = None,
+        labels: Mapping[str, str] | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.ListTasksResponse:
+        """One page of tasks, oldest first; iter_tasks() follows the pages for you."""
+        request = _request(pb.ListTasksRequest, page_size=page_size, page_token=page_token, states=states, labels=labels)
+        return self._unary("ListTasks", request, timeout)
+
+    def iter_tasks(
+        self,
+        *,
+        states: Iterable[State] | None = None,
+        labels: Mapping[str, str] | None = None,
+        page_size: int | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> Iterator[task_pb2.Task]:
+        """Every matching task, oldest first, fetched a page at a time (`timeout` is per page)."""
+        states = list(states) if states is not None else None
+        token = ""
+        while True:
+            page = self.list_tasks(page_size=page_size, page_token=token, states=states, labels=labels, timeout=timeout)
+            yield from page.tasks
+            token = page.next_page_token
+            if not token:
+                return
+
+    def list_task_events(
+        self,
+        task_id: str,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.ListTaskEventsResponse:
+        """One page of a task's history, oldest first; iter_task_events() follows the pages."""
+        request = _request(pb.ListTaskEventsRequest, task_id=task_id, page_size=page_size, page_token=page_token)
+        return self._unary("ListTaskEvents", request, timeout)
+
+    def iter_task_events(
+        self, task_id: str, *, page_size: int | None = None, timeout: Timeout = _Default.TIMEOUT
+    ) -> Iterator[task_pb2.TaskEvent]:
+        """A task's whole history, oldest first, fetched a page at a time (`timeout` is per page)."""
+        token = ""
+        while True:
+            page = self.list_task_events(task_id, page_size=page_size, page_token=token, timeout=timeout)
+            yield from page.events
+            token = page.next_page_token
+            if not token:
+                return
+
+    def get_state_machine(self, *, timeout: Timeout = _Default.TIMEOUT) -> pb.GetStateMachineResponse:
+        return self._unary("GetStateMachine", pb.GetStateMachineRequest(), timeout)
+
+    def heartbeat(
+        self,
+        task_id: str,
+        *,
+        worker: str | None = None,
+        lease_duration: Duration | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.HeartbeatResponse:
+        """Extends the lease that `worker` holds on a running task."""
+        request = _request(pb.HeartbeatRequest, task_id=task_id, worker=worker, lease_duration=lease_duration)
+        return self._unary("Heartbeat", request, timeout)
+
+    # Transitions: one compare-and-swap each. `expected_version` makes the move conditional
+    # (VersionMismatch otherwise); `request_id` makes a retry of the same move harmless.
+
+    def enqueue_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.EnqueueTaskResponse:
+        """CREATED or RETRYING -> READY."""
+        request = _request(
+            pb.EnqueueTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator,
+        )  # fmt: skip
+        return self._unary("EnqueueTask", request, timeout)
+
+    def start_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        worker: str | None = None,
+        lease_duration: Duration | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.StartTaskResponse:
+        """READY -> RUNNING, optionally leased to `worker` for `lease_duration`."""
+        request = _request(
+            pb.StartTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator, worker=worker, lease_duration=lease_duration,
+        )  # fmt: skip
+        return self._unary("StartTask", request, timeout)
+
+    def complete_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        worker: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.CompleteTaskResponse:
+        """RUNNING -> SUCCEEDED; with `worker`, only while that worker holds the task."""
+        request = _request(
+            pb.CompleteTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator, worker=worker,
+        )  # fmt: skip
+        return self._unary("CompleteTask", request, timeout)
+
+    def fail_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        worker: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.FailTaskResponse:
+        """RUNNING -> FAILED; with `worker`, only while that worker holds the task."""
+        request = _request(
+            pb.FailTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator, worker=worker,
+        )  # fmt: skip
+        return self._unary("FailTask", request, timeout)
+
+    def retry_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.RetryTaskResponse:
+        """FAILED -> RETRYING (then EnqueueTask makes it READY again)."""
+        request = _request(
+            pb.RetryTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator,
+        )  # fmt: skip
+        return self._unary("RetryTask", request, timeout)
+
+    def pause_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.PauseTaskResponse:
+        """READY or RUNNING -> PAUSED."""
+        request = _request(
+            pb.PauseTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator,
+        )  # fmt: skip
+        return self._unary("PauseTask", request, timeout)
+
+    def resume_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.ResumeTaskResponse:
+        """PAUSED -> READY."""
+        request = _request(
+            pb.ResumeTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator,
+        )  # fmt: skip
+        return self._unary("ResumeTask", request, timeout)
+
+    def kill_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.KillTaskResponse:
+        """RUNNING or FAILED -> KILLED."""
+        request = _request(
+            pb.KillTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator,
+        )  # fmt: skip
+        return self._unary("KillTask", request, timeout)
+
+    def abandon_task(
+        self,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.AbandonTaskResponse:
+        """READY, PAUSED, SUCCEEDED, FAILED or KILLED -> ABANDONED (final)."""
+        request = _request(
+            pb.AbandonTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
+            reason=reason, operator=operator,
+        )  # fmt: skip
+        return self._unary("AbandonTask", request, timeout)
+
+    def compare_and_swap(
+        self,
+        action: str,
+        task_id: str,
+        *,
+        expected_version: int | None = None,
+        retry_on_version_mismatch: bool = False,
+        max_attempts: int = 3,
+        timeout: Timeout = _Default.TIMEOUT,
+        **fields: Any,
+    ) -> TransitionResponse:
+        """Makes the move `action` (an RPC name: "StartTask") only from `expected_version`.
+
+        Without `expected_version`, the task is read first and its current version used.
+        With `retry_on_version_mismatch`, a VersionMismatch makes the helper re-read the task
+        (GetTask) and try again with its fresh version, up to `max_attempts` calls of the
+        transition in all; then the last VersionMismatch is raised. Retry only when the move
+        is still wanted whatever changed meanwhile: a move the new state forbids raises
+        InvalidTransition, and any other error is raised at once. `fields` are the
+        transition's other arguments (request_id, reason, operator, worker...).
+        """
+        if action not in TRANSITION_RPCS:
+            raise ValueError(f"{action!r} is not a transition RPC; use one of {', '.join(TRANSITION_RPCS)}")
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        transition = getattr(self, _method_name(action))
+        if expected_version is None:
+            expected_version = self.get_task(task_id, timeout=timeout).task.version
+        for attempt in range(1, max_attempts + 1):
+            try:
+                return transition(task_id, expected_version=expected_version, timeout=timeout, **fields)
+            except VersionMismatch:
+                if not retry_on_version_mismatch or attempt == max_attempts:
+                    raise
+            # A failed call writes nothing, so a request_id in `fields` is still unused.
+            expected_version = self.get_task(task_id, timeout=timeout).task.version
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    # Watching.
+
+    def watch_task_events(
+        self,
+        *,
+        after_cursor: str | None = None,
+        from_beginning: bool | None = None,
+        task_ids: Iterable[str] | None = None,
+        states: Iterable[State] | None = None,
+        labels: Mapping[str, str] | None = None,
+        progress_interval: Duration | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[pb.WatchTaskEventsResponse]:
+        """One WatchTaskEvents stream, message by message, as the server sends it.
+
+        It does not resume when it breaks (it raises TasklifeError); watch() does. `timeout`
+        bounds the whole stream (none by default). Stop early with the iterator's close().
+        """
+        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval)
+        return _typed_errors(self._open_watch(request, timeout))
+
+    def watch(
+        self,
+        *,
+        after_cursor: str | None = None,
+        from_beginning: bool | None = None,
+        task_ids: Iterable[str] | None = None,
+        states: Iterable[State] | None = None,
+        labels: Mapping[str, str] | None = None,
+        progress_interval: Duration | None = None,
+        max_reconnect_attempts: int | None = 10,
+        reconnect_delay: float = 0.1,
+        max_reconnect_delay: float = 5.0,
+    ) -> TaskWatch:
+        """The matching events, each exactly once, resuming by itself when a stream breaks.
+
+        Starts after `after_cursor`, or with the oldest retained event (`from_beginning`),
+        or else from now. The filters combine with AND. Returns once the server has
+        confirmed the start, so every change committed afterwards is delivered. A broken
+        stream (UNAVAILABLE, or a cancelled call) is reopened after the last cursor
+        received, waiting `reconnect_delay` seconds, doubling up to `max_reconnect_delay`,
+        while reconnecting fails; after `max_reconnect_attempts` failures in a row (None:
+        never give up) the error is raised. See TaskWatch.
+        """
+        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval)
+        return TaskWatch(
+            lambda resume: self._open_watch(resume, None),
+            request,
+            max_reconnect_attempts=max_reconnect_attempts,
+            reconnect_delay=reconnect_delay,
+            max_reconnect_delay=max_reconnect_delay,
+        )
+
+    # Plumbing.
+
+    def _unary(self, rpc: str, request: protobuf_message.Message, timeout: Timeout) -> Any:
+        try:
+            return getattr(self._stub, rpc)(request, timeout=self._deadline(timeout), metadata=self._metadata)
+        except grpc.RpcError as error:
+            raise TasklifeError.from_rpc_error(error) from error
+
+    def _open_watch(self, request: pb.WatchTaskEventsRequest, timeout: float | None) -> Any:
+        # No default deadline: a watch is meant to stay open.
+        return self._stub.WatchTaskEvents(request, timeout=timeout, metadata=self._metadata)
+
+    def _deadline(self, timeout: Timeout) -> float | None:
+        return self._timeout if timeout is _Default.TIMEOUT else timeout
+
+
+def _request(kind: type[RequestT], **fields: Any) -> RequestT:
+    # None means "not given": leave the field unset so the server's default applies (and
+    # `expected_version`, an optional field, is then absent rather than 0).
+    return kind(**{name: value for name, value in fields.items() if value is not None})
+
+
+def _watch_request(
+    after_cursor: str | None,
+    from_beginning: bool | None,
+    task_ids: Iterable[str] | None,
+    states: Iterable[State] | None,
+    labels: Mapping[str, str] | None,
+    progress_interval: Duration | None,
+) -> pb.WatchTaskEventsRequest:
+    if after_cursor is not None and from_beginning:
+        raise ValueError("give after_cursor or from_beginning, not both")
+    return _request(
+        pb.WatchTaskEventsRequest, after_cursor=after_cursor, from_beginning=from_beginning, task_ids=task_ids,
+        states=states, labels=labels, progress_interval=progress_interval,
+    )  # fmt: skip
+
+
+def _typed_errors(call: Any) -> Iterator[pb.WatchTaskEventsResponse]:
+    try:
+        yield from call
+    except grpc.RpcError as error:
+        raise TasklifeError.from_rpc_error(error) from error
+    finally:
+        call.cancel()  # when the caller stops early, end the call instead of leaking it
+
+
+def _method_name(rpc: str) -> str:
+    """"StartTask" -> "start_task"."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in rpc).lstrip("_")

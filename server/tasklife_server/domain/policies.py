@@ -1,0 +1,103 @@
+"""The lifecycle policies the service runs itself, as pure decisions (no clock, no I/O).
+
+Each pending timed action lives on the task row as (timer_action, timer_at); a transition
+sets the timer its new state needs (`timer_after`), and the timer runner asks this module
+what to do when one comes due. Every effect goes through the ordinary compare-and-swap.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from tasklife_server.domain.model import RetryPolicy
+from tasklife_server.domain.states import STATES, Action, Kind, State
+
+SYSTEM_LEASE = "system:lease"
+SYSTEM_RETRY = "system:retry-policy"
+SYSTEM_GATE = "system:dependency-gate"
+SYSTEM_RETENTION = "system:retention"
+
+
+class TimerAction(enum.Enum):
+    """What the service will do to a task when its timer comes due. Values are stored."""
+
+    EXPIRE_LEASE = "expire_lease"  # RUNNING: fail the task, its worker stopped heartbeating
+    PLAN_RETRY = "plan_retry"  # FAILED: retry if attempts remain, else start retention
+    ENQUEUE = "enqueue"  # RETRYING: the backoff is over, queue the next attempt
+    AUTO_ENQUEUE = "auto_enqueue"  # CREATED with auto_enqueue: an upstream succeeded
+    ABANDON = "abandon"  # terminal: its retention age is reached
+
+
+@dataclass(frozen=True)
+class Timer:
+    action: TimerAction
+    delay_ms: int
+
+
+@dataclass(frozen=True)
+class PolicySettings:
+    """Server-wide defaults and retention ages (per terminal state, milliseconds)."""
+
+    default_retry: RetryPolicy = RetryPolicy(
+        max_attempts=1, initial_backoff_ms=1000, backoff_multiplier=2.0, max_backoff_ms=300_000, jitter=0.2
+    )
+    retention_ms: Mapping[State, int] = field(default_factory=dict)
+
+    def effective_retry(self, policy: RetryPolicy) -> RetryPolicy:
+        """The task's policy with every unset field taken from the server default."""
+        default = self.default_retry
+        return RetryPolicy(
+            max_attempts=policy.max_attempts or default.max_attempts,
+            initial_backoff_ms=_first(policy.initial_backoff_ms, default.initial_backoff_ms),
+            backoff_multiplier=policy.backoff_multiplier or default.backoff_multiplier,
+            max_backoff_ms=_first(policy.max_backoff_ms, default.max_backoff_ms),
+            jitter=_first(policy.jitter, default.jitter),
+        )
+
+    def retention_timer(self, state: State) -> Timer | None:
+        age = self.retention_ms.get(state)
+        return Timer(TimerAction.ABANDON, age) if age is not None else None
+
+
+def _first(value, default):
+    return value if value is not None else default
+
+
+def timer_after(action: Action, target: State, settings: PolicySettings, lease_ms: int | None) -> Timer | None:
+    """The timer a task needs after a client's transition into `target`.
+
+    A client's own RetryTask schedules nothing: the caller chose to retry and enqueues the
+    task when it wants to. Only the policy's automatic retry (`TimerRunner`) arms the
+    enqueue after the backoff.
+    """
+    if target is State.RUNNING:
+        return Timer(TimerAction.EXPIRE_LEASE, lease_ms) if lease_ms is not None else None
+    if target is State.FAILED:
+        return Timer(TimerAction.PLAN_RETRY, 0)
+    if STATES[target].kind is Kind.TERMINAL:
+        return settings.retention_timer(target)
+    return None
+
+
+def backoff_ms(policy: RetryPolicy, failed_attempt: int, rng: random.Random | None = None) -> int:
+    """Delay before the attempt after `failed_attempt` (1-based), for an effective policy.
+
+    min(initial * multiplier^(failed_attempt - 1), cap), minus a random share of up to
+    `jitter` of it, so that many tasks failing together do not retry together.
+    """
+    assert policy.initial_backoff_ms is not None and policy.backoff_multiplier is not None
+    assert policy.max_backoff_ms is not None and policy.jitter is not None
+    exponent = max(failed_attempt - 1, 0)
+    raw = policy.initial_backoff_ms * policy.backoff_multiplier**exponent
+    capped = min(raw, policy.max_backoff_ms)
+    share = (rng or random).random() * policy.jitter
+    return int(capped * (1 - share))
+
+
+def attempts_left(policy: RetryPolicy, attempt: int) -> bool:
+    """Whether a task that failed its `attempt`-th attempt may be retried."""
+    assert policy.max_attempts is not None
+    return attempt < policy.max_attempts

@@ -1,0 +1,161 @@
+"""TimerRunner: fires due task timers, in any number of server processes at once.
+
+Each task carries at most one timer (timer_action, timer_at) in its row. The runner claims
+due rows with FOR UPDATE SKIP LOCKED, so processes never fire the same timer together, and
+applies each through the ordinary compare-and-swap inside the claiming transaction, which
+also replaces the timer: the effect and the end of the timer commit together, exactly once.
+A crash before the commit leaves the timer due for whichever process looks next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from psycopg import AsyncConnection
+
+from tasklife_server.domain.errors import DependenciesNotMet, TasklifeError
+from tasklife_server.domain.model import Task, TransitionCommand
+from tasklife_server.domain.policies import (
+    SYSTEM_GATE,
+    SYSTEM_LEASE,
+    SYSTEM_RETENTION,
+    SYSTEM_RETRY,
+    PolicySettings,
+    Timer,
+    TimerAction,
+    attempts_left,
+    backoff_ms,
+)
+from tasklife_server.domain.states import Action, State
+from tasklife_server.storage.store import TaskStore
+
+log = logging.getLogger(__name__)
+_POISON_DELAY_MS = 5000
+
+
+def _when(task_time: object) -> str:
+    return task_time.isoformat(timespec="milliseconds") if task_time is not None else "never"  # type: ignore[attr-defined]
+
+
+class TimerRunner:
+    def __init__(self, store: TaskStore, policies: PolicySettings, *, batch_size: int = 100, max_idle: float = 1.0):
+        self._store = store
+        self._policies = policies
+        self._batch_size = batch_size
+        self._max_idle = max_idle
+        self._wake = asyncio.Event()
+        self._wake_at = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="tasklife-timer-runner")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    def timer_set(self, delay_ms: int) -> None:
+        """A timer due in `delay_ms` was committed here: wake up in time for it."""
+        if time.monotonic() + delay_ms / 1000 < self._wake_at:
+            self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                while await self.fire_due() == self._batch_size:
+                    pass
+                delay = await self._store.seconds_to_next_timer()
+            except Exception:  # noqa: BLE001 - the runner must survive a database outage
+                log.exception("timer runner failed; retrying")
+                delay = self._max_idle
+            # Other processes' timers are found by looking again at least every max_idle.
+            delay = self._max_idle if delay is None else min(delay, self._max_idle)
+            self._wake_at = time.monotonic() + delay
+            self._wake.clear()
+            try:
+                async with asyncio.timeout(delay):
+                    await self._wake.wait()
+            except TimeoutError:
+                pass
+
+    async def fire_due(self) -> int:
+        """Fires one batch of due timers in one transaction; returns how many were due."""
+        async with self._store.transaction() as conn:
+            due = await self._store.claim_due_timers(conn, self._batch_size)
+            for task, action in due:
+                try:
+                    async with conn.transaction():  # a savepoint: one bad timer spoils no other
+                        await self._fire(conn, task, action)
+                except Exception:  # noqa: BLE001
+                    log.exception("timer %s of task %s failed; trying again later", action.value, task.task_id)
+                    await self._store.set_timer(conn, task, Timer(action, _POISON_DELAY_MS))
+        if due:
+            self._store.committed_elsewhere()
+        return len(due)
+
+    async def _fire(self, conn: AsyncConnection, task: Task, action: TimerAction) -> None:
+        if action is TimerAction.EXPIRE_LEASE:
+            await self._move(conn, task, Action.FAIL, SYSTEM_LEASE, _lease_reason(task), releases_worker=True)
+        elif action is TimerAction.PLAN_RETRY:
+            await self._plan_retry(conn, task)
+        elif action is TimerAction.ENQUEUE:
+            policy = self._policies.effective_retry(task.spec.retry_policy)
+            reason = f"backoff over: attempt {task.attempt + 1} of {policy.max_attempts} is queued"
+            await self._move(conn, task, Action.ENQUEUE, SYSTEM_RETRY, reason)
+        elif action is TimerAction.AUTO_ENQUEUE:
+            try:
+                await self._move(conn, task, Action.ENQUEUE, SYSTEM_GATE, "every upstream task has succeeded")
+            except DependenciesNotMet:
+                await self._store.set_timer(conn, task, None)  # the next upstream success re-arms it
+        elif action is TimerAction.ABANDON:
+            age = self._policies.retention_ms.get(task.state)
+            reason = f"{task.state.value} for longer than its retention of {age / 1000:g}s" if age else "retention"
+            await self._move(conn, task, Action.ABANDON, SYSTEM_RETENTION, reason)
+
+    async def _plan_retry(self, conn: AsyncConnection, task: Task) -> None:
+        policy = self._policies.effective_retry(task.spec.retry_policy)
+        if not attempts_left(policy, task.attempt):
+            await self._store.set_timer(conn, task, self._policies.retention_timer(State.FAILED))
+            return
+        delay = backoff_ms(policy, task.attempt)
+        reason = f"attempt {task.attempt} of {policy.max_attempts} failed; next attempt in {delay / 1000:g}s"
+        await self._move(conn, task, Action.RETRY, SYSTEM_RETRY, reason, timer=Timer(TimerAction.ENQUEUE, delay))
+
+    async def _move(
+        self,
+        conn: AsyncConnection,
+        task: Task,
+        action: Action,
+        operator: str,
+        reason: str,
+        *,
+        releases_worker: bool = False,
+        timer: Timer | None | str = "policy",
+    ) -> None:
+        command = TransitionCommand(
+            task_id=task.task_id,
+            action=action,
+            operator=operator,
+            reason=reason,
+            expected_version=task.version,
+            releases_worker=releases_worker,
+        )
+        try:
+            await self._store.transition(command, timer=timer, conn=conn)  # type: ignore[arg-type]
+        except DependenciesNotMet:
+            raise
+        except TasklifeError as refusal:
+            # The row is locked and every transition replaces the timer, so this means the
+            # timer no longer fits the task: drop it rather than fire it again.
+            log.warning("timer %s of task %s no longer applies: %s", action.value, task.task_id, refusal)
+            await self._store.set_timer(conn, task, None)
+
+
+def _lease_reason(task: Task) -> str:
+    return (
+        f"lease of worker {task.worker!r} expired at {_when(task.lease_expires_at)}; "
+        f"last heartbeat at {_when(task.last_heartbeat_at)}"
+    )
