@@ -95,8 +95,11 @@ WITH current_row AS (
     FROM moved
     RETURNING *
 ), waiting_downstream AS (
-    SELECT d.id FROM tasks AS d, moved AS m
-    WHERE m.state = 'succeeded' AND d.depends_on @> ARRAY[m.id]
+    -- Driven by the constant id (a partial GIN index on depends_on), and skipped at once
+    -- unless this move is a success.
+    SELECT d.id FROM tasks AS d
+    WHERE %(to_state)s = 'succeeded' AND EXISTS (SELECT FROM moved)
+      AND d.depends_on @> ARRAY[%(task_id)s::text]
       AND d.state = 'created' AND d.auto_enqueue AND d.timer_at IS NULL
     ORDER BY d.id
     FOR UPDATE OF d

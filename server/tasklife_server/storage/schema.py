@@ -108,7 +108,13 @@ tasks = Table(
     Index(None, "created_at", "id"),
     Index(None, "state", "created_at", "id"),
     Index("ix_tasks_labels", "labels", postgresql_using="gin", postgresql_ops={"labels": "jsonb_path_ops"}),
-    Index("ix_tasks_depends_on", "depends_on", postgresql_using="gin"),
+    # Only tasks waiting to enqueue themselves are ever looked up by upstream.
+    Index(
+        "ix_tasks_waiting_on",
+        "depends_on",
+        postgresql_using="gin",
+        postgresql_where=text("state = 'created' AND auto_enqueue"),
+    ),
     Index("ix_tasks_timer_at", "timer_at", postgresql_where=text("timer_at IS NOT NULL")),
 )
 

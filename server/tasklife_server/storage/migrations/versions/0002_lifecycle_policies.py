@@ -43,13 +43,19 @@ def upgrade() -> None:
         "tasks",
         "succeeded_at IS NULL OR state IN ('succeeded', 'abandoned')",
     )
-    op.create_index("ix_tasks_depends_on", "tasks", ["depends_on"], postgresql_using="gin")
+    op.create_index(
+        "ix_tasks_waiting_on",
+        "tasks",
+        ["depends_on"],
+        postgresql_using="gin",
+        postgresql_where=sa.text("state = 'created' AND auto_enqueue"),
+    )
     op.create_index("ix_tasks_timer_at", "tasks", ["timer_at"], postgresql_where=sa.text("timer_at IS NOT NULL"))
 
 
 def downgrade() -> None:
     op.drop_index("ix_tasks_timer_at", table_name="tasks")
-    op.drop_index("ix_tasks_depends_on", table_name="tasks")
+    op.drop_index("ix_tasks_waiting_on", table_name="tasks")
     for column in (
         "timer_at", "timer_action", "succeeded_at", "next_attempt_at", "last_heartbeat_at",
         "lease_expires_at", "lease_duration_ms", "worker", "attempt", "auto_enqueue",
