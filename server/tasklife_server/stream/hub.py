@@ -76,8 +76,12 @@ class EventHub:
         if self._closed:
             raise StreamClosed()
         if start.kind is StartKind.NOW:
-            subscription = Subscription(self, watch, self.position)
-            subscription.live = True
+            # The database's head, not the reader's position, which may lag a little: a
+            # change committed before this call must not be delivered as new. If the
+            # reader has moved past the head meanwhile, the subscription reads the gap from
+            # the table before joining it.
+            subscription = Subscription(self, watch, await self._store.stream_head())
+            self.try_attach(subscription)
         else:
             after = start.after if start.kind is StartKind.AFTER else ORIGIN
             if after != ORIGIN and not await self._store.event_at(after):

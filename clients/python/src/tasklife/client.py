@@ -13,26 +13,28 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Final, Literal, TypeVar, Union
+from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 import grpc
-from google.protobuf import duration_pb2, message as protobuf_message
+from google.protobuf import duration_pb2
+from google.protobuf import message as protobuf_message
 
 from tasklife.connection import open_channel
-from tasklife.errors import InvalidTransition, TaskNotFound, TasklifeError, VersionMismatch
-from tasklife.v1 import task_pb2, task_service_pb2 as pb, task_service_pb2_grpc
+from tasklife.errors import InvalidTransition, TasklifeError, TaskNotFound, VersionMismatch
+from tasklife.v1 import task_pb2, task_service_pb2_grpc
+from tasklife.v1 import task_service_pb2 as pb
 from tasklife.watch import TaskWatch
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "TRANSITION_RPCS",
     "InvalidTransition",
     "TaskNotFound",
     "TaskWatch",
     "TasklifeClient",
     "TasklifeError",
-    "TRANSITION_RPCS",
     "VersionMismatch",
 ]
 
@@ -59,24 +61,24 @@ class _Default(enum.Enum):
     TIMEOUT = "the client's default timeout"
 
 
-Timeout = Union[float, None, Literal[_Default.TIMEOUT]]
+Timeout: TypeAlias = float | None | Literal[_Default.TIMEOUT]
 """Seconds; None for no deadline; left out: the client's default."""
 
-Duration = Union[timedelta, duration_pb2.Duration]
+Duration: TypeAlias = timedelta | duration_pb2.Duration
 # Enum fields accept the value (task_pb2.TASK_STATE_READY) or its name ("TASK_STATE_READY").
-State = Union[task_pb2.TaskState, str]
+State: TypeAlias = task_pb2.TaskState | str
 
-TransitionResponse = Union[
-    pb.EnqueueTaskResponse,
-    pb.StartTaskResponse,
-    pb.CompleteTaskResponse,
-    pb.FailTaskResponse,
-    pb.RetryTaskResponse,
-    pb.PauseTaskResponse,
-    pb.ResumeTaskResponse,
-    pb.KillTaskResponse,
-    pb.AbandonTaskResponse,
-]
+TransitionResponse: TypeAlias = (
+    pb.EnqueueTaskResponse
+    | pb.StartTaskResponse
+    | pb.CompleteTaskResponse
+    | pb.FailTaskResponse
+    | pb.RetryTaskResponse
+    | pb.PauseTaskResponse
+    | pb.ResumeTaskResponse
+    | pb.KillTaskResponse
+    | pb.AbandonTaskResponse
+)
 
 RequestT = TypeVar("RequestT", bound=protobuf_message.Message)
 
@@ -165,7 +167,7 @@ class TasklifeClient:
         request = _request(
             pb.CreateTaskRequest, task_id=task_id, labels=labels, depends_on=depends_on, rerun_of=rerun_of,
             retry_policy=retry_policy, reason=reason, operator=operator, auto_enqueue=auto_enqueue,
-        )  # fmt: skip
+        )
         return self._unary("CreateTask", request, timeout)
 
     def get_task(self, task_id: str, *, timeout: Timeout = _Default.TIMEOUT) -> pb.GetTaskResponse:
@@ -181,7 +183,9 @@ class TasklifeClient:
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.ListTasksResponse:
         """One page of tasks, oldest first; iter_tasks() follows the pages for you."""
-        request = _request(pb.ListTasksRequest, page_size=page_size, page_token=page_token, states=states, labels=labels)
+        request = _request(
+            pb.ListTasksRequest, page_size=page_size, page_token=page_token, states=states, labels=labels
+        )
         return self._unary("ListTasks", request, timeout)
 
     def iter_tasks(
@@ -258,7 +262,7 @@ class TasklifeClient:
         request = _request(
             pb.EnqueueTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator,
-        )  # fmt: skip
+        )
         return self._unary("EnqueueTask", request, timeout)
 
     def start_task(
@@ -277,7 +281,7 @@ class TasklifeClient:
         request = _request(
             pb.StartTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator, worker=worker, lease_duration=lease_duration,
-        )  # fmt: skip
+        )
         return self._unary("StartTask", request, timeout)
 
     def complete_task(
@@ -295,7 +299,7 @@ class TasklifeClient:
         request = _request(
             pb.CompleteTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator, worker=worker,
-        )  # fmt: skip
+        )
         return self._unary("CompleteTask", request, timeout)
 
     def fail_task(
@@ -313,7 +317,7 @@ class TasklifeClient:
         request = _request(
             pb.FailTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator, worker=worker,
-        )  # fmt: skip
+        )
         return self._unary("FailTask", request, timeout)
 
     def retry_task(
@@ -330,7 +334,7 @@ class TasklifeClient:
         request = _request(
             pb.RetryTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator,
-        )  # fmt: skip
+        )
         return self._unary("RetryTask", request, timeout)
 
     def pause_task(
@@ -347,7 +351,7 @@ class TasklifeClient:
         request = _request(
             pb.PauseTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator,
-        )  # fmt: skip
+        )
         return self._unary("PauseTask", request, timeout)
 
     def resume_task(
@@ -364,7 +368,7 @@ class TasklifeClient:
         request = _request(
             pb.ResumeTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator,
-        )  # fmt: skip
+        )
         return self._unary("ResumeTask", request, timeout)
 
     def kill_task(
@@ -381,7 +385,7 @@ class TasklifeClient:
         request = _request(
             pb.KillTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator,
-        )  # fmt: skip
+        )
         return self._unary("KillTask", request, timeout)
 
     def abandon_task(
@@ -398,7 +402,7 @@ class TasklifeClient:
         request = _request(
             pb.AbandonTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
             reason=reason, operator=operator,
-        )  # fmt: skip
+        )
         return self._unary("AbandonTask", request, timeout)
 
     def compare_and_swap(
@@ -451,7 +455,7 @@ class TasklifeClient:
         labels: Mapping[str, str] | None = None,
         progress_interval: Duration | None = None,
         timeout: float | None = None,
-    ) -> Iterator[pb.WatchTaskEventsResponse]:
+    ) -> Generator[pb.WatchTaskEventsResponse, None, None]:
         """One WatchTaskEvents stream, message by message, as the server sends it.
 
         It does not resume when it breaks (it raises TasklifeError); watch() does. `timeout`
@@ -527,10 +531,10 @@ def _watch_request(
     return _request(
         pb.WatchTaskEventsRequest, after_cursor=after_cursor, from_beginning=from_beginning, task_ids=task_ids,
         states=states, labels=labels, progress_interval=progress_interval,
-    )  # fmt: skip
+    )
 
 
-def _typed_errors(call: Any) -> Iterator[pb.WatchTaskEventsResponse]:
+def _typed_errors(call: Any) -> Generator[pb.WatchTaskEventsResponse, None, None]:
     try:
         yield from call
     except grpc.RpcError as error:

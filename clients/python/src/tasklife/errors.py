@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import grpc
-from google.protobuf import any_pb2, message as protobuf_message
+from google.protobuf import any_pb2
+from google.protobuf import message as protobuf_message
 from google.rpc import error_details_pb2, status_pb2
 
 from tasklife.v1 import task_pb2
@@ -63,6 +64,11 @@ class TasklifeError(Exception):
         self.reason = reason
         self.metadata: Mapping[str, str] = dict(metadata or {})
         self.details: tuple[protobuf_message.Message, ...] = tuple(details)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exception pickles its args (the formatted text) by default, which __init__ does not
+        # take; rebuild from the fields, so errors can cross process pools.
+        return (_rebuild, (type(self), self.code, self.message, self.reason, dict(self.metadata), self.details))
 
     def detail(self, kind: type[DetailT]) -> DetailT | None:
         """The first detail of type `kind` (e.g. error_details_pb2.BadRequest), or None."""
@@ -151,6 +157,17 @@ _ERROR_TYPES: dict[str, type[TasklifeError]] = {
     "INVALID_TRANSITION": InvalidTransition,
     "VERSION_MISMATCH": VersionMismatch,
 }
+
+
+def _rebuild(
+    kind: type[TasklifeError],
+    code: grpc.StatusCode,
+    message: str,
+    reason: str,
+    metadata: dict[str, str],
+    details: tuple[protobuf_message.Message, ...],
+) -> TasklifeError:
+    return kind(code, message, reason=reason, metadata=metadata, details=details)
 
 
 def _call_attribute(error: grpc.RpcError, name: str, default: Any) -> Any:
