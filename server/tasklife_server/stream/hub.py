@@ -20,6 +20,7 @@ from tasklife_server.domain.watch import ORIGIN, Position, Start, StartKind, Wat
 from tasklife_server.storage.store import TaskStore
 
 log = logging.getLogger(__name__)
+_MAX_MESSAGE_EVENTS = 1000  # keeps one message well under gRPC's 4 MiB default limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,11 +188,11 @@ class Subscription:
                 if self._closed:
                     raise StreamClosed()
                 if not self._buffer.empty():
-                    yield self._buffer.get_nowait()
+                    yield self._drain_buffer()
                 elif not self.live:
-                    yield_batch = await self._catch_up()
-                    if yield_batch is not None:
-                        yield yield_batch
+                    caught_up = await self._catch_up()
+                    if caught_up is not None:
+                        yield caught_up
                 else:
                     self._changed.clear()
                     try:
@@ -201,6 +202,15 @@ class Subscription:
                         yield [], self.position
         finally:
             self.close()
+
+    def _drain_buffer(self) -> tuple[list[StreamItem], Position]:
+        """Everything buffered, as one message: a watcher that fell behind gets fewer, larger
+        messages instead of falling further behind."""
+        items, end = self._buffer.get_nowait()
+        while not self._buffer.empty() and len(items) < _MAX_MESSAGE_EVENTS:
+            more, end = self._buffer.get_nowait()
+            items = items + more
+        return items, end
 
     async def _catch_up(self) -> tuple[list[StreamItem], Position] | None:
         start = self.position

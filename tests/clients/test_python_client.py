@@ -1,0 +1,232 @@
+"""The shared conformance scenario (clients/conformance), run through the Python wrapper.
+
+Each step of scenario.json is one test, run in order, through tasklife.client.TasklifeClient,
+against a live server: the session's `server` fixture, or the server at TASKLIFE_ADDRESS
+(host:port, plaintext) when that is set. clients/conformance/README.md defines the steps.
+A step after a failed one is skipped: the scenario builds on its earlier steps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import descriptor as protobuf_descriptor
+from google.protobuf import json_format
+from google.protobuf import message as protobuf_message
+from tasklife.client import InvalidTransition, TasklifeClient, TasklifeError, TaskNotFound, VersionMismatch
+from tasklife.v1 import task_pb2, task_service_pb2
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = json.loads((ROOT / "clients" / "conformance" / "scenario.json").read_text())
+STEPS: list[dict[str, Any]] = SCENARIO["steps"]
+
+WATCH_DEADLINE_SECONDS = 10.0
+ERROR_KINDS: dict[str, type[TasklifeError]] = {
+    "invalid_transition": InvalidTransition,
+    "version_mismatch": VersionMismatch,
+    "not_found": TaskNotFound,
+}
+# The keys each op may have; a key this runner does not know fails the step rather than
+# being ignored, so a scenario that grows is never passed by accident.
+STEP_KEYS = {
+    "call": {"id", "op", "method", "request", "expect", "expect_same_as", "expect_error"},
+    "cas": {"id", "op", "method", "request", "expect"},
+    "history": {"id", "op", "task_id", "expect_versions", "expect_to_states"},
+    "watch": {"id", "op", "request", "disconnect_after_events", "expect_versions"},
+}
+ERROR_KEYS = {"kind", "code", "reason", "current_state", "allowed_actions", "current_version"}
+
+
+@dataclass
+class ScenarioRun:
+    """One run of the scenario: the client, the run id, and each step's response so far."""
+
+    client: TasklifeClient
+    run_id: str = field(default_factory=lambda: f"py-{uuid.uuid4().hex[:12]}")
+    responses: dict[str, protobuf_message.Message] = field(default_factory=dict)
+    failed_step: str | None = None
+
+    def substitute(self, value: Any) -> Any:
+        """Replaces ${run} and ${cursor:STEP} in every string inside `value`."""
+        if isinstance(value, str):
+            return re.sub(r"\$\{run\}|\$\{cursor:([^}]+)\}", self._placeholder, value)
+        if isinstance(value, list):
+            return [self.substitute(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.substitute(v) for k, v in value.items()}
+        return value
+
+    def _placeholder(self, match: re.Match[str]) -> str:
+        step = match.group(1)
+        if step is None:
+            return self.run_id
+        assert step in self.responses, f"${{cursor:{step}}}: step {step!r} has no response"
+        return self.responses[step].event.cursor  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def address(request: pytest.FixtureRequest) -> str:
+    return os.environ.get("TASKLIFE_ADDRESS") or request.getfixturevalue("server").address
+
+
+@pytest.fixture(scope="module")
+def scenario_run(address: str) -> Iterator[ScenarioRun]:
+    with TasklifeClient.connect(address) as client:
+        yield ScenarioRun(client)
+
+
+@pytest.mark.parametrize("step", STEPS, ids=[step["id"] for step in STEPS])
+def test_the_python_client_passes_the_conformance_step(step: dict[str, Any], scenario_run: ScenarioRun) -> None:
+    if scenario_run.failed_step is not None:
+        pytest.skip(f"step {scenario_run.failed_step!r} failed, and later steps build on it")
+    op = step["op"]
+    assert op in STEP_KEYS, f"unknown op {op!r}"
+    assert set(step) <= STEP_KEYS[op], f"keys this runner does not know: {set(step) - STEP_KEYS[op]}"
+    try:
+        RUN_OP[op](scenario_run, step)
+    except BaseException:
+        scenario_run.failed_step = step["id"]
+        raise
+
+
+def run_call(run: ScenarioRun, step: dict[str, Any]) -> None:
+    method, fields = wrapper_call(run, step)
+    if "expect_error" in step:
+        with pytest.raises(TasklifeError) as caught:
+            method(**fields)
+        check_error(caught.value, run.substitute(step["expect_error"]))
+        return
+    response = method(**fields)
+    run.responses[step["id"]] = response
+    check_response(run, step, response)
+
+
+def run_cas(run: ScenarioRun, step: dict[str, Any]) -> None:
+    _, fields = wrapper_call(run, step)
+    response = run.client.compare_and_swap(
+        step["method"],
+        fields.pop("task_id"),
+        expected_version=fields.pop("expected_version", None),
+        retry_on_version_mismatch=True,
+        **fields,
+    )
+    run.responses[step["id"]] = response
+    check_response(run, step, response)
+
+
+def run_history(run: ScenarioRun, step: dict[str, Any]) -> None:
+    events = list(run.client.iter_task_events(run.substitute(step["task_id"]), page_size=2))
+    assert [e.version for e in events] == step["expect_versions"]
+    assert [task_pb2.TaskState.Name(e.to_state) for e in events] == step["expect_to_states"]
+
+
+def run_watch(run: ScenarioRun, step: dict[str, Any]) -> None:
+    request = parse_request("WatchTaskEvents", run.substitute(step["request"]))
+    expected: list[int] = step["expect_versions"]
+    disconnect_after = step.get("disconnect_after_events")
+    started = time.monotonic()
+    watch = run.client.watch(**fields_of(request))
+    # Closing the watch from a timer ends the iteration below, however it is blocked.
+    timer = threading.Timer(max(0.0, WATCH_DEADLINE_SECONDS - (time.monotonic() - started)), watch.close)
+    timer.start()
+    versions: list[int] = []
+    try:
+        with watch:
+            for event in watch:
+                versions.append(event.version)
+                if len(versions) == disconnect_after:
+                    watch.reconnect()  # drop the underlying call; the helper must resume by itself
+                if len(versions) == len(expected):
+                    break
+    finally:
+        timer.cancel()
+    assert versions == expected, f"within {WATCH_DEADLINE_SECONDS} s the watch delivered versions {versions}"
+    if disconnect_after is not None:
+        assert watch.reconnects >= 1, "the watch never reconnected after its stream was dropped"
+
+
+RUN_OP: dict[str, Callable[[ScenarioRun, dict[str, Any]], None]] = {
+    "call": run_call,
+    "cas": run_cas,
+    "history": run_history,
+    "watch": run_watch,
+}
+
+
+def wrapper_call(run: ScenarioRun, step: dict[str, Any]) -> tuple[Callable[..., Any], dict[str, Any]]:
+    """The wrapper method for the step's RPC, and the step's request as its keyword arguments."""
+    rpc = step["method"]
+    method = getattr(run.client, re.sub(r"(?<!^)(?=[A-Z])", "_", rpc).lower())
+    return method, fields_of(parse_request(rpc, run.substitute(step["request"])))
+
+
+def parse_request(rpc: str, request: dict[str, Any]) -> protobuf_message.Message:
+    return json_format.ParseDict(request, getattr(task_service_pb2, f"{rpc}Request")())
+
+
+def fields_of(message: protobuf_message.Message) -> dict[str, Any]:
+    """The fields set in `message`, as keyword arguments (presence kept: unset ones are absent)."""
+    fields: dict[str, Any] = {}
+    for descriptor, value in message.ListFields():
+        if _is_map(descriptor):
+            value = dict(value)
+        elif descriptor.is_repeated:
+            value = list(value)
+        fields[descriptor.name] = value
+    return fields
+
+
+def check_response(run: ScenarioRun, step: dict[str, Any], response: protobuf_message.Message) -> None:
+    if "expect" in step:
+        actual = json_format.MessageToDict(response, always_print_fields_with_no_presence=True)
+        assert_subset(run.substitute(step["expect"]), actual, response.DESCRIPTOR, "response")
+    if "expect_same_as" in step:
+        first = run.responses[step["expect_same_as"]]
+        assert response == first, f"not the response of {step['expect_same_as']!r}:\n{first}\nbut:\n{response}"
+
+
+def assert_subset(
+    expected: dict[str, Any], actual: dict[str, Any], descriptor: protobuf_descriptor.Descriptor, path: str
+) -> None:
+    """Every field in `expected` matches: messages recursively, maps and lists exactly."""
+    for key, want in expected.items():
+        where = f"{path}.{key}"
+        field_descriptor = descriptor.fields_by_camelcase_name.get(key)
+        assert field_descriptor is not None, f"{where}: {descriptor.full_name} has no such field"
+        got = actual.get(key)
+        if field_descriptor.message_type is not None and not field_descriptor.is_repeated:
+            assert isinstance(got, dict), f"{where}: expected a message, got {got!r}"
+            assert_subset(want, got, field_descriptor.message_type, where)
+        else:
+            assert got == want, f"{where}: expected {want!r}, got {got!r}"
+
+
+def check_error(error: TasklifeError, expected: dict[str, Any]) -> None:
+    assert set(expected) <= ERROR_KEYS, f"error keys this runner does not know: {set(expected) - ERROR_KEYS}"
+    kind = ERROR_KINDS[expected["kind"]]
+    assert isinstance(error, kind), f"expected {kind.__name__}, got {type(error).__name__}: {error}"
+    assert error.code.name == expected["code"]
+    assert error.reason == expected["reason"]
+    if "current_state" in expected:
+        assert isinstance(error, InvalidTransition)
+        assert task_pb2.TaskState.Name(error.current_state) == expected["current_state"]
+    if "allowed_actions" in expected:
+        assert isinstance(error, InvalidTransition)
+        assert list(error.allowed_actions) == expected["allowed_actions"]
+    if "current_version" in expected:
+        assert isinstance(error, VersionMismatch)
+        assert error.current_version == int(expected["current_version"])
+
+
+def _is_map(descriptor: protobuf_descriptor.FieldDescriptor) -> bool:
+    return descriptor.message_type is not None and descriptor.message_type.GetOptions().map_entry
