@@ -27,8 +27,9 @@ install: $(VENV)/.installed ## create .venv and install the server, the Python c
 run: install ## start the server on 127.0.0.1:50051 (embedded PostgreSQL unless DATABASE_URL is set)
 	$(PY) -m tasklife_server
 
-generate: install ## regenerate every client from proto/
+generate: install ## regenerate every client from proto/ (Python, then each clients/*/generate.sh)
 	$(PY) tools/generate.py
+	@for script in clients/*/generate.sh; do echo "$$script"; bash "$$script" || exit 1; done
 
 docs: install ## regenerate the state diagrams in README.md and docs/ from the transition table
 	$(PY) -m tasklife_server.domain.diagram --write README.md docs/state-machine.md

@@ -1,0 +1,15 @@
+// Package tasklife is the Go client of the Tasklife task lifecycle service.
+//
+// It is a thin layer over the generated gRPC stubs in package tasklifev1: requests and
+// responses are the generated messages, and every RPC of tasklife.v1.TaskService is a
+// method of [Client]. The layer adds what every caller would otherwise write again:
+//
+//   - [Connect]: plaintext or TLS (with a CA file), and a default per-call deadline;
+//   - typed errors decoded from the google.rpc.Status details: [InvalidTransitionError],
+//     [VersionMismatchError], [NotFoundError], and [Error] for every other failure;
+//   - [CompareAndSwap]: a transition that, when asked, re-reads the task and retries
+//     with the fresh expected_version after a VERSION_MISMATCH;
+//   - [Client.Watch]: a WatchTaskEvents stream that resumes by itself from the last
+//     cursor it received when the stream breaks, never delivering an event twice;
+//   - [Client.AllTasks] and [Client.AllTaskEvents]: iterators that follow page tokens.
+package tasklife

@@ -1,0 +1,121 @@
+package tasklife_test
+
+// Examples for the package documentation. They need a running server, so they have no
+// Output comment: `go test` compiles them but does not run them.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tasklife-dev/tasklife/clients/go/tasklife"
+	pb "github.com/tasklife-dev/tasklife/clients/go/tasklifev1"
+)
+
+// The life of one task: create, enqueue, start with compare-and-swap, an illegal move,
+// and a watch that resumes from a cursor.
+func Example() {
+	ctx := context.Background()
+	client, err := tasklife.Connect("127.0.0.1:50051", tasklife.WithDefaultTimeout(5*time.Second))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+
+	created, err := client.CreateTask(ctx, &pb.CreateTaskRequest{TaskId: "nightly-etl-2026-12-01"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	enqueued, err := client.EnqueueTask(ctx, &pb.EnqueueTaskRequest{
+		TaskId: "nightly-etl-2026-12-01", ExpectedVersion: proto.Int64(created.GetTask().GetVersion()),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := tasklife.CompareAndSwap(ctx, client, client.StartTask, &pb.StartTaskRequest{
+		TaskId: "nightly-etl-2026-12-01", ExpectedVersion: proto.Int64(enqueued.GetTask().GetVersion()),
+	}, tasklife.RetryOnVersionMismatch(3)); err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = client.ResumeTask(ctx, &pb.ResumeTaskRequest{TaskId: "nightly-etl-2026-12-01"})
+	var invalid *tasklife.InvalidTransitionError
+	if errors.As(err, &invalid) {
+		fmt.Println(invalid.CurrentState, "allows", invalid.AllowedActions)
+	}
+
+	watcher, err := client.Watch(ctx, &pb.WatchTaskEventsRequest{
+		Start:   &pb.WatchTaskEventsRequest_AfterCursor{AfterCursor: enqueued.GetEvent().GetCursor()},
+		TaskIds: []string{"nightly-etl-2026-12-01"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer watcher.Close()
+	event, err := watcher.Next() // the start: the events after the enqueue
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(event.GetAction(), "->", event.GetToState())
+}
+
+// Branching on the error types the client decodes from the status details.
+func ExampleDecodeError() {
+	client, _ := tasklife.Connect("127.0.0.1:50051")
+	_, err := client.StartTask(context.Background(), &pb.StartTaskRequest{TaskId: "t", ExpectedVersion: proto.Int64(3)})
+
+	var (
+		invalid  *tasklife.InvalidTransitionError
+		mismatch *tasklife.VersionMismatchError
+		notFound *tasklife.NotFoundError
+		other    *tasklife.Error
+	)
+	switch {
+	case err == nil:
+		fmt.Println("started")
+	case errors.As(err, &invalid):
+		fmt.Println("not now; allowed:", invalid.AllowedActions)
+	case errors.As(err, &mismatch):
+		fmt.Println("moved meanwhile; now at version", mismatch.CurrentVersion)
+	case errors.As(err, &notFound):
+		fmt.Println("no task", notFound.TaskID)
+	case errors.As(err, &other):
+		fmt.Println(other.Code, other.Reason, other.Metadata)
+	}
+}
+
+// A watch that survives dropped connections and server restarts: it reconnects with the
+// last cursor it received, so each event arrives exactly once.
+func ExampleWatcher_Events() {
+	client, _ := tasklife.Connect("127.0.0.1:50051")
+	ctx, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+
+	watcher, err := client.Watch(ctx, &pb.WatchTaskEventsRequest{
+		States: []pb.TaskState{pb.TaskState_TASK_STATE_FAILED},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for event, err := range watcher.Events() {
+		if err != nil {
+			break // the minute is up (or the server refused to resume)
+		}
+		fmt.Println(event.GetTaskId(), "failed; resume later after", watcher.Cursor())
+	}
+}
+
+// Paging through a task's history without handling page tokens.
+func ExampleClient_AllTaskEvents() {
+	client, _ := tasklife.Connect("127.0.0.1:50051")
+	for event, err := range client.AllTaskEvents(context.Background(), &pb.ListTaskEventsRequest{TaskId: "t"}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(event.GetVersion(), event.GetFromState(), "->", event.GetToState(), "by", event.GetOperator())
+	}
+}

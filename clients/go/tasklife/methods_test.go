@@ -1,0 +1,73 @@
+package tasklife_test
+
+// The scenario names RPCs by method name; this table maps each to the wrapper's method,
+// so every step goes through the wrapper, never the raw stub.
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tasklife-dev/tasklife/clients/go/tasklife"
+)
+
+// casAttempts bounds the scenario's compare-and-swap retries; one retry is all it needs.
+const casAttempts = 3
+
+type scenarioMethod struct {
+	newRequest func() proto.Message
+	call       func(context.Context, proto.Message) (proto.Message, error)
+	// cas is the call through tasklife.CompareAndSwap with retry on version mismatch;
+	// nil for RPCs that are not transitions.
+	cas func(context.Context, proto.Message) (proto.Message, error)
+}
+
+func scenarioMethods(c *tasklife.Client) map[string]scenarioMethod {
+	return map[string]scenarioMethod{
+		"CreateTask":      unaryMethod(c.CreateTask),
+		"GetTask":         unaryMethod(c.GetTask),
+		"ListTasks":       unaryMethod(c.ListTasks),
+		"ListTaskEvents":  unaryMethod(c.ListTaskEvents),
+		"GetStateMachine": unaryMethod(c.GetStateMachine),
+		"Heartbeat":       unaryMethod(c.Heartbeat),
+		"EnqueueTask":     transitionMethod(c, c.EnqueueTask),
+		"StartTask":       transitionMethod(c, c.StartTask),
+		"CompleteTask":    transitionMethod(c, c.CompleteTask),
+		"FailTask":        transitionMethod(c, c.FailTask),
+		"RetryTask":       transitionMethod(c, c.RetryTask),
+		"PauseTask":       transitionMethod(c, c.PauseTask),
+		"ResumeTask":      transitionMethod(c, c.ResumeTask),
+		"KillTask":        transitionMethod(c, c.KillTask),
+		"AbandonTask":     transitionMethod(c, c.AbandonTask),
+	}
+}
+
+func unaryMethod[Req, Resp proto.Message](call func(context.Context, Req) (Resp, error)) scenarioMethod {
+	return scenarioMethod{
+		newRequest: func() proto.Message {
+			var zero Req
+			return zero.ProtoReflect().Type().New().Interface()
+		},
+		call: func(ctx context.Context, req proto.Message) (proto.Message, error) {
+			return asMessage(call(ctx, req.(Req)))
+		},
+	}
+}
+
+func transitionMethod[Req tasklife.TransitionRequest, Resp proto.Message](
+	c *tasklife.Client, call func(context.Context, Req) (Resp, error),
+) scenarioMethod {
+	method := unaryMethod(call)
+	method.cas = func(ctx context.Context, req proto.Message) (proto.Message, error) {
+		return asMessage(tasklife.CompareAndSwap(ctx, c, call, req.(Req), tasklife.RetryOnVersionMismatch(casAttempts)))
+	}
+	return method
+}
+
+// asMessage keeps a failed call's typed nil response from becoming a non-nil interface.
+func asMessage[Resp proto.Message](resp Resp, err error) (proto.Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}

@@ -1,0 +1,96 @@
+// One method per RPC of tasklife.v1.TaskService, all alike on purpose: each applies the
+// client's defaults (deadline, operator metadata) and returns typed errors (DecodeError).
+
+package tasklife
+
+import (
+	"context"
+
+	pb "github.com/tasklife-dev/tasklife/clients/go/tasklifev1"
+)
+
+// CreateTask creates a task in TASK_STATE_CREATED at version 1, or returns the existing
+// task when the same id is created again with the same spec.
+func (c *Client) CreateTask(ctx context.Context, req *pb.CreateTaskRequest) (*pb.CreateTaskResponse, error) {
+	return unary(ctx, c, c.stub.CreateTask, req)
+}
+
+// GetTask returns one task as it stands now.
+func (c *Client) GetTask(ctx context.Context, req *pb.GetTaskRequest) (*pb.GetTaskResponse, error) {
+	return unary(ctx, c, c.stub.GetTask, req)
+}
+
+// ListTasks returns one page of tasks; [Client.AllTasks] follows the pages.
+func (c *Client) ListTasks(ctx context.Context, req *pb.ListTasksRequest) (*pb.ListTasksResponse, error) {
+	return unary(ctx, c, c.stub.ListTasks, req)
+}
+
+// ListTaskEvents returns one page of a task's history, oldest first;
+// [Client.AllTaskEvents] follows the pages.
+func (c *Client) ListTaskEvents(ctx context.Context, req *pb.ListTaskEventsRequest) (*pb.ListTaskEventsResponse, error) {
+	return unary(ctx, c, c.stub.ListTaskEvents, req)
+}
+
+// GetStateMachine describes every state, action and allowed transition.
+func (c *Client) GetStateMachine(ctx context.Context, req *pb.GetStateMachineRequest) (*pb.GetStateMachineResponse, error) {
+	return unary(ctx, c, c.stub.GetStateMachine, req)
+}
+
+// Heartbeat extends the lease of a running task held by a worker.
+func (c *Client) Heartbeat(ctx context.Context, req *pb.HeartbeatRequest) (*pb.HeartbeatResponse, error) {
+	return unary(ctx, c, c.stub.Heartbeat, req)
+}
+
+// EnqueueTask moves a task from CREATED or RETRYING to READY,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) EnqueueTask(ctx context.Context, req *pb.EnqueueTaskRequest) (*pb.EnqueueTaskResponse, error) {
+	return unary(ctx, c, c.stub.EnqueueTask, req)
+}
+
+// StartTask moves a task from READY to RUNNING,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) StartTask(ctx context.Context, req *pb.StartTaskRequest) (*pb.StartTaskResponse, error) {
+	return unary(ctx, c, c.stub.StartTask, req)
+}
+
+// CompleteTask moves a task from RUNNING to SUCCEEDED,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) CompleteTask(ctx context.Context, req *pb.CompleteTaskRequest) (*pb.CompleteTaskResponse, error) {
+	return unary(ctx, c, c.stub.CompleteTask, req)
+}
+
+// FailTask moves a task from RUNNING to FAILED,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) FailTask(ctx context.Context, req *pb.FailTaskRequest) (*pb.FailTaskResponse, error) {
+	return unary(ctx, c, c.stub.FailTask, req)
+}
+
+// RetryTask moves a task from FAILED to RETRYING,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) RetryTask(ctx context.Context, req *pb.RetryTaskRequest) (*pb.RetryTaskResponse, error) {
+	return unary(ctx, c, c.stub.RetryTask, req)
+}
+
+// PauseTask moves a task from READY or RUNNING to PAUSED,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) PauseTask(ctx context.Context, req *pb.PauseTaskRequest) (*pb.PauseTaskResponse, error) {
+	return unary(ctx, c, c.stub.PauseTask, req)
+}
+
+// ResumeTask moves a task from PAUSED to READY,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) ResumeTask(ctx context.Context, req *pb.ResumeTaskRequest) (*pb.ResumeTaskResponse, error) {
+	return unary(ctx, c, c.stub.ResumeTask, req)
+}
+
+// KillTask moves a task from RUNNING or FAILED to KILLED,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) KillTask(ctx context.Context, req *pb.KillTaskRequest) (*pb.KillTaskResponse, error) {
+	return unary(ctx, c, c.stub.KillTask, req)
+}
+
+// AbandonTask moves a task from READY, PAUSED, SUCCEEDED, FAILED or KILLED to ABANDONED,
+// as a compare-and-swap when req.ExpectedVersion is set.
+func (c *Client) AbandonTask(ctx context.Context, req *pb.AbandonTaskRequest) (*pb.AbandonTaskResponse, error) {
+	return unary(ctx, c, c.stub.AbandonTask, req)
+}
