@@ -1,0 +1,2258 @@
+package dev.tasklife.v1;
+
+import static io.grpc.MethodDescriptor.generateFullMethodName;
+
+/**
+ * <pre>
+ * TaskService moves task instances through the lifecycle state machine and keeps their
+ * audited history.
+ * Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
+ * `tasklife.dev` and one of these reasons:
+ * - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
+ *   names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
+ * - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
+ * - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
+ *   current state; metadata `task_id`, `current_state`, `requested_action` and
+ *   `allowed_actions` (the RPC names allowed now, comma-separated, possibly empty).
+ * - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
+ *   `task_id`, `expected_version`, `current_version` and `current_state`.
+ * - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
+ *   a call with a different action, operator, reason or expected_version; metadata
+ *   `task_id`, `request_id` and `first_action`.
+ * - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
+ *   whose spec differs; metadata `task_id` and `differing_fields`.
+ * - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
+ *   rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+ *   `missing_count`.
+ * - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+ *   upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+ *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+ *   google.rpc.PreconditionFailure naming each unmet upstream.
+ * - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+ *   it does not hold the task: its lease expired (the service then failed the task and
+ *   released it), or another worker started it; metadata `task_id`, `worker`,
+ *   `lease_holder` (empty when nobody holds it) and `current_state`.
+ * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+ *   is no longer retained.
+ * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+ *   reconnect (to any replica) with the last cursor received.
+ * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+ *   backoff.
+ * A failed call writes nothing.
+ * </pre>
+ */
+@io.grpc.stub.annotations.GrpcGenerated
+public final class TaskServiceGrpc {
+
+  private TaskServiceGrpc() {}
+
+  public static final java.lang.String SERVICE_NAME = "tasklife.v1.TaskService";
+
+  // Static method descriptors that strictly reflect the proto.
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.CreateTaskRequest,
+      dev.tasklife.v1.CreateTaskResponse> getCreateTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CreateTask",
+      requestType = dev.tasklife.v1.CreateTaskRequest.class,
+      responseType = dev.tasklife.v1.CreateTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.CreateTaskRequest,
+      dev.tasklife.v1.CreateTaskResponse> getCreateTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.CreateTaskRequest, dev.tasklife.v1.CreateTaskResponse> getCreateTaskMethod;
+    if ((getCreateTaskMethod = TaskServiceGrpc.getCreateTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getCreateTaskMethod = TaskServiceGrpc.getCreateTaskMethod) == null) {
+          TaskServiceGrpc.getCreateTaskMethod = getCreateTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.CreateTaskRequest, dev.tasklife.v1.CreateTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CreateTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CreateTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CreateTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("CreateTask"))
+              .build();
+        }
+      }
+    }
+    return getCreateTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.GetTaskRequest,
+      dev.tasklife.v1.GetTaskResponse> getGetTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetTask",
+      requestType = dev.tasklife.v1.GetTaskRequest.class,
+      responseType = dev.tasklife.v1.GetTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.GetTaskRequest,
+      dev.tasklife.v1.GetTaskResponse> getGetTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.GetTaskRequest, dev.tasklife.v1.GetTaskResponse> getGetTaskMethod;
+    if ((getGetTaskMethod = TaskServiceGrpc.getGetTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getGetTaskMethod = TaskServiceGrpc.getGetTaskMethod) == null) {
+          TaskServiceGrpc.getGetTaskMethod = getGetTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.GetTaskRequest, dev.tasklife.v1.GetTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.GetTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.GetTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("GetTask"))
+              .build();
+        }
+      }
+    }
+    return getGetTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ListTasksRequest,
+      dev.tasklife.v1.ListTasksResponse> getListTasksMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListTasks",
+      requestType = dev.tasklife.v1.ListTasksRequest.class,
+      responseType = dev.tasklife.v1.ListTasksResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ListTasksRequest,
+      dev.tasklife.v1.ListTasksResponse> getListTasksMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ListTasksRequest, dev.tasklife.v1.ListTasksResponse> getListTasksMethod;
+    if ((getListTasksMethod = TaskServiceGrpc.getListTasksMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getListTasksMethod = TaskServiceGrpc.getListTasksMethod) == null) {
+          TaskServiceGrpc.getListTasksMethod = getListTasksMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ListTasksRequest, dev.tasklife.v1.ListTasksResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListTasks"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListTasksRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListTasksResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ListTasks"))
+              .build();
+        }
+      }
+    }
+    return getListTasksMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskEventsRequest,
+      dev.tasklife.v1.ListTaskEventsResponse> getListTaskEventsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListTaskEvents",
+      requestType = dev.tasklife.v1.ListTaskEventsRequest.class,
+      responseType = dev.tasklife.v1.ListTaskEventsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskEventsRequest,
+      dev.tasklife.v1.ListTaskEventsResponse> getListTaskEventsMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskEventsRequest, dev.tasklife.v1.ListTaskEventsResponse> getListTaskEventsMethod;
+    if ((getListTaskEventsMethod = TaskServiceGrpc.getListTaskEventsMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getListTaskEventsMethod = TaskServiceGrpc.getListTaskEventsMethod) == null) {
+          TaskServiceGrpc.getListTaskEventsMethod = getListTaskEventsMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ListTaskEventsRequest, dev.tasklife.v1.ListTaskEventsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListTaskEvents"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListTaskEventsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListTaskEventsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ListTaskEvents"))
+              .build();
+        }
+      }
+    }
+    return getListTaskEventsMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.GetStateMachineRequest,
+      dev.tasklife.v1.GetStateMachineResponse> getGetStateMachineMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetStateMachine",
+      requestType = dev.tasklife.v1.GetStateMachineRequest.class,
+      responseType = dev.tasklife.v1.GetStateMachineResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.GetStateMachineRequest,
+      dev.tasklife.v1.GetStateMachineResponse> getGetStateMachineMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.GetStateMachineRequest, dev.tasklife.v1.GetStateMachineResponse> getGetStateMachineMethod;
+    if ((getGetStateMachineMethod = TaskServiceGrpc.getGetStateMachineMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getGetStateMachineMethod = TaskServiceGrpc.getGetStateMachineMethod) == null) {
+          TaskServiceGrpc.getGetStateMachineMethod = getGetStateMachineMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.GetStateMachineRequest, dev.tasklife.v1.GetStateMachineResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetStateMachine"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.GetStateMachineRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.GetStateMachineResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("GetStateMachine"))
+              .build();
+        }
+      }
+    }
+    return getGetStateMachineMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.WatchTaskEventsRequest,
+      dev.tasklife.v1.WatchTaskEventsResponse> getWatchTaskEventsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "WatchTaskEvents",
+      requestType = dev.tasklife.v1.WatchTaskEventsRequest.class,
+      responseType = dev.tasklife.v1.WatchTaskEventsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.WatchTaskEventsRequest,
+      dev.tasklife.v1.WatchTaskEventsResponse> getWatchTaskEventsMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.WatchTaskEventsRequest, dev.tasklife.v1.WatchTaskEventsResponse> getWatchTaskEventsMethod;
+    if ((getWatchTaskEventsMethod = TaskServiceGrpc.getWatchTaskEventsMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getWatchTaskEventsMethod = TaskServiceGrpc.getWatchTaskEventsMethod) == null) {
+          TaskServiceGrpc.getWatchTaskEventsMethod = getWatchTaskEventsMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.WatchTaskEventsRequest, dev.tasklife.v1.WatchTaskEventsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "WatchTaskEvents"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.WatchTaskEventsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.WatchTaskEventsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("WatchTaskEvents"))
+              .build();
+        }
+      }
+    }
+    return getWatchTaskEventsMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.HeartbeatRequest,
+      dev.tasklife.v1.HeartbeatResponse> getHeartbeatMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "Heartbeat",
+      requestType = dev.tasklife.v1.HeartbeatRequest.class,
+      responseType = dev.tasklife.v1.HeartbeatResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.HeartbeatRequest,
+      dev.tasklife.v1.HeartbeatResponse> getHeartbeatMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.HeartbeatRequest, dev.tasklife.v1.HeartbeatResponse> getHeartbeatMethod;
+    if ((getHeartbeatMethod = TaskServiceGrpc.getHeartbeatMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getHeartbeatMethod = TaskServiceGrpc.getHeartbeatMethod) == null) {
+          TaskServiceGrpc.getHeartbeatMethod = getHeartbeatMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.HeartbeatRequest, dev.tasklife.v1.HeartbeatResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "Heartbeat"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.HeartbeatRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.HeartbeatResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("Heartbeat"))
+              .build();
+        }
+      }
+    }
+    return getHeartbeatMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.EnqueueTaskRequest,
+      dev.tasklife.v1.EnqueueTaskResponse> getEnqueueTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "EnqueueTask",
+      requestType = dev.tasklife.v1.EnqueueTaskRequest.class,
+      responseType = dev.tasklife.v1.EnqueueTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.EnqueueTaskRequest,
+      dev.tasklife.v1.EnqueueTaskResponse> getEnqueueTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.EnqueueTaskRequest, dev.tasklife.v1.EnqueueTaskResponse> getEnqueueTaskMethod;
+    if ((getEnqueueTaskMethod = TaskServiceGrpc.getEnqueueTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getEnqueueTaskMethod = TaskServiceGrpc.getEnqueueTaskMethod) == null) {
+          TaskServiceGrpc.getEnqueueTaskMethod = getEnqueueTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.EnqueueTaskRequest, dev.tasklife.v1.EnqueueTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "EnqueueTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.EnqueueTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.EnqueueTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("EnqueueTask"))
+              .build();
+        }
+      }
+    }
+    return getEnqueueTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.StartTaskRequest,
+      dev.tasklife.v1.StartTaskResponse> getStartTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "StartTask",
+      requestType = dev.tasklife.v1.StartTaskRequest.class,
+      responseType = dev.tasklife.v1.StartTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.StartTaskRequest,
+      dev.tasklife.v1.StartTaskResponse> getStartTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.StartTaskRequest, dev.tasklife.v1.StartTaskResponse> getStartTaskMethod;
+    if ((getStartTaskMethod = TaskServiceGrpc.getStartTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getStartTaskMethod = TaskServiceGrpc.getStartTaskMethod) == null) {
+          TaskServiceGrpc.getStartTaskMethod = getStartTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.StartTaskRequest, dev.tasklife.v1.StartTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "StartTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.StartTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.StartTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("StartTask"))
+              .build();
+        }
+      }
+    }
+    return getStartTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.CompleteTaskRequest,
+      dev.tasklife.v1.CompleteTaskResponse> getCompleteTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CompleteTask",
+      requestType = dev.tasklife.v1.CompleteTaskRequest.class,
+      responseType = dev.tasklife.v1.CompleteTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.CompleteTaskRequest,
+      dev.tasklife.v1.CompleteTaskResponse> getCompleteTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.CompleteTaskRequest, dev.tasklife.v1.CompleteTaskResponse> getCompleteTaskMethod;
+    if ((getCompleteTaskMethod = TaskServiceGrpc.getCompleteTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getCompleteTaskMethod = TaskServiceGrpc.getCompleteTaskMethod) == null) {
+          TaskServiceGrpc.getCompleteTaskMethod = getCompleteTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.CompleteTaskRequest, dev.tasklife.v1.CompleteTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CompleteTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CompleteTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CompleteTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("CompleteTask"))
+              .build();
+        }
+      }
+    }
+    return getCompleteTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.FailTaskRequest,
+      dev.tasklife.v1.FailTaskResponse> getFailTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "FailTask",
+      requestType = dev.tasklife.v1.FailTaskRequest.class,
+      responseType = dev.tasklife.v1.FailTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.FailTaskRequest,
+      dev.tasklife.v1.FailTaskResponse> getFailTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.FailTaskRequest, dev.tasklife.v1.FailTaskResponse> getFailTaskMethod;
+    if ((getFailTaskMethod = TaskServiceGrpc.getFailTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getFailTaskMethod = TaskServiceGrpc.getFailTaskMethod) == null) {
+          TaskServiceGrpc.getFailTaskMethod = getFailTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.FailTaskRequest, dev.tasklife.v1.FailTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "FailTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.FailTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.FailTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("FailTask"))
+              .build();
+        }
+      }
+    }
+    return getFailTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.RetryTaskRequest,
+      dev.tasklife.v1.RetryTaskResponse> getRetryTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RetryTask",
+      requestType = dev.tasklife.v1.RetryTaskRequest.class,
+      responseType = dev.tasklife.v1.RetryTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.RetryTaskRequest,
+      dev.tasklife.v1.RetryTaskResponse> getRetryTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.RetryTaskRequest, dev.tasklife.v1.RetryTaskResponse> getRetryTaskMethod;
+    if ((getRetryTaskMethod = TaskServiceGrpc.getRetryTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getRetryTaskMethod = TaskServiceGrpc.getRetryTaskMethod) == null) {
+          TaskServiceGrpc.getRetryTaskMethod = getRetryTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.RetryTaskRequest, dev.tasklife.v1.RetryTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RetryTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.RetryTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.RetryTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("RetryTask"))
+              .build();
+        }
+      }
+    }
+    return getRetryTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.PauseTaskRequest,
+      dev.tasklife.v1.PauseTaskResponse> getPauseTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "PauseTask",
+      requestType = dev.tasklife.v1.PauseTaskRequest.class,
+      responseType = dev.tasklife.v1.PauseTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.PauseTaskRequest,
+      dev.tasklife.v1.PauseTaskResponse> getPauseTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.PauseTaskRequest, dev.tasklife.v1.PauseTaskResponse> getPauseTaskMethod;
+    if ((getPauseTaskMethod = TaskServiceGrpc.getPauseTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getPauseTaskMethod = TaskServiceGrpc.getPauseTaskMethod) == null) {
+          TaskServiceGrpc.getPauseTaskMethod = getPauseTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.PauseTaskRequest, dev.tasklife.v1.PauseTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "PauseTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.PauseTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.PauseTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("PauseTask"))
+              .build();
+        }
+      }
+    }
+    return getPauseTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ResumeTaskRequest,
+      dev.tasklife.v1.ResumeTaskResponse> getResumeTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ResumeTask",
+      requestType = dev.tasklife.v1.ResumeTaskRequest.class,
+      responseType = dev.tasklife.v1.ResumeTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ResumeTaskRequest,
+      dev.tasklife.v1.ResumeTaskResponse> getResumeTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ResumeTaskRequest, dev.tasklife.v1.ResumeTaskResponse> getResumeTaskMethod;
+    if ((getResumeTaskMethod = TaskServiceGrpc.getResumeTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getResumeTaskMethod = TaskServiceGrpc.getResumeTaskMethod) == null) {
+          TaskServiceGrpc.getResumeTaskMethod = getResumeTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ResumeTaskRequest, dev.tasklife.v1.ResumeTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ResumeTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ResumeTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ResumeTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ResumeTask"))
+              .build();
+        }
+      }
+    }
+    return getResumeTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.KillTaskRequest,
+      dev.tasklife.v1.KillTaskResponse> getKillTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "KillTask",
+      requestType = dev.tasklife.v1.KillTaskRequest.class,
+      responseType = dev.tasklife.v1.KillTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.KillTaskRequest,
+      dev.tasklife.v1.KillTaskResponse> getKillTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.KillTaskRequest, dev.tasklife.v1.KillTaskResponse> getKillTaskMethod;
+    if ((getKillTaskMethod = TaskServiceGrpc.getKillTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getKillTaskMethod = TaskServiceGrpc.getKillTaskMethod) == null) {
+          TaskServiceGrpc.getKillTaskMethod = getKillTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.KillTaskRequest, dev.tasklife.v1.KillTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "KillTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.KillTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.KillTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("KillTask"))
+              .build();
+        }
+      }
+    }
+    return getKillTaskMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.AbandonTaskRequest,
+      dev.tasklife.v1.AbandonTaskResponse> getAbandonTaskMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "AbandonTask",
+      requestType = dev.tasklife.v1.AbandonTaskRequest.class,
+      responseType = dev.tasklife.v1.AbandonTaskResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.AbandonTaskRequest,
+      dev.tasklife.v1.AbandonTaskResponse> getAbandonTaskMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.AbandonTaskRequest, dev.tasklife.v1.AbandonTaskResponse> getAbandonTaskMethod;
+    if ((getAbandonTaskMethod = TaskServiceGrpc.getAbandonTaskMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getAbandonTaskMethod = TaskServiceGrpc.getAbandonTaskMethod) == null) {
+          TaskServiceGrpc.getAbandonTaskMethod = getAbandonTaskMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.AbandonTaskRequest, dev.tasklife.v1.AbandonTaskResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "AbandonTask"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.AbandonTaskRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.AbandonTaskResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("AbandonTask"))
+              .build();
+        }
+      }
+    }
+    return getAbandonTaskMethod;
+  }
+
+  /**
+   * Creates a new async stub that supports all call types for the service
+   */
+  public static TaskServiceStub newStub(io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<TaskServiceStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<TaskServiceStub>() {
+        @java.lang.Override
+        public TaskServiceStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new TaskServiceStub(channel, callOptions);
+        }
+      };
+    return TaskServiceStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports all types of calls on the service
+   */
+  public static TaskServiceBlockingV2Stub newBlockingV2Stub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<TaskServiceBlockingV2Stub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<TaskServiceBlockingV2Stub>() {
+        @java.lang.Override
+        public TaskServiceBlockingV2Stub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new TaskServiceBlockingV2Stub(channel, callOptions);
+        }
+      };
+    return TaskServiceBlockingV2Stub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports unary and streaming output calls on the service
+   */
+  public static TaskServiceBlockingStub newBlockingStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<TaskServiceBlockingStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<TaskServiceBlockingStub>() {
+        @java.lang.Override
+        public TaskServiceBlockingStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new TaskServiceBlockingStub(channel, callOptions);
+        }
+      };
+    return TaskServiceBlockingStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new ListenableFuture-style stub that supports unary calls on the service
+   */
+  public static TaskServiceFutureStub newFutureStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<TaskServiceFutureStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<TaskServiceFutureStub>() {
+        @java.lang.Override
+        public TaskServiceFutureStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new TaskServiceFutureStub(channel, callOptions);
+        }
+      };
+    return TaskServiceFutureStub.newStub(factory, channel);
+  }
+
+  /**
+   * <pre>
+   * TaskService moves task instances through the lifecycle state machine and keeps their
+   * audited history.
+   * Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
+   * `tasklife.dev` and one of these reasons:
+   * - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
+   *   names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
+   * - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
+   * - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
+   *   current state; metadata `task_id`, `current_state`, `requested_action` and
+   *   `allowed_actions` (the RPC names allowed now, comma-separated, possibly empty).
+   * - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
+   *   `task_id`, `expected_version`, `current_version` and `current_state`.
+   * - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
+   *   a call with a different action, operator, reason or expected_version; metadata
+   *   `task_id`, `request_id` and `first_action`.
+   * - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
+   *   whose spec differs; metadata `task_id` and `differing_fields`.
+   * - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
+   *   rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+   *   `missing_count`.
+   * - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+   *   upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+   *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+   *   google.rpc.PreconditionFailure naming each unmet upstream.
+   * - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+   *   it does not hold the task: its lease expired (the service then failed the task and
+   *   released it), or another worker started it; metadata `task_id`, `worker`,
+   *   `lease_holder` (empty when nobody holds it) and `current_state`.
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+   *   is no longer retained.
+   * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+   *   reconnect (to any replica) with the last cursor received.
+   * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+   *   backoff.
+   * A failed call writes nothing.
+   * </pre>
+   */
+  public interface AsyncService {
+
+    /**
+     * <pre>
+     * Creates a task in TASK_STATE_CREATED at version 1 and records its first event
+     * (UNSPECIFIED -&gt; CREATED). Retry-safe when the client chooses task_id: the same id
+     * with the same spec returns the existing task unchanged.
+     * Errors: INVALID_ARGUMENT, ALREADY_EXISTS (TASK_ALREADY_EXISTS),
+     * FAILED_PRECONDITION (REFERENCED_TASK_NOT_FOUND).
+     * </pre>
+     */
+    default void createTask(dev.tasklife.v1.CreateTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.CreateTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCreateTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Returns one task. Errors: INVALID_ARGUMENT, NOT_FOUND.
+     * </pre>
+     */
+    default void getTask(dev.tasklife.v1.GetTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.GetTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists tasks in creation order, filtered by state and labels, a page at a time
+     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * </pre>
+     */
+    default void listTasks(dev.tasklife.v1.ListTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTasksResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListTasksMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND.
+     * </pre>
+     */
+    default void listTaskEvents(dev.tasklife.v1.ListTaskEventsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskEventsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListTaskEventsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Describes the state machine: every state with its kind, every action with its RPC,
+     * and every allowed transition. Generated from the server's one transition table.
+     * </pre>
+     */
+    default void getStateMachine(dev.tasklife.v1.GetStateMachineRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.GetStateMachineResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetStateMachineMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Streams every committed state change, in stream order, exactly once per subscription,
+     * whichever server process (replica) made it. Stream order is the order of the writing
+     * transactions' ids, then of event ids; it agrees with each task's version order.
+     * The first message carries no events and the starting cursor; later messages carry
+     * events, or none when sent as progress on an idle stream. Every message's cursor
+     * resumes right after it: reconnect with the last cursor received and nothing is missed
+     * or repeated. Errors: INVALID_ARGUMENT (including a malformed cursor), OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED), UNAVAILABLE (SERVER_SHUTTING_DOWN: resume elsewhere).
+     * </pre>
+     */
+    default void watchTaskEvents(dev.tasklife.v1.WatchTaskEventsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.WatchTaskEventsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getWatchTaskEventsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Extends the lease of a RUNNING task held by `worker` (or starts one when a task
+     * started without a lease gets a lease_duration). Not a state change: the version does
+     * not change and no event is recorded. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (LEASE_LOST whenever the task is not running under this worker
+     * with a live lease; an expired lease cannot be renewed).
+     * </pre>
+     */
+    default void heartbeat(dev.tasklife.v1.HeartbeatRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.HeartbeatResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getHeartbeatMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.EnqueueTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getEnqueueTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void startTask(dev.tasklife.v1.StartTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.StartTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getStartTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void completeTask(dev.tasklife.v1.CompleteTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.CompleteTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCompleteTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_FAILED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void failTask(dev.tasklife.v1.FailTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.FailTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getFailTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_FAILED to TASK_STATE_RETRYING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void retryTask(dev.tasklife.v1.RetryTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.RetryTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRetryTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY or TASK_STATE_RUNNING to TASK_STATE_PAUSED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void pauseTask(dev.tasklife.v1.PauseTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.PauseTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getPauseTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_PAUSED to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void resumeTask(dev.tasklife.v1.ResumeTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ResumeTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getResumeTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING or TASK_STATE_FAILED to TASK_STATE_KILLED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void killTask(dev.tasklife.v1.KillTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.KillTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getKillTaskMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY, TASK_STATE_PAUSED, TASK_STATE_SUCCEEDED, TASK_STATE_FAILED or
+     * TASK_STATE_KILLED to TASK_STATE_ABANDONED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    default void abandonTask(dev.tasklife.v1.AbandonTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.AbandonTaskResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getAbandonTaskMethod(), responseObserver);
+    }
+  }
+
+  /**
+   * Base class for the server implementation of the service TaskService.
+   * <pre>
+   * TaskService moves task instances through the lifecycle state machine and keeps their
+   * audited history.
+   * Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
+   * `tasklife.dev` and one of these reasons:
+   * - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
+   *   names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
+   * - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
+   * - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
+   *   current state; metadata `task_id`, `current_state`, `requested_action` and
+   *   `allowed_actions` (the RPC names allowed now, comma-separated, possibly empty).
+   * - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
+   *   `task_id`, `expected_version`, `current_version` and `current_state`.
+   * - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
+   *   a call with a different action, operator, reason or expected_version; metadata
+   *   `task_id`, `request_id` and `first_action`.
+   * - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
+   *   whose spec differs; metadata `task_id` and `differing_fields`.
+   * - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
+   *   rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+   *   `missing_count`.
+   * - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+   *   upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+   *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+   *   google.rpc.PreconditionFailure naming each unmet upstream.
+   * - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+   *   it does not hold the task: its lease expired (the service then failed the task and
+   *   released it), or another worker started it; metadata `task_id`, `worker`,
+   *   `lease_holder` (empty when nobody holds it) and `current_state`.
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+   *   is no longer retained.
+   * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+   *   reconnect (to any replica) with the last cursor received.
+   * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+   *   backoff.
+   * A failed call writes nothing.
+   * </pre>
+   */
+  public static abstract class TaskServiceImplBase
+      implements io.grpc.BindableService, AsyncService {
+
+    @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
+      return TaskServiceGrpc.bindService(this);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do asynchronous rpc calls to service TaskService.
+   * <pre>
+   * TaskService moves task instances through the lifecycle state machine and keeps their
+   * audited history.
+   * Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
+   * `tasklife.dev` and one of these reasons:
+   * - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
+   *   names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
+   * - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
+   * - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
+   *   current state; metadata `task_id`, `current_state`, `requested_action` and
+   *   `allowed_actions` (the RPC names allowed now, comma-separated, possibly empty).
+   * - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
+   *   `task_id`, `expected_version`, `current_version` and `current_state`.
+   * - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
+   *   a call with a different action, operator, reason or expected_version; metadata
+   *   `task_id`, `request_id` and `first_action`.
+   * - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
+   *   whose spec differs; metadata `task_id` and `differing_fields`.
+   * - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
+   *   rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+   *   `missing_count`.
+   * - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+   *   upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+   *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+   *   google.rpc.PreconditionFailure naming each unmet upstream.
+   * - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+   *   it does not hold the task: its lease expired (the service then failed the task and
+   *   released it), or another worker started it; metadata `task_id`, `worker`,
+   *   `lease_holder` (empty when nobody holds it) and `current_state`.
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+   *   is no longer retained.
+   * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+   *   reconnect (to any replica) with the last cursor received.
+   * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+   *   backoff.
+   * A failed call writes nothing.
+   * </pre>
+   */
+  public static final class TaskServiceStub
+      extends io.grpc.stub.AbstractAsyncStub<TaskServiceStub> {
+    private TaskServiceStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected TaskServiceStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new TaskServiceStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Creates a task in TASK_STATE_CREATED at version 1 and records its first event
+     * (UNSPECIFIED -&gt; CREATED). Retry-safe when the client chooses task_id: the same id
+     * with the same spec returns the existing task unchanged.
+     * Errors: INVALID_ARGUMENT, ALREADY_EXISTS (TASK_ALREADY_EXISTS),
+     * FAILED_PRECONDITION (REFERENCED_TASK_NOT_FOUND).
+     * </pre>
+     */
+    public void createTask(dev.tasklife.v1.CreateTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.CreateTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCreateTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Returns one task. Errors: INVALID_ARGUMENT, NOT_FOUND.
+     * </pre>
+     */
+    public void getTask(dev.tasklife.v1.GetTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.GetTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists tasks in creation order, filtered by state and labels, a page at a time
+     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * </pre>
+     */
+    public void listTasks(dev.tasklife.v1.ListTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTasksResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListTasksMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND.
+     * </pre>
+     */
+    public void listTaskEvents(dev.tasklife.v1.ListTaskEventsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskEventsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListTaskEventsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Describes the state machine: every state with its kind, every action with its RPC,
+     * and every allowed transition. Generated from the server's one transition table.
+     * </pre>
+     */
+    public void getStateMachine(dev.tasklife.v1.GetStateMachineRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.GetStateMachineResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetStateMachineMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Streams every committed state change, in stream order, exactly once per subscription,
+     * whichever server process (replica) made it. Stream order is the order of the writing
+     * transactions' ids, then of event ids; it agrees with each task's version order.
+     * The first message carries no events and the starting cursor; later messages carry
+     * events, or none when sent as progress on an idle stream. Every message's cursor
+     * resumes right after it: reconnect with the last cursor received and nothing is missed
+     * or repeated. Errors: INVALID_ARGUMENT (including a malformed cursor), OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED), UNAVAILABLE (SERVER_SHUTTING_DOWN: resume elsewhere).
+     * </pre>
+     */
+    public void watchTaskEvents(dev.tasklife.v1.WatchTaskEventsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.WatchTaskEventsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncServerStreamingCall(
+          getChannel().newCall(getWatchTaskEventsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Extends the lease of a RUNNING task held by `worker` (or starts one when a task
+     * started without a lease gets a lease_duration). Not a state change: the version does
+     * not change and no event is recorded. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (LEASE_LOST whenever the task is not running under this worker
+     * with a live lease; an expired lease cannot be renewed).
+     * </pre>
+     */
+    public void heartbeat(dev.tasklife.v1.HeartbeatRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.HeartbeatResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getHeartbeatMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.EnqueueTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getEnqueueTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void startTask(dev.tasklife.v1.StartTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.StartTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getStartTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void completeTask(dev.tasklife.v1.CompleteTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.CompleteTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCompleteTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_FAILED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void failTask(dev.tasklife.v1.FailTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.FailTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getFailTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_FAILED to TASK_STATE_RETRYING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void retryTask(dev.tasklife.v1.RetryTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.RetryTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRetryTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY or TASK_STATE_RUNNING to TASK_STATE_PAUSED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void pauseTask(dev.tasklife.v1.PauseTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.PauseTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getPauseTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_PAUSED to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void resumeTask(dev.tasklife.v1.ResumeTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ResumeTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getResumeTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING or TASK_STATE_FAILED to TASK_STATE_KILLED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void killTask(dev.tasklife.v1.KillTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.KillTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getKillTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY, TASK_STATE_PAUSED, TASK_STATE_SUCCEEDED, TASK_STATE_FAILED or
+     * TASK_STATE_KILLED to TASK_STATE_ABANDONED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public void abandonTask(dev.tasklife.v1.AbandonTaskRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.AbandonTaskResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getAbandonTaskMethod(), getCallOptions()), request, responseObserver);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do synchronous rpc calls to service TaskService.
+   * <pre>
+   * TaskService moves task instances through the lifecycle state machine and keeps their
+   * audited history.
+   * Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
+   * `tasklife.dev` and one of these reasons:
+   * - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
+   *   names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
+   * - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
+   * - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
+   *   current state; metadata `task_id`, `current_state`, `requested_action` and
+   *   `allowed_actions` (the RPC names allowed now, comma-separated, possibly empty).
+   * - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
+   *   `task_id`, `expected_version`, `current_version` and `current_state`.
+   * - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
+   *   a call with a different action, operator, reason or expected_version; metadata
+   *   `task_id`, `request_id` and `first_action`.
+   * - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
+   *   whose spec differs; metadata `task_id` and `differing_fields`.
+   * - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
+   *   rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+   *   `missing_count`.
+   * - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+   *   upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+   *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+   *   google.rpc.PreconditionFailure naming each unmet upstream.
+   * - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+   *   it does not hold the task: its lease expired (the service then failed the task and
+   *   released it), or another worker started it; metadata `task_id`, `worker`,
+   *   `lease_holder` (empty when nobody holds it) and `current_state`.
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+   *   is no longer retained.
+   * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+   *   reconnect (to any replica) with the last cursor received.
+   * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+   *   backoff.
+   * A failed call writes nothing.
+   * </pre>
+   */
+  public static final class TaskServiceBlockingV2Stub
+      extends io.grpc.stub.AbstractBlockingStub<TaskServiceBlockingV2Stub> {
+    private TaskServiceBlockingV2Stub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected TaskServiceBlockingV2Stub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new TaskServiceBlockingV2Stub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Creates a task in TASK_STATE_CREATED at version 1 and records its first event
+     * (UNSPECIFIED -&gt; CREATED). Retry-safe when the client chooses task_id: the same id
+     * with the same spec returns the existing task unchanged.
+     * Errors: INVALID_ARGUMENT, ALREADY_EXISTS (TASK_ALREADY_EXISTS),
+     * FAILED_PRECONDITION (REFERENCED_TASK_NOT_FOUND).
+     * </pre>
+     */
+    public dev.tasklife.v1.CreateTaskResponse createTask(dev.tasklife.v1.CreateTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCreateTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Returns one task. Errors: INVALID_ARGUMENT, NOT_FOUND.
+     * </pre>
+     */
+    public dev.tasklife.v1.GetTaskResponse getTask(dev.tasklife.v1.GetTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists tasks in creation order, filtered by state and labels, a page at a time
+     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListTasksResponse listTasks(dev.tasklife.v1.ListTasksRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND.
+     * </pre>
+     */
+    public dev.tasklife.v1.ListTaskEventsResponse listTaskEvents(dev.tasklife.v1.ListTaskEventsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListTaskEventsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Describes the state machine: every state with its kind, every action with its RPC,
+     * and every allowed transition. Generated from the server's one transition table.
+     * </pre>
+     */
+    public dev.tasklife.v1.GetStateMachineResponse getStateMachine(dev.tasklife.v1.GetStateMachineRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetStateMachineMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Streams every committed state change, in stream order, exactly once per subscription,
+     * whichever server process (replica) made it. Stream order is the order of the writing
+     * transactions' ids, then of event ids; it agrees with each task's version order.
+     * The first message carries no events and the starting cursor; later messages carry
+     * events, or none when sent as progress on an idle stream. Every message's cursor
+     * resumes right after it: reconnect with the last cursor received and nothing is missed
+     * or repeated. Errors: INVALID_ARGUMENT (including a malformed cursor), OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED), UNAVAILABLE (SERVER_SHUTTING_DOWN: resume elsewhere).
+     * </pre>
+     */
+    @io.grpc.ExperimentalApi("https://github.com/grpc/grpc-java/issues/10918")
+    public io.grpc.stub.BlockingClientCall<?, dev.tasklife.v1.WatchTaskEventsResponse>
+        watchTaskEvents(dev.tasklife.v1.WatchTaskEventsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingV2ServerStreamingCall(
+          getChannel(), getWatchTaskEventsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Extends the lease of a RUNNING task held by `worker` (or starts one when a task
+     * started without a lease gets a lease_duration). Not a state change: the version does
+     * not change and no event is recorded. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (LEASE_LOST whenever the task is not running under this worker
+     * with a live lease; an expired lease cannot be renewed).
+     * </pre>
+     */
+    public dev.tasklife.v1.HeartbeatResponse heartbeat(dev.tasklife.v1.HeartbeatRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getHeartbeatMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.EnqueueTaskResponse enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getEnqueueTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.StartTaskResponse startTask(dev.tasklife.v1.StartTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getStartTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.CompleteTaskResponse completeTask(dev.tasklife.v1.CompleteTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCompleteTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_FAILED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.FailTaskResponse failTask(dev.tasklife.v1.FailTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getFailTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_FAILED to TASK_STATE_RETRYING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.RetryTaskResponse retryTask(dev.tasklife.v1.RetryTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRetryTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY or TASK_STATE_RUNNING to TASK_STATE_PAUSED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.PauseTaskResponse pauseTask(dev.tasklife.v1.PauseTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getPauseTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_PAUSED to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.ResumeTaskResponse resumeTask(dev.tasklife.v1.ResumeTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getResumeTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING or TASK_STATE_FAILED to TASK_STATE_KILLED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.KillTaskResponse killTask(dev.tasklife.v1.KillTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getKillTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY, TASK_STATE_PAUSED, TASK_STATE_SUCCEEDED, TASK_STATE_FAILED or
+     * TASK_STATE_KILLED to TASK_STATE_ABANDONED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.AbandonTaskResponse abandonTask(dev.tasklife.v1.AbandonTaskRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getAbandonTaskMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do limited synchronous rpc calls to service TaskService.
+   * <pre>
+   * TaskService moves task instances through the lifecycle state machine and keeps their
+   * audited history.
+   * Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
+   * `tasklife.dev` and one of these reasons:
+   * - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
+   *   names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
+   * - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
+   * - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
+   *   current state; metadata `task_id`, `current_state`, `requested_action` and
+   *   `allowed_actions` (the RPC names allowed now, comma-separated, possibly empty).
+   * - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
+   *   `task_id`, `expected_version`, `current_version` and `current_state`.
+   * - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
+   *   a call with a different action, operator, reason or expected_version; metadata
+   *   `task_id`, `request_id` and `first_action`.
+   * - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
+   *   whose spec differs; metadata `task_id` and `differing_fields`.
+   * - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
+   *   rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+   *   `missing_count`.
+   * - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+   *   upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+   *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+   *   google.rpc.PreconditionFailure naming each unmet upstream.
+   * - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+   *   it does not hold the task: its lease expired (the service then failed the task and
+   *   released it), or another worker started it; metadata `task_id`, `worker`,
+   *   `lease_holder` (empty when nobody holds it) and `current_state`.
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+   *   is no longer retained.
+   * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+   *   reconnect (to any replica) with the last cursor received.
+   * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+   *   backoff.
+   * A failed call writes nothing.
+   * </pre>
+   */
+  public static final class TaskServiceBlockingStub
+      extends io.grpc.stub.AbstractBlockingStub<TaskServiceBlockingStub> {
+    private TaskServiceBlockingStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected TaskServiceBlockingStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new TaskServiceBlockingStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Creates a task in TASK_STATE_CREATED at version 1 and records its first event
+     * (UNSPECIFIED -&gt; CREATED). Retry-safe when the client chooses task_id: the same id
+     * with the same spec returns the existing task unchanged.
+     * Errors: INVALID_ARGUMENT, ALREADY_EXISTS (TASK_ALREADY_EXISTS),
+     * FAILED_PRECONDITION (REFERENCED_TASK_NOT_FOUND).
+     * </pre>
+     */
+    public dev.tasklife.v1.CreateTaskResponse createTask(dev.tasklife.v1.CreateTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCreateTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Returns one task. Errors: INVALID_ARGUMENT, NOT_FOUND.
+     * </pre>
+     */
+    public dev.tasklife.v1.GetTaskResponse getTask(dev.tasklife.v1.GetTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists tasks in creation order, filtered by state and labels, a page at a time
+     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListTasksResponse listTasks(dev.tasklife.v1.ListTasksRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND.
+     * </pre>
+     */
+    public dev.tasklife.v1.ListTaskEventsResponse listTaskEvents(dev.tasklife.v1.ListTaskEventsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListTaskEventsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Describes the state machine: every state with its kind, every action with its RPC,
+     * and every allowed transition. Generated from the server's one transition table.
+     * </pre>
+     */
+    public dev.tasklife.v1.GetStateMachineResponse getStateMachine(dev.tasklife.v1.GetStateMachineRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetStateMachineMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Streams every committed state change, in stream order, exactly once per subscription,
+     * whichever server process (replica) made it. Stream order is the order of the writing
+     * transactions' ids, then of event ids; it agrees with each task's version order.
+     * The first message carries no events and the starting cursor; later messages carry
+     * events, or none when sent as progress on an idle stream. Every message's cursor
+     * resumes right after it: reconnect with the last cursor received and nothing is missed
+     * or repeated. Errors: INVALID_ARGUMENT (including a malformed cursor), OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED), UNAVAILABLE (SERVER_SHUTTING_DOWN: resume elsewhere).
+     * </pre>
+     */
+    public java.util.Iterator<dev.tasklife.v1.WatchTaskEventsResponse> watchTaskEvents(
+        dev.tasklife.v1.WatchTaskEventsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingServerStreamingCall(
+          getChannel(), getWatchTaskEventsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Extends the lease of a RUNNING task held by `worker` (or starts one when a task
+     * started without a lease gets a lease_duration). Not a state change: the version does
+     * not change and no event is recorded. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (LEASE_LOST whenever the task is not running under this worker
+     * with a live lease; an expired lease cannot be renewed).
+     * </pre>
+     */
+    public dev.tasklife.v1.HeartbeatResponse heartbeat(dev.tasklife.v1.HeartbeatRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getHeartbeatMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.EnqueueTaskResponse enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getEnqueueTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.StartTaskResponse startTask(dev.tasklife.v1.StartTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getStartTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.CompleteTaskResponse completeTask(dev.tasklife.v1.CompleteTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCompleteTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_FAILED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.FailTaskResponse failTask(dev.tasklife.v1.FailTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getFailTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_FAILED to TASK_STATE_RETRYING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.RetryTaskResponse retryTask(dev.tasklife.v1.RetryTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRetryTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY or TASK_STATE_RUNNING to TASK_STATE_PAUSED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.PauseTaskResponse pauseTask(dev.tasklife.v1.PauseTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getPauseTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_PAUSED to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.ResumeTaskResponse resumeTask(dev.tasklife.v1.ResumeTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getResumeTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING or TASK_STATE_FAILED to TASK_STATE_KILLED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.KillTaskResponse killTask(dev.tasklife.v1.KillTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getKillTaskMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY, TASK_STATE_PAUSED, TASK_STATE_SUCCEEDED, TASK_STATE_FAILED or
+     * TASK_STATE_KILLED to TASK_STATE_ABANDONED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public dev.tasklife.v1.AbandonTaskResponse abandonTask(dev.tasklife.v1.AbandonTaskRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getAbandonTaskMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do ListenableFuture-style rpc calls to service TaskService.
+   * <pre>
+   * TaskService moves task instances through the lifecycle state machine and keeps their
+   * audited history.
+   * Errors follow AIP-193: every error carries a google.rpc.ErrorInfo with domain
+   * `tasklife.dev` and one of these reasons:
+   * - INVALID_REQUEST (INVALID_ARGUMENT): a malformed request; a google.rpc.BadRequest
+   *   names the offending fields (at most 10); metadata `fields` and `omitted_violations`.
+   * - TASK_NOT_FOUND (NOT_FOUND): no task has the given id; metadata `task_id`.
+   * - INVALID_TRANSITION (FAILED_PRECONDITION): the action is not allowed from the task's
+   *   current state; metadata `task_id`, `current_state`, `requested_action` and
+   *   `allowed_actions` (the RPC names allowed now, comma-separated, possibly empty).
+   * - VERSION_MISMATCH (ABORTED): expected_version is not the current version; metadata
+   *   `task_id`, `expected_version`, `current_version` and `current_state`.
+   * - REQUEST_ID_REUSED (ALREADY_EXISTS): the request_id was already used on this task by
+   *   a call with a different action, operator, reason or expected_version; metadata
+   *   `task_id`, `request_id` and `first_action`.
+   * - TASK_ALREADY_EXISTS (ALREADY_EXISTS): CreateTask with the id of an existing task
+   *   whose spec differs; metadata `task_id` and `differing_fields`.
+   * - REFERENCED_TASK_NOT_FOUND (FAILED_PRECONDITION): CreateTask names a depends_on or
+   *   rerun_of task that does not exist; metadata `missing_task_ids` (at most 10) and
+   *   `missing_count`.
+   * - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
+   *   upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
+   *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+   *   google.rpc.PreconditionFailure naming each unmet upstream.
+   * - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
+   *   it does not hold the task: its lease expired (the service then failed the task and
+   *   released it), or another worker started it; metadata `task_id`, `worker`,
+   *   `lease_holder` (empty when nobody holds it) and `current_state`.
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
+   *   is no longer retained.
+   * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
+   *   reconnect (to any replica) with the last cursor received.
+   * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
+   *   backoff.
+   * A failed call writes nothing.
+   * </pre>
+   */
+  public static final class TaskServiceFutureStub
+      extends io.grpc.stub.AbstractFutureStub<TaskServiceFutureStub> {
+    private TaskServiceFutureStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected TaskServiceFutureStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new TaskServiceFutureStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * Creates a task in TASK_STATE_CREATED at version 1 and records its first event
+     * (UNSPECIFIED -&gt; CREATED). Retry-safe when the client chooses task_id: the same id
+     * with the same spec returns the existing task unchanged.
+     * Errors: INVALID_ARGUMENT, ALREADY_EXISTS (TASK_ALREADY_EXISTS),
+     * FAILED_PRECONDITION (REFERENCED_TASK_NOT_FOUND).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.CreateTaskResponse> createTask(
+        dev.tasklife.v1.CreateTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCreateTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Returns one task. Errors: INVALID_ARGUMENT, NOT_FOUND.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.GetTaskResponse> getTask(
+        dev.tasklife.v1.GetTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Lists tasks in creation order, filtered by state and labels, a page at a time
+     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListTasksResponse> listTasks(
+        dev.tasklife.v1.ListTasksRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListTasksMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListTaskEventsResponse> listTaskEvents(
+        dev.tasklife.v1.ListTaskEventsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListTaskEventsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Describes the state machine: every state with its kind, every action with its RPC,
+     * and every allowed transition. Generated from the server's one transition table.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.GetStateMachineResponse> getStateMachine(
+        dev.tasklife.v1.GetStateMachineRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetStateMachineMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Extends the lease of a RUNNING task held by `worker` (or starts one when a task
+     * started without a lease gets a lease_duration). Not a state change: the version does
+     * not change and no event is recorded. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (LEASE_LOST whenever the task is not running under this worker
+     * with a live lease; an expired lease cannot be renewed).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.HeartbeatResponse> heartbeat(
+        dev.tasklife.v1.HeartbeatRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getHeartbeatMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.EnqueueTaskResponse> enqueueTask(
+        dev.tasklife.v1.EnqueueTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getEnqueueTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.StartTaskResponse> startTask(
+        dev.tasklife.v1.StartTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getStartTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.CompleteTaskResponse> completeTask(
+        dev.tasklife.v1.CompleteTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCompleteTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING to TASK_STATE_FAILED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.FailTaskResponse> failTask(
+        dev.tasklife.v1.FailTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getFailTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_FAILED to TASK_STATE_RETRYING, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.RetryTaskResponse> retryTask(
+        dev.tasklife.v1.RetryTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRetryTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY or TASK_STATE_RUNNING to TASK_STATE_PAUSED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.PauseTaskResponse> pauseTask(
+        dev.tasklife.v1.PauseTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getPauseTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_PAUSED to TASK_STATE_READY, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ResumeTaskResponse> resumeTask(
+        dev.tasklife.v1.ResumeTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getResumeTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_RUNNING or TASK_STATE_FAILED to TASK_STATE_KILLED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.KillTaskResponse> killTask(
+        dev.tasklife.v1.KillTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getKillTaskMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves a task from TASK_STATE_READY, TASK_STATE_PAUSED, TASK_STATE_SUCCEEDED, TASK_STATE_FAILED or
+     * TASK_STATE_KILLED to TASK_STATE_ABANDONED, as one atomic compare-and-swap that
+     * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
+     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.AbandonTaskResponse> abandonTask(
+        dev.tasklife.v1.AbandonTaskRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getAbandonTaskMethod(), getCallOptions()), request);
+    }
+  }
+
+  private static final int METHODID_CREATE_TASK = 0;
+  private static final int METHODID_GET_TASK = 1;
+  private static final int METHODID_LIST_TASKS = 2;
+  private static final int METHODID_LIST_TASK_EVENTS = 3;
+  private static final int METHODID_GET_STATE_MACHINE = 4;
+  private static final int METHODID_WATCH_TASK_EVENTS = 5;
+  private static final int METHODID_HEARTBEAT = 6;
+  private static final int METHODID_ENQUEUE_TASK = 7;
+  private static final int METHODID_START_TASK = 8;
+  private static final int METHODID_COMPLETE_TASK = 9;
+  private static final int METHODID_FAIL_TASK = 10;
+  private static final int METHODID_RETRY_TASK = 11;
+  private static final int METHODID_PAUSE_TASK = 12;
+  private static final int METHODID_RESUME_TASK = 13;
+  private static final int METHODID_KILL_TASK = 14;
+  private static final int METHODID_ABANDON_TASK = 15;
+
+  private static final class MethodHandlers<Req, Resp> implements
+      io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ServerStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ClientStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.BidiStreamingMethod<Req, Resp> {
+    private final AsyncService serviceImpl;
+    private final int methodId;
+
+    MethodHandlers(AsyncService serviceImpl, int methodId) {
+      this.serviceImpl = serviceImpl;
+      this.methodId = methodId;
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public void invoke(Req request, io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        case METHODID_CREATE_TASK:
+          serviceImpl.createTask((dev.tasklife.v1.CreateTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.CreateTaskResponse>) responseObserver);
+          break;
+        case METHODID_GET_TASK:
+          serviceImpl.getTask((dev.tasklife.v1.GetTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.GetTaskResponse>) responseObserver);
+          break;
+        case METHODID_LIST_TASKS:
+          serviceImpl.listTasks((dev.tasklife.v1.ListTasksRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTasksResponse>) responseObserver);
+          break;
+        case METHODID_LIST_TASK_EVENTS:
+          serviceImpl.listTaskEvents((dev.tasklife.v1.ListTaskEventsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskEventsResponse>) responseObserver);
+          break;
+        case METHODID_GET_STATE_MACHINE:
+          serviceImpl.getStateMachine((dev.tasklife.v1.GetStateMachineRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.GetStateMachineResponse>) responseObserver);
+          break;
+        case METHODID_WATCH_TASK_EVENTS:
+          serviceImpl.watchTaskEvents((dev.tasklife.v1.WatchTaskEventsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.WatchTaskEventsResponse>) responseObserver);
+          break;
+        case METHODID_HEARTBEAT:
+          serviceImpl.heartbeat((dev.tasklife.v1.HeartbeatRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.HeartbeatResponse>) responseObserver);
+          break;
+        case METHODID_ENQUEUE_TASK:
+          serviceImpl.enqueueTask((dev.tasklife.v1.EnqueueTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.EnqueueTaskResponse>) responseObserver);
+          break;
+        case METHODID_START_TASK:
+          serviceImpl.startTask((dev.tasklife.v1.StartTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.StartTaskResponse>) responseObserver);
+          break;
+        case METHODID_COMPLETE_TASK:
+          serviceImpl.completeTask((dev.tasklife.v1.CompleteTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.CompleteTaskResponse>) responseObserver);
+          break;
+        case METHODID_FAIL_TASK:
+          serviceImpl.failTask((dev.tasklife.v1.FailTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.FailTaskResponse>) responseObserver);
+          break;
+        case METHODID_RETRY_TASK:
+          serviceImpl.retryTask((dev.tasklife.v1.RetryTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.RetryTaskResponse>) responseObserver);
+          break;
+        case METHODID_PAUSE_TASK:
+          serviceImpl.pauseTask((dev.tasklife.v1.PauseTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.PauseTaskResponse>) responseObserver);
+          break;
+        case METHODID_RESUME_TASK:
+          serviceImpl.resumeTask((dev.tasklife.v1.ResumeTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ResumeTaskResponse>) responseObserver);
+          break;
+        case METHODID_KILL_TASK:
+          serviceImpl.killTask((dev.tasklife.v1.KillTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.KillTaskResponse>) responseObserver);
+          break;
+        case METHODID_ABANDON_TASK:
+          serviceImpl.abandonTask((dev.tasklife.v1.AbandonTaskRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.AbandonTaskResponse>) responseObserver);
+          break;
+        default:
+          throw new AssertionError();
+      }
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public io.grpc.stub.StreamObserver<Req> invoke(
+        io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        default:
+          throw new AssertionError();
+      }
+    }
+  }
+
+  public static final io.grpc.ServerServiceDefinition bindService(AsyncService service) {
+    return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
+        .addMethod(
+          getCreateTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.CreateTaskRequest,
+              dev.tasklife.v1.CreateTaskResponse>(
+                service, METHODID_CREATE_TASK)))
+        .addMethod(
+          getGetTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.GetTaskRequest,
+              dev.tasklife.v1.GetTaskResponse>(
+                service, METHODID_GET_TASK)))
+        .addMethod(
+          getListTasksMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ListTasksRequest,
+              dev.tasklife.v1.ListTasksResponse>(
+                service, METHODID_LIST_TASKS)))
+        .addMethod(
+          getListTaskEventsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ListTaskEventsRequest,
+              dev.tasklife.v1.ListTaskEventsResponse>(
+                service, METHODID_LIST_TASK_EVENTS)))
+        .addMethod(
+          getGetStateMachineMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.GetStateMachineRequest,
+              dev.tasklife.v1.GetStateMachineResponse>(
+                service, METHODID_GET_STATE_MACHINE)))
+        .addMethod(
+          getWatchTaskEventsMethod(),
+          io.grpc.stub.ServerCalls.asyncServerStreamingCall(
+            new MethodHandlers<
+              dev.tasklife.v1.WatchTaskEventsRequest,
+              dev.tasklife.v1.WatchTaskEventsResponse>(
+                service, METHODID_WATCH_TASK_EVENTS)))
+        .addMethod(
+          getHeartbeatMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.HeartbeatRequest,
+              dev.tasklife.v1.HeartbeatResponse>(
+                service, METHODID_HEARTBEAT)))
+        .addMethod(
+          getEnqueueTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.EnqueueTaskRequest,
+              dev.tasklife.v1.EnqueueTaskResponse>(
+                service, METHODID_ENQUEUE_TASK)))
+        .addMethod(
+          getStartTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.StartTaskRequest,
+              dev.tasklife.v1.StartTaskResponse>(
+                service, METHODID_START_TASK)))
+        .addMethod(
+          getCompleteTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.CompleteTaskRequest,
+              dev.tasklife.v1.CompleteTaskResponse>(
+                service, METHODID_COMPLETE_TASK)))
+        .addMethod(
+          getFailTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.FailTaskRequest,
+              dev.tasklife.v1.FailTaskResponse>(
+                service, METHODID_FAIL_TASK)))
+        .addMethod(
+          getRetryTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.RetryTaskRequest,
+              dev.tasklife.v1.RetryTaskResponse>(
+                service, METHODID_RETRY_TASK)))
+        .addMethod(
+          getPauseTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.PauseTaskRequest,
+              dev.tasklife.v1.PauseTaskResponse>(
+                service, METHODID_PAUSE_TASK)))
+        .addMethod(
+          getResumeTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ResumeTaskRequest,
+              dev.tasklife.v1.ResumeTaskResponse>(
+                service, METHODID_RESUME_TASK)))
+        .addMethod(
+          getKillTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.KillTaskRequest,
+              dev.tasklife.v1.KillTaskResponse>(
+                service, METHODID_KILL_TASK)))
+        .addMethod(
+          getAbandonTaskMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.AbandonTaskRequest,
+              dev.tasklife.v1.AbandonTaskResponse>(
+                service, METHODID_ABANDON_TASK)))
+        .build();
+  }
+
+  private static abstract class TaskServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoFileDescriptorSupplier, io.grpc.protobuf.ProtoServiceDescriptorSupplier {
+    TaskServiceBaseDescriptorSupplier() {}
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.FileDescriptor getFileDescriptor() {
+      return dev.tasklife.v1.TaskServiceProto.getDescriptor();
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.ServiceDescriptor getServiceDescriptor() {
+      return getFileDescriptor().findServiceByName("TaskService");
+    }
+  }
+
+  private static final class TaskServiceFileDescriptorSupplier
+      extends TaskServiceBaseDescriptorSupplier {
+    TaskServiceFileDescriptorSupplier() {}
+  }
+
+  private static final class TaskServiceMethodDescriptorSupplier
+      extends TaskServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoMethodDescriptorSupplier {
+    private final java.lang.String methodName;
+
+    TaskServiceMethodDescriptorSupplier(java.lang.String methodName) {
+      this.methodName = methodName;
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.MethodDescriptor getMethodDescriptor() {
+      return getServiceDescriptor().findMethodByName(methodName);
+    }
+  }
+
+  private static volatile io.grpc.ServiceDescriptor serviceDescriptor;
+
+  public static io.grpc.ServiceDescriptor getServiceDescriptor() {
+    io.grpc.ServiceDescriptor result = serviceDescriptor;
+    if (result == null) {
+      synchronized (TaskServiceGrpc.class) {
+        result = serviceDescriptor;
+        if (result == null) {
+          serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
+              .setSchemaDescriptor(new TaskServiceFileDescriptorSupplier())
+              .addMethod(getCreateTaskMethod())
+              .addMethod(getGetTaskMethod())
+              .addMethod(getListTasksMethod())
+              .addMethod(getListTaskEventsMethod())
+              .addMethod(getGetStateMachineMethod())
+              .addMethod(getWatchTaskEventsMethod())
+              .addMethod(getHeartbeatMethod())
+              .addMethod(getEnqueueTaskMethod())
+              .addMethod(getStartTaskMethod())
+              .addMethod(getCompleteTaskMethod())
+              .addMethod(getFailTaskMethod())
+              .addMethod(getRetryTaskMethod())
+              .addMethod(getPauseTaskMethod())
+              .addMethod(getResumeTaskMethod())
+              .addMethod(getKillTaskMethod())
+              .addMethod(getAbandonTaskMethod())
+              .build();
+        }
+      }
+    }
+    return result;
+  }
+}

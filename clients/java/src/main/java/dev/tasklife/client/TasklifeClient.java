@@ -1,0 +1,236 @@
+package dev.tasklife.client;
+
+import dev.tasklife.v1.AbandonTaskRequest;
+import dev.tasklife.v1.AbandonTaskResponse;
+import dev.tasklife.v1.CompleteTaskRequest;
+import dev.tasklife.v1.CompleteTaskResponse;
+import dev.tasklife.v1.CreateTaskRequest;
+import dev.tasklife.v1.CreateTaskResponse;
+import dev.tasklife.v1.EnqueueTaskRequest;
+import dev.tasklife.v1.EnqueueTaskResponse;
+import dev.tasklife.v1.FailTaskRequest;
+import dev.tasklife.v1.FailTaskResponse;
+import dev.tasklife.v1.GetStateMachineRequest;
+import dev.tasklife.v1.GetStateMachineResponse;
+import dev.tasklife.v1.GetTaskRequest;
+import dev.tasklife.v1.GetTaskResponse;
+import dev.tasklife.v1.HeartbeatRequest;
+import dev.tasklife.v1.HeartbeatResponse;
+import dev.tasklife.v1.KillTaskRequest;
+import dev.tasklife.v1.KillTaskResponse;
+import dev.tasklife.v1.ListTaskEventsRequest;
+import dev.tasklife.v1.ListTaskEventsResponse;
+import dev.tasklife.v1.ListTasksRequest;
+import dev.tasklife.v1.ListTasksResponse;
+import dev.tasklife.v1.PauseTaskRequest;
+import dev.tasklife.v1.PauseTaskResponse;
+import dev.tasklife.v1.ResumeTaskRequest;
+import dev.tasklife.v1.ResumeTaskResponse;
+import dev.tasklife.v1.RetryTaskRequest;
+import dev.tasklife.v1.RetryTaskResponse;
+import dev.tasklife.v1.StartTaskRequest;
+import dev.tasklife.v1.StartTaskResponse;
+import dev.tasklife.v1.TaskServiceGrpc;
+import dev.tasklife.v1.TaskServiceGrpc.TaskServiceBlockingStub;
+import dev.tasklife.v1.WatchTaskEventsRequest;
+import com.google.protobuf.Message;
+import io.grpc.Channel;
+import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptors;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
+import io.grpc.stub.MetadataUtils;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * A connection to a Tasklife server: every {@code tasklife.v1.TaskService} RPC as a blocking
+ * method taking and returning the generated messages, failures as {@link TasklifeException}s
+ * decoded from the status details, plus {@link #compareAndSwap} and a resuming {@link #watch}.
+ * Thread-safe; share one per process and close it at the end.
+ *
+ * <pre>{@code
+ * try (TasklifeClient client = TasklifeClient.connect(ConnectOptions.plaintext("127.0.0.1:50051"))) {
+ *   Task task = client.createTask(CreateTaskRequest.newBuilder().setTaskId("etl-1").build()).getTask();
+ * }
+ * }</pre>
+ */
+public final class TasklifeClient implements AutoCloseable {
+  private static final Metadata.Key<String> OPERATOR_HEADER =
+      Metadata.Key.of("tasklife-operator", Metadata.ASCII_STRING_MARSHALLER);
+
+  private final ManagedChannel channel;
+  private final TaskServiceBlockingStub stub;
+  private final ConnectOptions options;
+
+  private TasklifeClient(ManagedChannel channel, ConnectOptions options) {
+    this.channel = channel;
+    this.options = options;
+    Channel calls = channel;
+    if (options.defaultDeadline().isPresent()) {
+      calls = ClientInterceptors.intercept(calls, new DefaultDeadline(options.defaultDeadline().get()));
+    }
+    if (options.operator().isPresent()) {
+      Metadata headers = new Metadata();
+      headers.put(OPERATOR_HEADER, options.operator().get());
+      calls = ClientInterceptors.intercept(calls, MetadataUtils.newAttachHeadersInterceptor(headers));
+    }
+    this.stub = TaskServiceGrpc.newBlockingStub(calls);
+  }
+
+  /** Opens a channel to the server. It connects lazily: an unreachable server shows on the first call. */
+  public static TasklifeClient connect(ConnectOptions options) {
+    return new TasklifeClient(Grpc.newChannelBuilder(options.address(), credentials(options)).build(), options);
+  }
+
+  private static ChannelCredentials credentials(ConnectOptions options) {
+    if (!options.tls()) {
+      return InsecureChannelCredentials.create();
+    }
+    TlsChannelCredentials.Builder tls = TlsChannelCredentials.newBuilder();
+    if (options.caFile().isPresent()) {
+      try {
+        tls.trustManager(options.caFile().get().toFile());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the CA file " + options.caFile().get(), e);
+      }
+    }
+    return tls.build();
+  }
+
+  public ConnectOptions options() {
+    return options;
+  }
+
+  public CreateTaskResponse createTask(CreateTaskRequest request) {
+    return unary(() -> stub.createTask(request));
+  }
+
+  public GetTaskResponse getTask(GetTaskRequest request) {
+    return unary(() -> stub.getTask(request));
+  }
+
+  public ListTasksResponse listTasks(ListTasksRequest request) {
+    return unary(() -> stub.listTasks(request));
+  }
+
+  public ListTaskEventsResponse listTaskEvents(ListTaskEventsRequest request) {
+    return unary(() -> stub.listTaskEvents(request));
+  }
+
+  public GetStateMachineResponse getStateMachine(GetStateMachineRequest request) {
+    return unary(() -> stub.getStateMachine(request));
+  }
+
+  public HeartbeatResponse heartbeat(HeartbeatRequest request) {
+    return unary(() -> stub.heartbeat(request));
+  }
+
+  public EnqueueTaskResponse enqueueTask(EnqueueTaskRequest request) {
+    return unary(() -> stub.enqueueTask(request));
+  }
+
+  public StartTaskResponse startTask(StartTaskRequest request) {
+    return unary(() -> stub.startTask(request));
+  }
+
+  public CompleteTaskResponse completeTask(CompleteTaskRequest request) {
+    return unary(() -> stub.completeTask(request));
+  }
+
+  public FailTaskResponse failTask(FailTaskRequest request) {
+    return unary(() -> stub.failTask(request));
+  }
+
+  public RetryTaskResponse retryTask(RetryTaskRequest request) {
+    return unary(() -> stub.retryTask(request));
+  }
+
+  public PauseTaskResponse pauseTask(PauseTaskRequest request) {
+    return unary(() -> stub.pauseTask(request));
+  }
+
+  public ResumeTaskResponse resumeTask(ResumeTaskRequest request) {
+    return unary(() -> stub.resumeTask(request));
+  }
+
+  public KillTaskResponse killTask(KillTaskRequest request) {
+    return unary(() -> stub.killTask(request));
+  }
+
+  public AbandonTaskResponse abandonTask(AbandonTaskRequest request) {
+    return unary(() -> stub.abandonTask(request));
+  }
+
+  /**
+   * Runs a transition as a compare-and-swap. With {@link VersionRetry#upTo}, a
+   * VERSION_MISMATCH makes it re-read the task (GetTask) and try again with the fresh
+   * {@code expected_version}, up to the given number of attempts in all; the last mismatch is
+   * thrown if they all lose. A request without {@code expected_version} first gets the task's
+   * current version. Retry only moves that are still right after someone else's move: the
+   * helper cannot know that, the caller does.
+   *
+   * <pre>{@code
+   * client.compareAndSwap(client::startTask, StartTaskRequest.newBuilder()
+   *     .setTaskId(id).setExpectedVersion(seen.getVersion()).build(), VersionRetry.upTo(3));
+   * }</pre>
+   *
+   * @param transition the wrapper method of the transition, such as {@code client::startTask}
+   */
+  public <Q extends Message, R> R compareAndSwap(Function<Q, R> transition, Q request, VersionRetry retry) {
+    return CompareAndSwap.run(transition, request, retry,
+        taskId -> getTask(GetTaskRequest.newBuilder().setTaskId(taskId).build()).getTask().getVersion());
+  }
+
+  /**
+   * Subscribes to committed changes with {@link ReconnectPolicy#DEFAULT}. The returned watch
+   * reconnects by itself, from the last cursor it received, when the stream breaks.
+   */
+  public TaskEventWatch watch(WatchTaskEventsRequest request) {
+    return watch(request, ReconnectPolicy.DEFAULT);
+  }
+
+  /** Subscribes to committed changes, reconnecting as {@code policy} says. */
+  public TaskEventWatch watch(WatchTaskEventsRequest request, ReconnectPolicy policy) {
+    // DefaultDeadline leaves streams alone: a watch is meant to stay open.
+    return new TaskEventWatch(stub::watchTaskEvents, request, policy);
+  }
+
+  /**
+   * The generated stub behind this client, for anything the wrapper lacks. Its calls carry the
+   * operator header and, when unary, the default deadline; they throw gRPC's own
+   * StatusRuntimeException.
+   */
+  public TaskServiceBlockingStub stub() {
+    return stub;
+  }
+
+  /** Closes the channel, waiting up to five seconds for calls in flight. */
+  @Override
+  public void close() {
+    channel.shutdown();
+    try {
+      if (!channel.awaitTermination(5, TimeUnit.SECONDS)) {
+        channel.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      channel.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static <R> R unary(Supplier<R> call) {
+    try {
+      return call.get();
+    } catch (StatusRuntimeException failure) {
+      throw TasklifeErrors.decode(failure);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.tasklife.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The README's example is real code: the same lines as ReadmeExample.java, and it runs. */
+@DisplayName("README example")
+class ReadmeExampleTest {
+  private static final Path README = Path.of("README.md");
+  private static final Path EXAMPLE = Path.of("src/test/java/dev/tasklife/client/ReadmeExample.java");
+
+  @Test
+  void theReadmeShowsExactlyTheExampleCode() throws IOException {
+    List<String> lines = Files.readAllLines(EXAMPLE, StandardCharsets.UTF_8);
+    List<String> example = lines.subList(lines.indexOf("    // README:begin") + 1, lines.indexOf("    // README:end"));
+    String dedented = example.stream().map(line -> line.substring(Math.min(4, line.length())))
+        .collect(Collectors.joining("\n"));
+
+    assertTrue(Files.readString(README, StandardCharsets.UTF_8).contains("```java\n" + dedented + "\n```"),
+        "README.md must show the lines between README:begin and README:end of ReadmeExample.java:\n" + dedented);
+  }
+
+  @Test
+  void theExampleRuns() {
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+
+    ReadmeExample.run(LiveServer.address(), "java-readme-" + UUID.randomUUID(),
+        new PrintStream(printed, true, StandardCharsets.UTF_8));
+
+    assertEquals(List.of(
+        "TASK_STATE_RUNNING allows [CompleteTask, FailTask, PauseTask, KillTask]",
+        "1 TASK_STATE_CREATED", "2 TASK_STATE_READY", "3 TASK_STATE_RUNNING"),
+        printed.toString(StandardCharsets.UTF_8).lines().toList());
+  }
+}
