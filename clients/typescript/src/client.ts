@@ -1,0 +1,183 @@
+// TasklifeClient: the generated TaskService client with typed errors, a deadline on every call,
+// a compare-and-swap helper, a history pager and a resuming watch.
+import { create, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import type { TaskEvent } from "./gen/tasklife/v1/task_pb.js";
+import { TaskService } from "./gen/tasklife/v1/task_service_pb.js";
+import { openConnection, type ConnectOptions, type Connection } from "./connection.js";
+import { compareAndSwap, type CompareAndSwapOptions, type VersionedRequest } from "./compare-and-swap.js";
+import { translateError } from "./errors.js";
+import { EventWatch, type WatchOptions } from "./watch.js";
+
+type Methods = typeof TaskService.method;
+
+/** The local (camelCase) name of a TaskService RPC, e.g. `"startTask"`. */
+export type MethodName = keyof Methods;
+
+/** The RPCs with one request and one response: every one but WatchTaskEvents. */
+export type UnaryMethodName = {
+  [M in MethodName]: Methods[M]["methodKind"] extends "unary" ? M : never;
+}[MethodName];
+
+/** What a method accepts: a plain object with any subset of the request's fields, or a message. */
+export type RequestOf<M extends MethodName> = MessageInitShape<Methods[M]["input"]>;
+
+/** What a unary method resolves to. */
+export type ResponseOf<M extends MethodName> = MessageShape<Methods[M]["output"]>;
+
+/** The nine RPCs that move a task, all with the same compare-and-swap request fields. */
+export const TRANSITION_METHODS = [
+  "enqueueTask",
+  "startTask",
+  "completeTask",
+  "failTask",
+  "retryTask",
+  "pauseTask",
+  "resumeTask",
+  "killTask",
+  "abandonTask",
+] as const satisfies readonly MethodName[];
+
+export type TransitionMethod = (typeof TRANSITION_METHODS)[number];
+
+export class TasklifeClient {
+  /** The generated Connect client, for anything this wrapper does not cover. Its errors are raw ConnectErrors. */
+  readonly raw: Client<typeof TaskService>;
+  readonly #connection: Connection;
+  /** Open watches, closed with the client: they would otherwise reconnect forever. */
+  readonly #watches = new Set<EventWatch>();
+
+  private constructor(connection: Connection) {
+    this.#connection = connection;
+    this.raw = createClient(TaskService, connection.transport);
+  }
+
+  /**
+   * Creates a client for the server at `address` (`host:port`). Plaintext unless `options.tls`
+   * is set. The connection opens on the first call.
+   */
+  static connect(address: string, options: ConnectOptions = {}): TasklifeClient {
+    return new TasklifeClient(openConnection(address, options));
+  }
+
+  /** Ends every watch of this client and closes its HTTP/2 connection; calls in flight fail. */
+  close(): void {
+    for (const watch of this.#watches) watch.close();
+    this.#connection.close();
+  }
+
+  createTask(request: RequestOf<"createTask">, options?: CallOptions) {
+    return this.#unary("createTask", request, options);
+  }
+  getTask(request: RequestOf<"getTask">, options?: CallOptions) {
+    return this.#unary("getTask", request, options);
+  }
+  listTasks(request: RequestOf<"listTasks">, options?: CallOptions) {
+    return this.#unary("listTasks", request, options);
+  }
+  listTaskEvents(request: RequestOf<"listTaskEvents">, options?: CallOptions) {
+    return this.#unary("listTaskEvents", request, options);
+  }
+  getStateMachine(request: RequestOf<"getStateMachine"> = {}, options?: CallOptions) {
+    return this.#unary("getStateMachine", request, options);
+  }
+  heartbeat(request: RequestOf<"heartbeat">, options?: CallOptions) {
+    return this.#unary("heartbeat", request, options);
+  }
+  enqueueTask(request: RequestOf<"enqueueTask">, options?: CallOptions) {
+    return this.#unary("enqueueTask", request, options);
+  }
+  startTask(request: RequestOf<"startTask">, options?: CallOptions) {
+    return this.#unary("startTask", request, options);
+  }
+  completeTask(request: RequestOf<"completeTask">, options?: CallOptions) {
+    return this.#unary("completeTask", request, options);
+  }
+  failTask(request: RequestOf<"failTask">, options?: CallOptions) {
+    return this.#unary("failTask", request, options);
+  }
+  retryTask(request: RequestOf<"retryTask">, options?: CallOptions) {
+    return this.#unary("retryTask", request, options);
+  }
+  pauseTask(request: RequestOf<"pauseTask">, options?: CallOptions) {
+    return this.#unary("pauseTask", request, options);
+  }
+  resumeTask(request: RequestOf<"resumeTask">, options?: CallOptions) {
+    return this.#unary("resumeTask", request, options);
+  }
+  killTask(request: RequestOf<"killTask">, options?: CallOptions) {
+    return this.#unary("killTask", request, options);
+  }
+  abandonTask(request: RequestOf<"abandonTask">, options?: CallOptions) {
+    return this.#unary("abandonTask", request, options);
+  }
+
+  /**
+   * Calls the transition `method` as a compare-and-swap on `request.expectedVersion` (read from
+   * the server first when unset). With `retryOnVersionMismatch`, a VERSION_MISMATCH re-reads the
+   * task and retries with its current version, up to `maxAttempts` calls.
+   * `options` also carries the CallOptions (deadline, signal, headers) of every call it makes.
+   */
+  compareAndSwap<M extends TransitionMethod>(
+    method: M,
+    request: RequestOf<M>,
+    options: CompareAndSwapOptions & CallOptions = {},
+  ): Promise<ResponseOf<M>> {
+    const { retryOnVersionMismatch, maxAttempts, shouldRetry, ...callOptions } = options;
+    // A copy, so the caller's request keeps the version it was given. Every transition request
+    // has task_id and expected_version; the cast states what TypeScript cannot infer from M.
+    const message = create(TaskService.method[method].input, request) as unknown as RequestOf<M> & VersionedRequest;
+    return compareAndSwap(
+      message,
+      (current) => this.#unary(method, current, callOptions),
+      async (taskId) => (await this.getTask({ taskId }, callOptions)).task ?? missingField("GetTask", "task"),
+      { retryOnVersionMismatch, maxAttempts, shouldRetry },
+    );
+  }
+
+  /**
+   * Watches committed changes; see EventWatch. Without a start position in `request` it starts
+   * from now. `options.headers` go on every underlying call; the calls have no deadline.
+   */
+  watch(request: RequestOf<"watchTaskEvents"> = {}, options: WatchOptions = {}): EventWatch {
+    const message = create(TaskService.method.watchTaskEvents.input, request);
+    const open = (current: typeof message, signal: AbortSignal) =>
+      // timeoutMs 0 switches off the default deadline, which suits unary calls only.
+      this.raw.watchTaskEvents(current, { signal, headers: options.headers, timeoutMs: 0 });
+    const watch: EventWatch = new EventWatch(open, message, options, () => this.#watches.delete(watch));
+    this.#watches.add(watch);
+    return watch;
+  }
+
+  /**
+   * A task's whole history, oldest first, fetched with ListTaskEvents a page at a time
+   * (`pageSize` unset or 0: the server's default).
+   */
+  async *taskEvents(
+    taskId: string,
+    options: { pageSize?: number } & CallOptions = {},
+  ): AsyncGenerator<TaskEvent, void, undefined> {
+    const { pageSize = 0, ...callOptions } = options;
+    let pageToken = "";
+    do {
+      const page = await this.listTaskEvents({ taskId, pageSize, pageToken }, callOptions);
+      yield* page.events;
+      pageToken = page.nextPageToken;
+    } while (pageToken !== "");
+  }
+
+  async #unary<M extends UnaryMethodName>(method: M, request: RequestOf<M>, options?: CallOptions): Promise<ResponseOf<M>> {
+    // The generated client's methods are keyed like TaskService.method; TypeScript cannot follow
+    // that correlation through a generic key, hence the one cast.
+    const call = this.raw[method] as unknown as (request: RequestOf<M>, options?: CallOptions) => Promise<ResponseOf<M>>;
+    try {
+      return await call(request, options);
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+}
+
+function missingField(method: string, field: string): never {
+  throw new Error(`${method} returned no ${field}`);
+}

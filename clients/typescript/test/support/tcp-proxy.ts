@@ -1,0 +1,52 @@
+// A loopback TCP relay in front of the live server that a test can cut, to break real
+// connections the way a network failure does. It forwards bytes; it never answers for the server.
+import net from "node:net";
+
+export class TcpProxy {
+  readonly #server: net.Server;
+  readonly #sockets = new Set<net.Socket>();
+
+  private constructor(server: net.Server) {
+    this.#server = server;
+  }
+
+  static async start(target: string): Promise<TcpProxy> {
+    const separator = target.lastIndexOf(":");
+    const host = target.slice(0, separator).replace(/^\[|\]$/g, "");
+    const port = Number(target.slice(separator + 1));
+    const server = net.createServer();
+    const proxy = new TcpProxy(server);
+    server.on("connection", (client) => proxy.#relay(client, net.connect(port, host)));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return proxy;
+  }
+
+  get address(): string {
+    return `127.0.0.1:${(this.#server.address() as net.AddressInfo).port}`;
+  }
+
+  /** Resets every open connection; new connections are still accepted. */
+  cutConnections(): void {
+    for (const socket of this.#sockets) socket.resetAndDestroy();
+    this.#sockets.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.cutConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #relay(client: net.Socket, upstream: net.Socket): void {
+    for (const socket of [client, upstream]) {
+      this.#sockets.add(socket);
+      socket.on("error", () => undefined); // a reset is the point; the pair is torn down on close
+      socket.on("close", () => {
+        client.destroy();
+        upstream.destroy();
+        this.#sockets.delete(socket);
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+}

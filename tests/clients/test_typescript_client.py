@@ -1,0 +1,108 @@
+"""The TypeScript client (clients/typescript), checked from pytest so that `make test` covers it.
+
+1. Its own test suite passes against the live server: `npm test` type-checks the package and
+   runs node's test runner with TASKLIFE_ADDRESS set, the shared conformance scenario included.
+2. Its committed generated code (src/gen) equals a fresh run of clients/typescript/generate.sh.
+
+Both first install node_modules with `npm ci` when it is missing or stale. Without Node.js 20.14+
+and npm both tests skip loudly, and fail under CI=true, so that a machine that cannot run the
+TypeScript client never looks green by accident.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ServerProcess
+
+ROOT = Path(__file__).resolve().parents[2]
+TS_DIR = ROOT / "clients" / "typescript"
+COMMITTED = TS_DIR / "src" / "gen"
+
+# `npm ci` on a cold machine downloads ~15 packages; warm runs skip it entirely.
+INSTALL_TIMEOUT_SECONDS = 600
+# Type-checking plus the suite take seconds; the margin is for slow CI machines.
+RUN_TIMEOUT_SECONDS = 300
+MINIMUM_NODE = (20, 14)  # `node --test --test-force-exit`
+OUTPUT_TAIL_LINES = 80
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def require_node() -> None:
+    """Fails under CI=true, and skips loudly elsewhere, without a usable node and npm."""
+    problem = toolchain_problem()
+    if problem is None:
+        return
+    message = f"TYPESCRIPT CLIENT NOT CHECKED: {problem} (clients/typescript needs Node.js 20.14+ and npm)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def toolchain_problem() -> str | None:
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        return f"{' and '.join(missing)} not found on PATH"
+    version = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    match = re.fullmatch(r"v(\d+)\.(\d+)\.\d+", version)
+    if not match or (int(match.group(1)), int(match.group(2))) < MINIMUM_NODE:
+        return f"node {version or '(unknown version)'} is older than {'.'.join(map(str, MINIMUM_NODE))}"
+    return None
+
+
+def tail(output: str) -> str:
+    return "\n".join(ANSI_ESCAPE.sub("", output).splitlines()[-OUTPUT_TAIL_LINES:])
+
+
+def run(command: list[str], timeout: int, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=TS_DIR, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=timeout, **kwargs)  # type: ignore[call-overload]
+
+
+def install_node_modules() -> None:
+    # The same rule generate.sh uses: `npm ci` only when node_modules does not match package-lock.json.
+    result = run(["bash", "scripts/ensure-node-modules.sh"], INSTALL_TIMEOUT_SECONDS)
+    assert result.returncode == 0, f"npm ci in clients/typescript failed:\n{tail(result.stdout + result.stderr)}"
+
+
+@pytest.mark.slow
+def test_typescript_client_passes_its_tests_and_the_conformance_scenario(server: ServerProcess) -> None:
+    require_node()
+    install_node_modules()
+    result = run(["npm", "test"], RUN_TIMEOUT_SECONDS, env={**os.environ, "TASKLIFE_ADDRESS": server.address})
+    output = ANSI_ESCAPE.sub("", result.stdout + result.stderr)
+    assert result.returncode == 0, f"`npm test` in clients/typescript failed ({result.returncode}):\n{tail(output)}"
+    # The live tests skip themselves without a server: make sure they really ran.
+    assert re.search(r"^✔ conformance scenario \(", output, re.MULTILINE), (
+        f"the conformance scenario did not run and pass:\n{tail(output)}")
+    assert re.search(r"^ℹ skipped 0$", output, re.MULTILINE), f"some tests were skipped:\n{tail(output)}"
+
+
+def generated_files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_committed_typescript_code_matches_a_fresh_generation(tmp_path: Path) -> None:
+    require_node()
+    install_node_modules()
+    result = run(["bash", str(TS_DIR / "generate.sh"), str(tmp_path)], INSTALL_TIMEOUT_SECONDS,
+                 env={**os.environ, "TASKLIFE_PYTHON": sys.executable})  # the interpreter with grpcio-tools
+    assert result.returncode == 0, f"clients/typescript/generate.sh failed:\n{tail(result.stdout + result.stderr)}"
+
+    fresh, committed = generated_files(tmp_path), generated_files(COMMITTED)
+    assert fresh, "clients/typescript/generate.sh produced nothing"
+    assert sorted(committed) == sorted(fresh), (
+        "the generated file set differs from clients/typescript/src/gen: "
+        f"only committed {sorted(set(committed) - set(fresh))}, only fresh {sorted(set(fresh) - set(committed))}; "
+        "run `make generate` (clients/typescript/generate.sh) and commit the result")
+    stale = [name for name in fresh if fresh[name] != committed[name]]
+    assert not stale, (
+        f"clients/typescript/src/gen is out of date with proto/: {stale} differ; "
+        "run `make generate` (clients/typescript/generate.sh) and commit the result")
