@@ -56,11 +56,30 @@ def retention(text: str) -> Mapping[State, int]:
     return ages
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+def _number(text: str, convert, low: float, high: float, rule: str):
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{text!r} must be {rule}")
     return value
+
+
+def _non_negative_float(text: str) -> float:
+    return _number(text, float, 0.0, float("inf"), "0 or more")
+
+
+def _multiplier(text: str) -> float:
+    return _number(text, float, 1.0, 100.0, "between 1 and 100")
+
+
+def _share(text: str) -> float:
+    return _number(text, float, 0.0, 1.0, "between 0 and 1")
+
+
+def _positive_int(text: str) -> int:
+    return _number(text, int, 1, 10**9, "a whole number of at least 1")
 
 
 def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Settings:
@@ -88,26 +107,26 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     parser.add_argument(
         "--pool-size",
         type=_positive_int,
-        default=_positive_int(env.get("TASKLIFE_POOL_SIZE", "8")),
+        default=env.get("TASKLIFE_POOL_SIZE", "8"),
         help="database connections per server process (env TASKLIFE_POOL_SIZE, default %(default)s)",
     )
     parser.add_argument(
         "--grace-seconds",
-        type=float,
-        default=float(env.get("TASKLIFE_GRACE_SECONDS", "5")),
+        type=_non_negative_float,
+        default=env.get("TASKLIFE_GRACE_SECONDS", "5"),
         help="on SIGTERM/SIGINT, how long in-flight calls may finish (env TASKLIFE_GRACE_SECONDS, default %(default)s)",
     )
     parser.add_argument(
         "--no-migrate",
         dest="migrate",
         action="store_false",
-        default=env.get("TASKLIFE_MIGRATE", "1") != "0",
-        help="do not apply database migrations at start-up (env TASKLIFE_MIGRATE=0)",
+        default=env.get("TASKLIFE_MIGRATE", "1").strip().lower() not in ("0", "false", "no", "off"),
+        help="do not apply database migrations at start-up (env TASKLIFE_MIGRATE=0 or false)",
     )
     parser.add_argument(
         "--stream-buffer",
         type=_positive_int,
-        default=_positive_int(env.get("TASKLIFE_STREAM_BUFFER", "64")),
+        default=env.get("TASKLIFE_STREAM_BUFFER", "64"),
         help="messages buffered per watcher before it falls back to reading the table itself "
         "(env TASKLIFE_STREAM_BUFFER, default %(default)s)",
     )
@@ -115,38 +134,38 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     policy.add_argument(
         "--retry-max-attempts",
         type=_positive_int,
-        default=_positive_int(env.get("TASKLIFE_RETRY_MAX_ATTEMPTS", "1")),
+        default=env.get("TASKLIFE_RETRY_MAX_ATTEMPTS", "1"),
         help="default attempts per task, including the first; 1 means no automatic retry "
         "(env TASKLIFE_RETRY_MAX_ATTEMPTS, default %(default)s)",
     )
     policy.add_argument(
         "--retry-initial-backoff",
         type=duration_ms,
-        default=duration_ms(env.get("TASKLIFE_RETRY_INITIAL_BACKOFF", "1s")),
+        default=env.get("TASKLIFE_RETRY_INITIAL_BACKOFF", "1s"),
         help="default delay before the first retry (env TASKLIFE_RETRY_INITIAL_BACKOFF, default 1s)",
     )
     policy.add_argument(
         "--retry-multiplier",
-        type=float,
-        default=float(env.get("TASKLIFE_RETRY_MULTIPLIER", "2")),
+        type=_multiplier,
+        default=env.get("TASKLIFE_RETRY_MULTIPLIER", "2"),
         help="default backoff growth per retry (env TASKLIFE_RETRY_MULTIPLIER, default %(default)s)",
     )
     policy.add_argument(
         "--retry-max-backoff",
         type=duration_ms,
-        default=duration_ms(env.get("TASKLIFE_RETRY_MAX_BACKOFF", "5m")),
+        default=env.get("TASKLIFE_RETRY_MAX_BACKOFF", "5m"),
         help="default backoff cap (env TASKLIFE_RETRY_MAX_BACKOFF, default 5m)",
     )
     policy.add_argument(
         "--retry-jitter",
-        type=float,
-        default=float(env.get("TASKLIFE_RETRY_JITTER", "0.2")),
+        type=_share,
+        default=env.get("TASKLIFE_RETRY_JITTER", "0.2"),
         help="default random share taken off each backoff, 0 to 1 (env TASKLIFE_RETRY_JITTER, default %(default)s)",
     )
     policy.add_argument(
         "--retention",
         type=retention,
-        default=retention(env.get("TASKLIFE_RETENTION", "")),
+        default=env.get("TASKLIFE_RETENTION", ""),
         help="abandon terminal tasks after this age, per state, e.g. 'succeeded=7d,failed=30d,killed=7d' "
         "(env TASKLIFE_RETENTION; default: never)",
     )
@@ -157,6 +176,8 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="(env TASKLIFE_LOG_LEVEL, default %(default)s)",
     )
     args = parser.parse_args(argv)
+    if args.retry_max_backoff < args.retry_initial_backoff:
+        parser.error("--retry-max-backoff must not be below --retry-initial-backoff")
     return Settings(
         listen=args.listen,
         database_url=args.database_url,

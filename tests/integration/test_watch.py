@@ -70,9 +70,21 @@ def test_a_watch_from_now_receives_each_new_change_once_in_order(stub: Any) -> N
         watcher.cancel()
 
 
+def wait_until_readable(stub: Any, task_id: str, versions: int) -> None:
+    """Waits until a task's events are below the stream horizon, so "now" is past them.
+
+    "From now" starts at the newest event readable when the call arrives: an event committed
+    just before it, while an older transaction was still running, is delivered as new.
+    """
+    fence = Watcher(stub, task_ids=[task_id], from_beginning=True)
+    fence.wait_for_events(versions)
+    fence.cancel()
+
+
 def test_a_watch_from_now_does_not_replay_older_changes(stub: Any) -> None:
     label = {"watch": unique_id()}
     old = create(stub, labels=label)
+    wait_until_readable(stub, old.task_id, 1)
     watcher = Watcher(stub, labels=label)
     try:
         act(stub, Action.ENQUEUE, old.task_id)
@@ -135,6 +147,7 @@ def test_resuming_with_the_last_cursor_continues_with_no_gap_and_no_duplicate(st
 def test_filters_select_exactly_the_matching_events(stub: Any, make_filter: Any, expected_versions: list[int]) -> None:
     task = create(stub, labels={"watch": unique_id()})
     other = create(stub, labels={"watch": unique_id()})
+    wait_until_readable(stub, other.task_id, 1)
     watcher = Watcher(stub, progress_interval=FAST_PROGRESS, **make_filter(task))
     try:
         for action in (Action.ENQUEUE, Action.START, Action.FAIL):

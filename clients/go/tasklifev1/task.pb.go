@@ -387,8 +387,8 @@ type Task struct {
 	LeaseExpireTime *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=lease_expire_time,json=leaseExpireTime,proto3" json:"lease_expire_time,omitempty"`
 	// The last StartTask or Heartbeat of the current or last attempt.
 	LastHeartbeatTime *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=last_heartbeat_time,json=lastHeartbeatTime,proto3" json:"last_heartbeat_time,omitempty"`
-	// While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-	// will enqueue the next attempt. Unset otherwise.
+	// While RETRYING under the retry policy: when the service will enqueue the next
+	// attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
 	NextAttemptTime *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=next_attempt_time,json=nextAttemptTime,proto3" json:"next_attempt_time,omitempty"`
 	// Whether the service enqueues the task itself (operator `system:dependency-gate`)
 	// once its last upstream has succeeded.

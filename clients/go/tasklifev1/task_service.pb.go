@@ -31,8 +31,8 @@ type CreateTaskRequest struct {
 	// Up to 64 labels. Keys: 1 to 63 characters of letters, digits and `.`, `_`, `/`,
 	// `-`, starting and ending with a letter or digit. Values: up to 255 characters.
 	Labels map[string]string `protobuf:"bytes,2,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-	// which is not enforced yet). Duplicates are refused.
+	// Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+	// succeeds only once every one of them has succeeded. Duplicates are refused.
 	DependsOn []string `protobuf:"bytes,3,rep,name=depends_on,json=dependsOn,proto3" json:"depends_on,omitempty"`
 	// Id of an existing task that this one runs again, or empty.
 	RerunOf string `protobuf:"bytes,4,opt,name=rerun_of,json=rerunOf,proto3" json:"rerun_of,omitempty"`
@@ -1163,7 +1163,9 @@ type EnqueueTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1306,7 +1308,9 @@ type StartTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1469,7 +1473,9 @@ type CompleteTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1623,7 +1629,9 @@ type FailTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1777,7 +1785,9 @@ type RetryTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1920,7 +1930,9 @@ type PauseTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -2063,7 +2075,9 @@ type ResumeTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -2206,7 +2220,9 @@ type KillTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -2349,7 +2365,9 @@ type AbandonTaskRequest struct {
 	ExpectedVersion *int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-	// the first successful outcome and writes nothing. Empty means no de-duplication.
+	// the first successful outcome and writes nothing: the event it recorded, and the task
+	// with the state, version and update_time that event left (its other fields as they
+	// are now). Empty means no de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`

@@ -64,14 +64,14 @@ const (
 //     `missing_count`.
 //   - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
 //     upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
-//     (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+//     (`id=TASK_STATE_...` pairs, comma-separated, at most 10) and `unmet_count`, and a
 //     google.rpc.PreconditionFailure naming each unmet upstream.
 //   - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
 //     it does not hold the task: its lease expired (the service then failed the task and
 //     released it), or another worker started it; metadata `task_id`, `worker`,
 //     `lease_holder` (empty when nobody holds it) and `current_state`.
 //   - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-//     is no longer retained.
+//     is no longer retained; metadata `cursor` (its first 64 characters).
 //   - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
 //     reconnect (to any replica) with the last cursor received.
 //   - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -363,14 +363,14 @@ func (c *taskServiceClient) AbandonTask(ctx context.Context, in *AbandonTaskRequ
 //     `missing_count`.
 //   - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
 //     upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
-//     (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+//     (`id=TASK_STATE_...` pairs, comma-separated, at most 10) and `unmet_count`, and a
 //     google.rpc.PreconditionFailure naming each unmet upstream.
 //   - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
 //     it does not hold the task: its lease expired (the service then failed the task and
 //     released it), or another worker started it; metadata `task_id`, `worker`,
 //     `lease_holder` (empty when nobody holds it) and `current_state`.
 //   - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-//     is no longer retained.
+//     is no longer retained; metadata `cursor` (its first 64 characters).
 //   - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
 //     reconnect (to any replica) with the last cursor received.
 //   - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with

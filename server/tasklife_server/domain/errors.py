@@ -126,8 +126,12 @@ class LeaseLost(TasklifeError):
         self.worker = worker
         self.holder = holder
         self.state = state
-        if holder == worker:
-            why = f"its lease expired (the task is {state.value})"
+        if holder == worker and state is State.RUNNING:
+            why = "its lease expired"
+        elif holder == worker:
+            why = f"the task is {state.value}: that attempt is over"
+        elif holder:
+            why = f"the task is held by {holder!r}"
         else:
-            why = f"the task is held by {holder!r}" if holder else "the task holds no lease"
+            why = f"the task is {state.value} and nobody holds it"
         super().__init__(f"worker {worker!r} no longer holds task {task_id!r}: {why}")

@@ -100,7 +100,9 @@ WITH current_row AS (
     SELECT d.id FROM tasks AS d
     WHERE %(to_state)s = 'succeeded' AND EXISTS (SELECT FROM moved)
       AND d.depends_on @> ARRAY[%(task_id)s::text]
-      AND d.state = 'created' AND d.auto_enqueue AND d.timer_at IS NULL
+      -- Re-armed even if a timer is set: the timer runner may be checking this task's
+      -- gate right now, before this success is visible to it, and then clear its timer.
+      AND d.state = 'created' AND d.auto_enqueue
     ORDER BY d.id
     FOR UPDATE OF d
 ), armed AS (
@@ -147,12 +149,15 @@ FROM renewed AS r
 WHERE t.id = r.id
 RETURNING {task:t};
 
--- name: claim_due_timers
--- Due timers, oldest first, locked for this transaction; other processes skip them.
+-- name: claim_due_timer
+-- The oldest due timer, locked for this transaction; other processes skip it. One per
+-- transaction: the transaction id is taken when the row is locked, after every earlier
+-- writer of the row committed, so the stream's (xid, id) order keeps the task's version
+-- order. (A batch would lock later rows under an older transaction id.)
 SELECT {task:t}, t.timer_action FROM tasks AS t
 WHERE t.timer_at <= clock_timestamp()
 ORDER BY t.timer_at
-LIMIT %(limit)s
+LIMIT 1
 FOR UPDATE SKIP LOCKED;
 
 -- name: set_timer

@@ -240,10 +240,10 @@ class TaskStore:
         """A pooled connection in a transaction, for the timer runner: `async with store.transaction() as conn`."""
         return _PooledTransaction(self._pool)
 
-    async def claim_due_timers(self, conn: AsyncConnection, limit: int) -> list[tuple[Task, TimerAction]]:
-        """Locks up to `limit` tasks whose timer is due; other processes skip them."""
-        rows = await self._fetchall("claim_due_timers", {"limit": limit}, conn)
-        return [(task_from(row), TimerAction(row[TASK_WIDTH])) for row in rows]
+    async def claim_due_timer(self, conn: AsyncConnection) -> tuple[Task, TimerAction] | None:
+        """Locks the oldest task whose timer is due, if any; other processes skip it."""
+        rows = await self._fetchall("claim_due_timer", {}, conn)
+        return (task_from(rows[0]), TimerAction(rows[0][TASK_WIDTH])) if rows else None
 
     async def set_timer(self, conn: AsyncConnection, task: Task, timer: Timer | None) -> None:
         """Replaces a task's timer without moving it (no version, no event)."""

@@ -66,6 +66,9 @@ class CommitNotifier(_Connected):
         self._pending.set()
 
     async def _session(self, conn: psycopg.AsyncConnection) -> None:
+        # A notification need not survive a crash, and a NOTIFY transaction holds back the
+        # stream's horizon until it commits: commit without waiting for the WAL flush.
+        await conn.execute("SET synchronous_commit = off")
         while True:
             await self._pending.wait()
             self._pending.clear()

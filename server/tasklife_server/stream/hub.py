@@ -42,7 +42,8 @@ class HubSettings:
     batch_size: int = 500
     buffer_batches: int = 64  # per subscription, before it falls back to reading the table
     poll_interval: float = 0.5  # the reader looks even without a wake-up this often
-    blocked_recheck: float = 0.002  # how soon to look again while an older transaction runs
+    blocked_recheck: float = 0.002  # how soon to look again while an older transaction runs...
+    blocked_recheck_max: float = 0.25  # ...growing up to this while it keeps running
 
 
 class EventHub:
@@ -55,6 +56,7 @@ class EventHub:
         self._wake = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
+        self._recheck = settings.blocked_recheck
 
     async def start(self) -> None:
         self.position = await self._store.stream_head()
@@ -135,8 +137,13 @@ class EventHub:
                 break
         if blocked:
             # A transaction that started earlier is still running; its events, and any
-            # committed after it, become readable when it ends.
-            asyncio.get_running_loop().call_later(self.settings.blocked_recheck, self._wake.set)
+            # committed after it, become readable when it ends. Usually that is a
+            # transition a millisecond from commit; a long one must not make every process
+            # poll the table flat out, so the delay grows while it lasts.
+            asyncio.get_running_loop().call_later(self._recheck, self._wake.set)
+            self._recheck = min(self._recheck * 2, self.settings.blocked_recheck_max)
+        else:
+            self._recheck = self.settings.blocked_recheck
 
 
 class Subscription:

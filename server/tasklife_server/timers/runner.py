@@ -1,8 +1,8 @@
 """TimerRunner: fires due task timers, in any number of server processes at once.
 
 Each task carries at most one timer (timer_action, timer_at) in its row. The runner claims
-due rows with FOR UPDATE SKIP LOCKED, so processes never fire the same timer together, and
-applies each through the ordinary compare-and-swap inside the claiming transaction, which
+a due row with FOR UPDATE SKIP LOCKED, so processes never fire the same timer together, and
+applies it through the ordinary compare-and-swap inside the claiming transaction, which
 also replaces the timer: the effect and the end of the timer commit together, exactly once.
 A crash before the commit leaves the timer due for whichever process looks next.
 """
@@ -40,10 +40,9 @@ def _when(task_time: object) -> str:
 
 
 class TimerRunner:
-    def __init__(self, store: TaskStore, policies: PolicySettings, *, batch_size: int = 100, max_idle: float = 1.0):
+    def __init__(self, store: TaskStore, policies: PolicySettings, *, max_idle: float = 1.0):
         self._store = store
         self._policies = policies
-        self._batch_size = batch_size
         self._max_idle = max_idle
         self._wake = asyncio.Event()
         self._wake_at = 0.0
@@ -65,7 +64,7 @@ class TimerRunner:
     async def _run(self) -> None:
         while True:
             try:
-                while await self.fire_due() == self._batch_size:
+                while await self.fire_one():
                     pass
                 delay = await self._store.seconds_to_next_timer()
             except Exception:  # noqa: BLE001 - the runner must survive a database outage
@@ -81,20 +80,21 @@ class TimerRunner:
             except TimeoutError:
                 pass
 
-    async def fire_due(self) -> int:
-        """Fires one batch of due timers in one transaction; returns how many were due."""
+    async def fire_one(self) -> bool:
+        """Fires the oldest due timer in a transaction of its own; False if none was due."""
         async with self._store.transaction() as conn:
-            due = await self._store.claim_due_timers(conn, self._batch_size)
-            for task, action in due:
-                try:
-                    async with conn.transaction():  # a savepoint: one bad timer spoils no other
-                        await self._fire(conn, task, action)
-                except Exception:  # noqa: BLE001
-                    log.exception("timer %s of task %s failed; trying again later", action.value, task.task_id)
-                    await self._store.set_timer(conn, task, Timer(action, _POISON_DELAY_MS))
-        if due:
-            self._store.committed_elsewhere()
-        return len(due)
+            claimed = await self._store.claim_due_timer(conn)
+            if claimed is None:
+                return False
+            task, action = claimed
+            try:
+                async with conn.transaction():  # a savepoint, so a failure can push the timer back
+                    await self._fire(conn, task, action)
+            except Exception:  # noqa: BLE001 - one bad timer must not stop the others
+                log.exception("timer %s of task %s failed; trying again later", action.value, task.task_id)
+                await self._store.set_timer(conn, task, Timer(action, _POISON_DELAY_MS))
+        self._store.committed_elsewhere()
+        return True
 
     async def _fire(self, conn: AsyncConnection, task: Task, action: TimerAction) -> None:
         if action is TimerAction.EXPIRE_LEASE:

@@ -177,8 +177,8 @@ export type Task = Message<"tasklife.v1.Task"> & {
   lastHeartbeatTime?: Timestamp | undefined;
 
   /**
-   * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-   * will enqueue the next attempt. Unset otherwise.
+   * While RETRYING under the retry policy: when the service will enqueue the next
+   * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
    *
    * @generated from field: google.protobuf.Timestamp next_attempt_time = 14;
    */

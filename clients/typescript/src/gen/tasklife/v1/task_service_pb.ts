@@ -39,8 +39,8 @@ export type CreateTaskRequest = Message<"tasklife.v1.CreateTaskRequest"> & {
   labels: { [key: string]: string };
 
   /**
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    *
    * @generated from field: repeated string depends_on = 3;
    */
@@ -658,7 +658,9 @@ export type EnqueueTaskRequest = Message<"tasklife.v1.EnqueueTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -741,7 +743,9 @@ export type StartTaskRequest = Message<"tasklife.v1.StartTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -840,7 +844,9 @@ export type CompleteTaskRequest = Message<"tasklife.v1.CompleteTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -932,7 +938,9 @@ export type FailTaskRequest = Message<"tasklife.v1.FailTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1024,7 +1032,9 @@ export type RetryTaskRequest = Message<"tasklife.v1.RetryTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1107,7 +1117,9 @@ export type PauseTaskRequest = Message<"tasklife.v1.PauseTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1190,7 +1202,9 @@ export type ResumeTaskRequest = Message<"tasklife.v1.ResumeTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1273,7 +1287,9 @@ export type KillTaskRequest = Message<"tasklife.v1.KillTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1356,7 +1372,9 @@ export type AbandonTaskRequest = Message<"tasklife.v1.AbandonTaskRequest"> & {
   /**
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1438,14 +1456,14 @@ export const AbandonTaskResponseSchema: GenMessage<AbandonTaskResponse> = /*@__P
  *   `missing_count`.
  * - DEPENDENCIES_NOT_MET (FAILED_PRECONDITION): EnqueueTask from CREATED while an
  *   upstream has not succeeded; metadata `task_id` and `unmet_dependencies`
- *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10), and a
+ *   (`id=TASK_STATE_...` pairs, comma-separated, at most 10) and `unmet_count`, and a
  *   google.rpc.PreconditionFailure naming each unmet upstream.
  * - LEASE_LOST (FAILED_PRECONDITION): a worker's CompleteTask, FailTask or Heartbeat when
  *   it does not hold the task: its lease expired (the service then failed the task and
  *   released it), or another worker started it; metadata `task_id`, `worker`,
  *   `lease_holder` (empty when nobody holds it) and `current_state`.
  * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
- *   is no longer retained.
+ *   is no longer retained; metadata `cursor` (its first 64 characters).
  * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
  *   reconnect (to any replica) with the last cursor received.
  * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with

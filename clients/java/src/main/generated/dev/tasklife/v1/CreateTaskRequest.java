@@ -225,8 +225,8 @@ java.lang.String defaultValue) {
       com.google.protobuf.LazyStringArrayList.emptyList();
   /**
    * <pre>
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    * </pre>
    *
    * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -238,8 +238,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    * </pre>
    *
    * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -250,8 +250,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    * </pre>
    *
    * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -263,8 +263,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    * </pre>
    *
    * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1280,8 +1280,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1294,8 +1294,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1306,8 +1306,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1319,8 +1319,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1333,8 +1333,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1353,8 +1353,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1372,8 +1372,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1391,8 +1391,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -1407,8 +1407,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-     * which is not enforced yet). Duplicates are refused.
+     * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+     * succeeds only once every one of them has succeeded. Duplicates are refused.
      * </pre>
      *
      * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>

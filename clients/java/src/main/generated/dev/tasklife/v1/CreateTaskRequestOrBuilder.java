@@ -93,8 +93,8 @@ java.lang.String defaultValue);
 
   /**
    * <pre>
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    * </pre>
    *
    * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -104,8 +104,8 @@ java.lang.String defaultValue);
       getDependsOnList();
   /**
    * <pre>
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    * </pre>
    *
    * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -114,8 +114,8 @@ java.lang.String defaultValue);
   int getDependsOnCount();
   /**
    * <pre>
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    * </pre>
    *
    * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>
@@ -125,8 +125,8 @@ java.lang.String defaultValue);
   java.lang.String getDependsOn(int index);
   /**
    * <pre>
-   * Up to 100 ids of existing tasks this one depends on (stored for the dependency gate,
-   * which is not enforced yet). Duplicates are refused.
+   * Up to 100 ids of existing tasks this one depends on: EnqueueTask out of CREATED
+   * succeeds only once every one of them has succeeded. Duplicates are refused.
    * </pre>
    *
    * <code>repeated string depends_on = 3 [json_name = "dependsOn"];</code>

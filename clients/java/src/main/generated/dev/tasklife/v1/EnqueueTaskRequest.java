@@ -141,7 +141,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -164,7 +166,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -845,7 +849,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -867,7 +873,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -890,7 +898,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -909,7 +919,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -925,7 +937,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>

@@ -142,7 +142,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -165,7 +167,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-   * the first successful outcome and writes nothing. Empty means no de-duplication.
+   * the first successful outcome and writes nothing: the event it recorded, and the task
+   * with the state, version and update_time that event left (its other fields as they
+   * are now). Empty means no de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1003,7 +1007,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1025,7 +1031,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1048,7 +1056,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1067,7 +1077,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1083,7 +1095,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
-     * the first successful outcome and writes nothing. Empty means no de-duplication.
+     * the first successful outcome and writes nothing: the event it recorded, and the task
+     * with the state, version and update_time that event left (its other fields as they
+     * are now). Empty means no de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>

@@ -630,8 +630,8 @@ java.lang.String defaultValue) {
   private com.google.protobuf.Timestamp nextAttemptTime_;
   /**
    * <pre>
-   * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-   * will enqueue the next attempt. Unset otherwise.
+   * While RETRYING under the retry policy: when the service will enqueue the next
+   * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -643,8 +643,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-   * will enqueue the next attempt. Unset otherwise.
+   * While RETRYING under the retry policy: when the service will enqueue the next
+   * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -656,8 +656,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-   * will enqueue the next attempt. Unset otherwise.
+   * While RETRYING under the retry policy: when the service will enqueue the next
+   * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3026,8 +3026,8 @@ java.lang.String defaultValue) {
         com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> nextAttemptTimeBuilder_;
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3038,8 +3038,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3054,8 +3054,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3073,8 +3073,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3092,8 +3092,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3118,8 +3118,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3136,8 +3136,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3149,8 +3149,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -3165,8 +3165,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-     * will enqueue the next attempt. Unset otherwise.
+     * While RETRYING under the retry policy: when the service will enqueue the next
+     * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
      * </pre>
      *
      * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>

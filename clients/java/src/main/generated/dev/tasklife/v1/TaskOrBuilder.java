@@ -361,8 +361,8 @@ java.lang.String defaultValue);
 
   /**
    * <pre>
-   * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-   * will enqueue the next attempt. Unset otherwise.
+   * While RETRYING under the retry policy: when the service will enqueue the next
+   * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -371,8 +371,8 @@ java.lang.String defaultValue);
   boolean hasNextAttemptTime();
   /**
    * <pre>
-   * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-   * will enqueue the next attempt. Unset otherwise.
+   * While RETRYING under the retry policy: when the service will enqueue the next
+   * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>
@@ -381,8 +381,8 @@ java.lang.String defaultValue);
   com.google.protobuf.Timestamp getNextAttemptTime();
   /**
    * <pre>
-   * While a retry is pending (FAILED with attempts left, or RETRYING): when the service
-   * will enqueue the next attempt. Unset otherwise.
+   * While RETRYING under the retry policy: when the service will enqueue the next
+   * attempt. Unset otherwise (a FAILED task with attempts left moves to RETRYING at once).
    * </pre>
    *
    * <code>.google.protobuf.Timestamp next_attempt_time = 14 [json_name = "nextAttemptTime"];</code>

@@ -1,0 +1,310 @@
+"""`tasklife`: the Tasklife command line. Parses arguments, runs one command, maps failures to exit codes.
+
+Each command group lives in its own module (tasks, watching, machine, serving), which adds its
+sub-commands to the parser; every handler takes the parsed arguments and a Session (the
+connection and the output) and returns an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import TextIO
+
+import grpc
+
+from tasklife.cli import failures, render
+from tasklife.cli.failures import CliError
+from tasklife.errors import TasklifeError
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+DEFAULT_TIMEOUT = 10.0
+
+DESCRIPTION = """\
+Tasklife moves tasks through a nine-state lifecycle and keeps their audited history.
+This command talks to a Tasklife server over gRPC (see --address), and can also run one
+(`serve`) or prepare its database (`migrate`).
+
+Options of the connection and output (--address, --json...) go before or after the command."""
+
+EPILOG = f"""\
+environment:
+  TASKLIFE_ADDRESS   server host:port (default {DEFAULT_ADDRESS}); --address wins
+  TASKLIFE_OPERATOR  who you are, recorded on every event you cause; --operator wins
+  DATABASE_URL       PostgreSQL URL for `migrate` (and `serve`); --database-url wins
+
+{failures.EXIT_CODES_HELP}
+
+Run `tasklife COMMAND --help` for the options of a command."""
+
+Handler = Callable[[argparse.Namespace, "Session"], int]
+
+
+class Session:
+    """What a command works with: the client (connected on first use) and the output streams."""
+
+    def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+        self.args = args
+        self.out = out
+        self.err = err
+        self._client = None
+        self._channel: grpc.Channel | None = None
+
+    @property
+    def address(self) -> str:
+        return self.args.address
+
+    @property
+    def json(self) -> bool:
+        return bool(getattr(self.args, "json", False))
+
+    @property
+    def channel(self) -> grpc.Channel:
+        if self._channel is None:
+            from tasklife.connection import open_channel
+
+            try:
+                self._channel = open_channel(self.args.address, tls=self.args.tls, ca_file=self.args.ca_file)
+            except OSError as error:
+                raise CliError(f"cannot read --ca-file {self.args.ca_file}: {error.strerror or error}", failures.USAGE)
+        return self._channel
+
+    @property
+    def client(self):  # -> tasklife.client.TasklifeClient, imported lazily
+        if self._client is None:
+            from tasklife.client import TasklifeClient
+
+            self._client = TasklifeClient(self.channel, timeout=self.args.timeout, operator=self.args.operator or None)
+        return self._client
+
+    def close(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
+
+    def print(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def note(self, text: str) -> None:
+        """A status line for the person at the terminal, on stderr."""
+        print(f"tasklife: {text}", file=self.err, flush=True)
+
+
+# Argument types.
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def label(text: str) -> tuple[str, str]:
+    """"team=data" -> ("team", "data")."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key, value
+
+
+def labels_of(pairs: Sequence[tuple[str, str]] | None) -> dict[str, str] | None:
+    """Repeated --label options as a dict; the same key twice with different values is an error."""
+    if not pairs:
+        return None
+    result: dict[str, str] = {}
+    for key, value in pairs:
+        if result.get(key, value) != value:
+            raise CliError(f"--label {key} is given twice with different values", failures.USAGE)
+        result[key] = value
+    return result
+
+
+def _state_names() -> list[str]:
+    from tasklife.v1 import task_pb2
+
+    return [render.state(v) for v in task_pb2.TaskState.values() if v != task_pb2.TASK_STATE_UNSPECIFIED]
+
+
+def task_state(text: str) -> str:
+    """"running" or "TASK_STATE_RUNNING" (any case) -> "TASK_STATE_RUNNING"."""
+    short = text.strip().lower().removeprefix("task_state_")
+    if short not in _state_names():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a state; use one of {', '.join(_state_names())}")
+    return f"TASK_STATE_{short.upper()}"
+
+
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86_400.0}
+
+
+def duration(text: str):  # -> datetime.timedelta
+    """"250ms", "30s", "1.5m", "2h", "1d", or plain seconds ("45")."""
+    from datetime import timedelta
+
+    stripped = text.strip().lower()
+    for unit in sorted(_DURATION_UNITS, key=len, reverse=True):
+        if stripped.endswith(unit):
+            number, scale = stripped[: -len(unit)], _DURATION_UNITS[unit]
+            break
+    else:
+        number, scale = stripped, 1.0
+    try:
+        seconds = float(number) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration like 250ms, 30s, 5m, 2h or 1d") from None
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return timedelta(seconds=seconds)
+
+
+# The parser.
+
+
+def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], top: bool) -> None:
+    """The connection and output options. On the top-level parser they carry the defaults; on
+    each command they are repeated with SUPPRESS defaults, so they may also follow the command
+    without overwriting a value given before it."""
+
+    def default(value: object) -> object:
+        return value if top else argparse.SUPPRESS
+
+    group = parser.add_argument_group("connection and output options")
+    group.add_argument(
+        "--address",
+        metavar="HOST:PORT",
+        default=default(env.get("TASKLIFE_ADDRESS") or DEFAULT_ADDRESS),
+        help=f"the server (env TASKLIFE_ADDRESS, default {DEFAULT_ADDRESS})",
+    )
+    group.add_argument("--tls", action="store_true", default=default(False), help="use TLS, trusting the system's CAs")
+    group.add_argument(
+        "--ca-file", metavar="PEM", default=default(None), help="use TLS, trusting the CA certificates in this file"
+    )
+    group.add_argument(
+        "--timeout",
+        type=positive_float,
+        metavar="SECONDS",
+        default=default(DEFAULT_TIMEOUT),
+        help=f"deadline of each call (default {DEFAULT_TIMEOUT:g}); also how long `watch` waits to connect",
+    )
+    group.add_argument(
+        "--operator",
+        default=default(env.get("TASKLIFE_OPERATOR") or None),
+        help="who is acting, recorded on each event (env TASKLIFE_OPERATOR; the server's default: anonymous)",
+    )
+    group.add_argument(
+        "--json",
+        action="store_true",
+        default=default(False),
+        help="machine output: one JSON document, or JSON Lines (one per line) for list, history and watch",
+    )
+
+
+def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
+    from tasklife.cli import machine, serving, tasks, watching
+
+    env = os.environ if env is None else env
+    parser = argparse.ArgumentParser(
+        prog="tasklife",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    _common_options(parser, env=env, top=True)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command", required=True)
+
+    def add(name: str, handler: Handler, help: str, *, client: bool = True, **kwargs: object) -> argparse.ArgumentParser:
+        """One sub-command; `client` commands also take the connection and output options."""
+        sub = commands.add_parser(
+            name,
+            help=help,
+            description=kwargs.pop("description", help),
+            epilog=kwargs.pop("epilog", failures.EXIT_CODES_HELP),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            **kwargs,
+        )
+        if client:
+            _common_options(sub, env=env, top=False)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    tasks.register(add)
+    watching.register(add)
+    machine.register(add)
+    serving.register(add, env)
+    return parser
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("tasklife-client")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
+# Running.
+
+
+def _safe_streams() -> None:
+    # A terminal whose encoding lacks "→" (or a label's characters) must not crash the output.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The console-script entry point: runs one command and returns its exit code."""
+    _safe_streams()
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra and not getattr(args, "passes_extra_arguments", False):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exit:  # argparse: --help and --version (0), a usage error (2)
+        return exit.code if isinstance(exit.code, int) else failures.USAGE
+    args.extra = extra
+    session = Session(args, sys.stdout, sys.stderr)
+    try:
+        return args.handler(args, session)
+    except CliError as error:
+        session.note(error.message)
+        return error.exit_code
+    except TasklifeError as error:
+        session.note(failures.message(error, address=args.address, timeout=getattr(args, "timeout", None)))
+        return failures.exit_code(error)
+    except grpc.RpcError as error:  # raised by gRPC outside the wrapper's typed calls
+        typed = TasklifeError.from_rpc_error(error)
+        session.note(failures.message(typed, address=args.address, timeout=getattr(args, "timeout", None)))
+        return failures.exit_code(typed)
+    except KeyboardInterrupt:
+        session.note("interrupted")
+        return failures.INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`tasklife list | head`): stop quietly, and keep Python from
+        # complaining again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return failures.OK
+    finally:
+        session.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

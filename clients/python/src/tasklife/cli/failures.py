@@ -1,0 +1,118 @@
+"""Exit codes of the `tasklife` CLI, and the one-line message for each way a command can fail."""
+
+from __future__ import annotations
+
+import grpc
+
+from tasklife.cli import render
+from tasklife.errors import InvalidTransition, TasklifeError, VersionMismatch
+
+OK = 0
+REFUSED = 1
+"""The server refused the request for a domain reason (INVALID_TRANSITION, VERSION_MISMATCH...)."""
+USAGE = 2
+"""The command line is wrong (argparse's own code), or names a file that cannot be read."""
+NOT_FOUND = 3
+"""No task has the given id."""
+UNAVAILABLE = 4
+"""The server (or its database) cannot be reached, or did not answer in time."""
+OTHER = 5
+"""Anything else: an internal server error, a missing server package, a failed migration..."""
+INTERRUPTED = 130
+"""Stopped by Ctrl-C (SIGINT) before it finished; `watch` exits 0 instead, as that is how it ends."""
+
+EXIT_CODES_HELP = f"""\
+exit codes:
+  {OK}    success
+  {REFUSED}    refused by the server: an illegal move (INVALID_TRANSITION), a stale
+       --expected-version (VERSION_MISMATCH), unmet upstreams (DEPENDENCIES_NOT_MET),
+       an invalid request... (status INVALID_ARGUMENT, FAILED_PRECONDITION, ABORTED,
+       ALREADY_EXISTS or OUT_OF_RANGE); the message names the reason
+  {USAGE}    usage error: bad arguments or options, an unreadable --ca-file, no database URL
+  {NOT_FOUND}    not found: no task has the given id (NOT_FOUND)
+  {UNAVAILABLE}    unavailable: the server or its database cannot be reached, or did not answer
+       within --timeout (UNAVAILABLE, DEADLINE_EXCEEDED)
+  {OTHER}    any other error (internal server error, server package not installed...)
+  {INTERRUPTED}  interrupted by Ctrl-C (except `watch`, which then exits 0)"""
+
+_REFUSALS = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.OUT_OF_RANGE,
+    }
+)
+_UNREACHABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+class CliError(Exception):
+    """A failure the CLI reports as one line on stderr, exiting with `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+def exit_code(error: TasklifeError) -> int:
+    if error.code == grpc.StatusCode.NOT_FOUND:
+        return NOT_FOUND
+    if error.code in _UNREACHABLE:
+        return UNAVAILABLE
+    if error.code in _REFUSALS:
+        return REFUSED
+    return OTHER
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _commands(rpcs: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(render.command_of_rpc(rpc) for rpc in rpcs)
+
+
+def message(error: TasklifeError, *, address: str, timeout: float | None) -> str:
+    """What went wrong, on one line, with the facts needed to act on it."""
+    meta = error.metadata
+    reason = error.reason
+    task = meta.get("task_id", "")
+    tag = f" [{reason}]" if reason else f" [{error.code.name}]"
+    if isinstance(error, InvalidTransition):
+        state = meta.get("current_state", "").removeprefix("TASK_STATE_").lower() or "in an unknown state"
+        allowed = _commands(error.allowed_actions) if error.allowed_actions else f"none ({state} is final)"
+        requested = render.command_of_rpc(error.requested_action) or "this move"
+        return f"cannot {requested} task '{task}': it is {state}; allowed now: {allowed}{tag}"
+    if isinstance(error, VersionMismatch):
+        state = meta.get("current_state", "").removeprefix("TASK_STATE_").lower()
+        return (
+            f"task '{task}' is at version {error.current_version} ({state}), not the expected "
+            f"{error.expected_version}; re-read it and decide again{tag}"
+        )
+    if reason == "DEPENDENCIES_NOT_MET":
+        pairs = [p.partition("=") for p in meta.get("unmet_dependencies", "").split(",") if p]
+        unmet = ", ".join(f"{upstream} ({name.removeprefix('TASK_STATE_').lower()})" for upstream, _, name in pairs)
+        more = int(meta.get("unmet_count", len(pairs)) or 0) - len(pairs)
+        if more > 0:
+            unmet += f" and {more} more"
+        return f"cannot enqueue task '{task}': upstreams not succeeded yet: {unmet}{tag}"
+    if reason == "REFERENCED_TASK_NOT_FOUND":
+        missing = meta.get("missing_task_ids", "").replace(",", ", ")
+        more = int(meta.get("missing_count", "0") or 0) - len(meta.get("missing_task_ids", "").split(","))
+        if more > 0:
+            missing += f" and {more} more"
+        return f"referenced tasks do not exist: {missing}{tag}"
+    if error.code == grpc.StatusCode.NOT_FOUND and task:
+        return f"no task has id '{task}'{tag}"
+    if reason == "DATABASE_UNAVAILABLE":
+        return f"the server at {address} cannot reach its database; retry later{tag}"
+    if error.code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        limit = f"within {timeout:g}s" if timeout else "in time"
+        return f"no answer from the server at {address} {limit}; try a larger --timeout{tag}"
+    if error.code == grpc.StatusCode.UNAVAILABLE and not reason:
+        return f"cannot reach the server at {address}: {_one_line(error.message)}{tag}"
+    if reason == "INVALID_REQUEST":
+        return f"invalid request: {_one_line(error.message)}{tag}"
+    return f"{_one_line(error.message) or error.code.name}{tag}"

@@ -1,0 +1,324 @@
+"""Output of the `tasklife` CLI: aligned tables and short names for people, JSON for scripts.
+
+Human output shows states and actions by their short names (`running`, `enqueue`), times in
+the local time zone in ISO 8601 (`2026-01-05T14:03:07+01:00`), and durations compactly
+(`850ms`, `12.3s`, `4m05s`, `2h03m`, `3d04h`). Machine output is protobuf's canonical JSON
+with the .proto field names.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from google.protobuf import duration_pb2, json_format, timestamp_pb2
+from google.protobuf import message as protobuf_message
+
+from tasklife.v1 import task_pb2, task_service_pb2
+
+NONE = "-"
+"""What an empty or unset value shows as."""
+
+ARROW = "→"
+
+
+# Names.
+
+
+def _enum_short(enum: Any, value: int, prefix: str) -> str:
+    try:
+        name = enum.Name(value)
+    except ValueError:  # a value a newer server knows and this client does not
+        return str(value)
+    if name.endswith("_UNSPECIFIED"):
+        return NONE
+    return name.removeprefix(prefix).lower()
+
+
+def state(value: int) -> str:
+    """TASK_STATE_RUNNING -> "running"; UNSPECIFIED (before creation) -> "-"."""
+    return _enum_short(task_pb2.TaskState, value, "TASK_STATE_")
+
+
+def action(value: int) -> str:
+    """TASK_ACTION_ENQUEUE -> "enqueue"."""
+    return _enum_short(task_pb2.TaskAction, value, "TASK_ACTION_")
+
+
+def kind(value: int) -> str:
+    """STATE_KIND_STABLE -> "stable"."""
+    return _enum_short(task_pb2.StateKind, value, "STATE_KIND_")
+
+
+def command_of_rpc(rpc: str) -> str:
+    """The CLI command that makes a transition RPC: "ResumeTask" -> "resume"."""
+    return rpc.removesuffix("Task").lower()
+
+
+def move(from_state: int, to_state: int) -> str:
+    """"ready → running"."""
+    return f"{state(from_state)} {ARROW} {state(to_state)}"
+
+
+# Times.
+
+
+def to_datetime(stamp: timestamp_pb2.Timestamp) -> datetime:
+    """A Timestamp as an aware UTC datetime."""
+    return stamp.ToDatetime(tzinfo=timezone.utc)
+
+
+def local_time(stamp: datetime | timestamp_pb2.Timestamp) -> str:
+    """In the local time zone, ISO 8601, to the second: "2026-01-05T14:03:07+01:00"."""
+    moment = to_datetime(stamp) if isinstance(stamp, timestamp_pb2.Timestamp) else stamp
+    return moment.astimezone().isoformat(timespec="seconds")
+
+
+def optional_time(message: protobuf_message.Message, field: str) -> str:
+    """A Timestamp field in local time, or "-" when it is unset."""
+    return local_time(getattr(message, field)) if message.HasField(field) else NONE
+
+
+def duration(span: timedelta) -> str:
+    """Compactly, truncated to the unit shown: 850ms, 12.3s, 4m05s, 2h03m, 3d04h.
+
+    Negative spans (clocks apart) show as 0ms.
+    """
+    ms = max(0, span // timedelta(milliseconds=1))
+    if ms < 1000:
+        return f"{ms}ms"
+    if ms < 60_000:
+        return f"{ms // 1000}.{ms % 1000 // 100}s"
+    seconds = ms // 1000
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    if seconds < 86_400:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 86_400}d{seconds % 86_400 // 3600:02d}h"
+
+
+def proto_duration(value: duration_pb2.Duration) -> str:
+    """A google.protobuf.Duration, compactly."""
+    return duration(value.ToTimedelta())
+
+
+def times_in_state(
+    events: Sequence[task_pb2.TaskEvent], now: datetime | None = None
+) -> list[tuple[timedelta, bool]]:
+    """For each event (oldest first), how long the task stayed in the state it entered.
+
+    Until the next event, or until `now` for the last one, which is the current state; the
+    flag says which (True: still there).
+    """
+    now = now or datetime.now(timezone.utc)
+    spans: list[tuple[timedelta, bool]] = []
+    for index, event in enumerate(events):
+        entered = to_datetime(event.create_time)
+        if index + 1 < len(events):
+            spans.append((to_datetime(events[index + 1].create_time) - entered, False))
+        else:
+            spans.append((now - entered, True))
+    return spans
+
+
+# Text.
+
+
+def cell(value: object) -> str:
+    """Text safe for one table cell: control characters (newlines...) escaped, never empty."""
+    text = str(value)
+    if not text:
+        return NONE
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _width(text: str) -> int:
+    # Wide (East Asian) characters take two columns; combining marks none.
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text
+    )
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """Left-aligned columns two spaces apart, under upper-case headers; no trailing blanks."""
+    lines = [[h.upper() for h in headers]] + [[cell(v) for v in row] for row in rows]
+    widths = [max(_width(line[i]) for line in lines) for i in range(len(headers))]
+    return "\n".join(
+        "  ".join(text + " " * (widths[i] - _width(text)) for i, text in enumerate(line)).rstrip()
+        for line in lines
+    )
+
+
+def fields(pairs: Sequence[tuple[str, object]]) -> str:
+    """`name:  value` lines with the values aligned."""
+    width = max(len(name) for name, _ in pairs) + 1
+    return "\n".join(f"{name + ':':<{width}}  {cell(value)}".rstrip() for name, value in pairs)
+
+
+def labels(values: Mapping[str, str]) -> str:
+    """"k=v,k2=v2", sorted by key; "-" when there are none."""
+    return ",".join(f"{k}={values[k]}" for k in sorted(values)) or NONE
+
+
+# Tasks and events.
+
+
+def retry_policy(policy: task_pb2.RetryPolicy) -> str:
+    parts = []
+    if policy.max_attempts:
+        parts.append(f"max_attempts={policy.max_attempts}")
+    if policy.HasField("initial_backoff"):
+        parts.append(f"initial_backoff={proto_duration(policy.initial_backoff)}")
+    if policy.backoff_multiplier:
+        parts.append(f"backoff_multiplier={policy.backoff_multiplier:g}")
+    if policy.HasField("max_backoff"):
+        parts.append(f"max_backoff={proto_duration(policy.max_backoff)}")
+    if policy.HasField("jitter"):
+        parts.append(f"jitter={policy.jitter:g}")
+    return " ".join(parts) or "server default"
+
+
+def task_details(task: task_pb2.Task) -> str:
+    """Every field of a task, one per line, in a fixed order."""
+    return fields(
+        [
+            ("task_id", task.task_id),
+            ("state", state(task.state)),
+            ("version", task.version),
+            ("labels", labels(task.labels)),
+            ("depends_on", ",".join(task.depends_on) or NONE),
+            ("rerun_of", task.rerun_of or NONE),
+            ("auto_enqueue", "yes" if task.auto_enqueue else "no"),
+            ("retry_policy", retry_policy(task.retry_policy)),
+            ("attempt", task.attempt),
+            ("worker", task.worker or NONE),
+            ("create_time", optional_time(task, "create_time")),
+            ("update_time", optional_time(task, "update_time")),
+            ("lease_expire_time", optional_time(task, "lease_expire_time")),
+            ("last_heartbeat_time", optional_time(task, "last_heartbeat_time")),
+            ("next_attempt_time", optional_time(task, "next_attempt_time")),
+        ]
+    )
+
+
+TASK_HEADERS = ("task id", "state", "version", "attempt", "updated", "labels")
+
+
+def task_row(task: task_pb2.Task) -> tuple[object, ...]:
+    return (task.task_id, state(task.state), task.version, task.attempt, local_time(task.update_time), labels(task.labels))
+
+
+HISTORY_HEADERS = ("version", "time", f"from {ARROW} to", "action", "operator", "reason", "time in state")
+
+
+def history_rows(events: Sequence[task_pb2.TaskEvent], now: datetime | None = None) -> list[tuple[object, ...]]:
+    rows = []
+    for event, (span, current) in zip(events, times_in_state(events, now)):
+        rows.append(
+            (
+                event.version,
+                local_time(event.create_time),
+                move(event.from_state, event.to_state),
+                action(event.action),
+                event.operator,
+                event.reason,
+                f"{duration(span)} so far" if current else duration(span),
+            )
+        )
+    return rows
+
+
+def event_line(event: task_pb2.TaskEvent) -> str:
+    """One watched event: time, task, version, move, action, operator, then the reason if any."""
+    # The move and action are padded to their longest values so that lines roughly align.
+    parts = [
+        local_time(event.create_time),
+        cell(event.task_id),
+        f"v{event.version}",
+        f"{move(event.from_state, event.to_state):<{_MOVE_WIDTH}}",
+        f"{action(event.action):<{_ACTION_WIDTH}}",
+        cell(event.operator),
+    ]
+    if event.reason:
+        parts.append(cell(event.reason))
+    return "  ".join(parts)
+
+
+_MOVE_WIDTH = len(f"succeeded {ARROW} abandoned")
+_ACTION_WIDTH = len("complete")
+
+
+def moved(task: task_pb2.Task, event: task_pb2.TaskEvent) -> str:
+    """The outcome of a transition: "t-1: ready → running (version 3)", plus lease facts."""
+    text = f"{cell(task.task_id)}: {move(event.from_state, event.to_state)} (version {task.version})"
+    extras = []
+    if task.worker and event.action == task_pb2.TASK_ACTION_START:
+        extras.append(f"worker {cell(task.worker)}")
+    if task.HasField("lease_expire_time"):
+        extras.append(f"lease until {local_time(task.lease_expire_time)}")
+    if task.HasField("next_attempt_time"):
+        extras.append(f"next attempt at {local_time(task.next_attempt_time)}")
+    return text + (f"; {', '.join(extras)}" if extras else "")
+
+
+# The state machine.
+
+
+def _rpc(method: str) -> str:
+    """"tasklife.v1.TaskService/EnqueueTask" -> "EnqueueTask"."""
+    return method.rsplit("/", 1)[-1]
+
+
+STATE_MACHINE_HEADERS = ("state", "kind", "allowed actions")
+
+
+def state_machine_rows(machine: task_service_pb2.GetStateMachineResponse) -> list[tuple[object, ...]]:
+    """One row per state: its kind and each allowed action with the state it leads to."""
+    target = {a.action: a.to_state for a in machine.actions}
+    return [
+        (
+            state(s.state),
+            kind(s.kind),
+            ", ".join(f"{action(a)} {ARROW} {state(target.get(a, 0))}" for a in s.allowed_actions) or NONE,
+        )
+        for s in machine.states
+    ]
+
+
+def mermaid(machine: task_service_pb2.GetStateMachineResponse) -> str:
+    """The state machine as a mermaid stateDiagram-v2, drawn like docs/state-machine.md."""
+    rpc = {a.action: _rpc(a.method) for a in machine.actions}
+    lines = ["stateDiagram-v2"]
+    lines += [
+        f"    [*] --> {state(s.state)}: {rpc.get(task_pb2.TASK_ACTION_CREATE, 'CreateTask')}"
+        for s in machine.states
+        if s.kind == task_pb2.STATE_KIND_INITIAL
+    ]
+    lines += [
+        f"    {state(t.from_state)} --> {state(t.to_state)}: {rpc.get(t.action, action(t.action))}"
+        for t in machine.transitions
+    ]
+    terminal = [state(s.state) for s in machine.states if s.kind == task_pb2.STATE_KIND_TERMINAL]
+    lines += ["    classDef terminal font-weight:bold,stroke-width:3px", f"    class {','.join(terminal)} terminal"]
+    return "\n".join(lines)
+
+
+# JSON.
+
+
+def json_document(message: protobuf_message.Message) -> str:
+    """Canonical proto JSON (field names as in the .proto, every field), indented."""
+    return json_format.MessageToJson(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True, indent=2
+    )
+
+
+def json_line(message: protobuf_message.Message) -> str:
+    """The same JSON on one line, for JSON Lines output."""
+    return json_format.MessageToJson(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True, indent=None
+    )
