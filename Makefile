@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUF := tools/node_modules/.bin/buf
 
-.PHONY: help install run test lint generate docs clean
+.PHONY: help install run test lint generate docs clean bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ lint: install $(BUF) ## buf lint, and buf breaking against main when main has pr
 
 test: install ## run every test against a real PostgreSQL and a real gRPC server
 	$(PY) -m pytest
+
+bench: install ## measure transitions, lifecycles and the stream against their ceilings (ARGS=--quick: ~1 min)
+	$(PY) -m bench $(ARGS)
 
 clean: ## remove the venv, node tools and the local database
 	rm -rf $(VENV) tools/node_modules .tasklife

@@ -31,7 +31,7 @@ async def serve(settings: config.Settings, database_url: str) -> None:
     store = await TaskStore.open(database_url, settings.policies, max_size=settings.pool_size)
     hub = EventHub(store, render=event_to_pb, settings=HubSettings(buffer_batches=settings.stream_buffer))
     notifier = CommitNotifier(database_url)
-    listener = CommitListener(database_url, on_notify=hub.wake)
+    listener = CommitListener(database_url, on_notify=hub.wake, own=notifier)
     store.on_commit(hub.wake)
     store.on_commit(notifier.poke)
     timers = TimerRunner(store, settings.policies)

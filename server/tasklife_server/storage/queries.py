@@ -23,10 +23,21 @@ def _expand(match: re.Match[str]) -> str:
     return ", ".join(f"{name}.{column}" for column in _LISTS[kind])
 
 
+_COMMENT = re.compile(r"--[^\n]*")
+_SPACE = re.compile(r"\s+")
+
+
+def _compact(sql: str) -> str:
+    """Without comments and runs of white space: psycopg caches the parsing of a query's
+    placeholders only for queries under 4 KiB, and the transition query is on the hot path.
+    (No query here has `--` or repeated spaces inside a string literal.)"""
+    return _SPACE.sub(" ", _COMMENT.sub("", sql)).strip().rstrip(";")
+
+
 def load(path: Path = Path(__file__).with_name("queries.sql")) -> Mapping[str, str]:
     parts = _HEADER.split(path.read_text())
     # parts = [preamble, name1, body1, name2, body2, ...]
-    named = {name: _COLUMNS.sub(_expand, body.strip().rstrip(";")) for name, body in zip(parts[1::2], parts[2::2])}
+    named = {name: _compact(_COLUMNS.sub(_expand, body)) for name, body in zip(parts[1::2], parts[2::2])}
     return MappingProxyType(named)
 
 

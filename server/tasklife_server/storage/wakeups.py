@@ -3,7 +3,7 @@
 A NOTIFY inside every transition would serialise commits (PostgreSQL takes a database-wide
 lock to queue it), so transitions never notify. Instead each process's CommitNotifier sends
 one NOTIFY from its own connection after it has committed something, at most once per
-`min_gap` seconds, and every process's CommitListener wakes its reader. A notification only
+`min_gap` seconds (so other processes hear of a change within a few milliseconds), and every process's CommitListener wakes its reader. A notification only
 says "look again": losing one delays delivery until the reader's next poll, never loses an
 event.
 """
@@ -56,10 +56,11 @@ class _Connected:
 
 
 class CommitNotifier(_Connected):
-    def __init__(self, database_url: str, min_gap: float = 0.002):
+    def __init__(self, database_url: str, min_gap: float = 0.005):
         super().__init__(database_url, "tasklife-commit-notifier")
         self._pending = asyncio.Event()
         self._min_gap = min_gap
+        self.backend_pid: int | None = None
 
     def poke(self) -> None:
         """Something was committed: make sure other processes hear of it soon."""
@@ -69,6 +70,7 @@ class CommitNotifier(_Connected):
         # A notification need not survive a crash, and a NOTIFY transaction holds back the
         # stream's horizon until it commits: commit without waiting for the WAL flush.
         await conn.execute("SET synchronous_commit = off")
+        self.backend_pid = conn.info.backend_pid
         while True:
             await self._pending.wait()
             self._pending.clear()
@@ -77,13 +79,16 @@ class CommitNotifier(_Connected):
 
 
 class CommitListener(_Connected):
-    def __init__(self, database_url: str, on_notify: Callable[[], None]):
+    def __init__(self, database_url: str, on_notify: Callable[[], None], own: CommitNotifier | None = None):
         super().__init__(database_url, "tasklife-commit-listener")
         self._on_notify = on_notify
+        self._own = own
 
     async def _session(self, conn: psycopg.AsyncConnection) -> None:
         await conn.execute(QUERIES["listen_commits"])
         # Changes made while the connection was down are picked up by this first wake-up.
         self._on_notify()
-        async for _ in conn.notifies():
-            self._on_notify()
+        async for notification in conn.notifies():
+            # This process's own commits woke its reader already.
+            if self._own is None or notification.pid != self._own.backend_pid:
+                self._on_notify()

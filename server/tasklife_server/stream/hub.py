@@ -1,10 +1,11 @@
 """EventHub: one reader per server process, fanning committed events out to subscriptions.
 
 The reader follows the table in stream order (see `stream_batch` in queries.sql) and hands
-each batch to every live subscription. A subscription that starts in the past, or whose
-bounded buffer overflows, reads the table on its own until it reaches the reader's
-position, then rejoins the live fan-out; so a slow watcher never blocks the others and is
-never dropped silently.
+each batch to the live subscriptions that want its events (found through a
+SubscriptionIndex). A subscription that starts in the past, or whose bounded buffer
+overflows, reads the table on its own until it reaches the reader's position, then rejoins
+the live fan-out; so a slow watcher never blocks the others and is never dropped silently.
+Nobody watching means nothing is read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tasklife_server.domain.errors import CursorNotRetained, StreamClosed
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import ORIGIN, Position, Start, StartKind, WatchFilter, position_of
 from tasklife_server.storage.store import TaskStore
+from tasklife_server.stream.index import SubscriptionIndex
 
 log = logging.getLogger(__name__)
 _MAX_MESSAGE_EVENTS = 1000  # keeps one message well under gRPC's 4 MiB default limit
@@ -44,6 +46,9 @@ class HubSettings:
     poll_interval: float = 0.5  # the reader looks even without a wake-up this often
     blocked_recheck: float = 0.002  # how soon to look again while an older transaction runs...
     blocked_recheck_max: float = 0.25  # ...growing up to this while it keeps running
+    # Subscriptions reading the table at once; the others wait, so that a crowd of
+    # watchers catching up cannot take every pooled connection from the transitions.
+    catch_up_readers: int = 2
 
 
 class EventHub:
@@ -53,6 +58,8 @@ class EventHub:
         self.settings = settings
         self.position: Position = ORIGIN
         self._subscriptions: set[Subscription] = set()
+        self._live = SubscriptionIndex()
+        self._catch_up_slots = asyncio.Semaphore(settings.catch_up_readers)
         self._wake = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
@@ -84,27 +91,41 @@ class EventHub:
             # reader has moved past the head meanwhile, the subscription reads the gap from
             # the table before joining it.
             subscription = Subscription(self, watch, await self._store.stream_head())
-            self.try_attach(subscription)
         else:
             after = start.after if start.kind is StartKind.AFTER else ORIGIN
             if after != ORIGIN and not await self._store.event_at(after):
                 raise CursorNotRetained(cursor_text)
             subscription = Subscription(self, watch, after)
         self._subscriptions.add(subscription)
+        self.try_attach(subscription)
         return subscription
 
-    def _forget(self, subscription: Subscription) -> None:
+    def forget(self, subscription: Subscription) -> None:
         self._subscriptions.discard(subscription)
+        self.detach(subscription)
 
     def try_attach(self, subscription: Subscription) -> bool:
         """Joins the live fan-out if the subscription has read at least as far as the reader."""
+        if subscription.live:
+            return True
+        if not self._live:
+            # Nobody is following the reader: it may as well continue from here.
+            self.position = max(self.position, subscription.position)
         if subscription.position >= self.position:
             subscription.live = True
+            self._live.add(subscription)
+            self.wake()  # the reader may have been idle, reading for nobody
         return subscription.live
+
+    def detach(self, subscription: Subscription) -> None:
+        if subscription.live:
+            subscription.live = False
+            self._live.remove(subscription)
 
     async def read_after(self, position: Position) -> tuple[Batch, bool]:
         """A batch from the table after `position`, and whether it reached the newest event."""
-        rows, _blocked = await self._store.stream_batch(position, self.settings.batch_size)
+        async with self._catch_up_slots:
+            rows, _blocked = await self._store.stream_batch(position, self.settings.batch_size)
         items = [StreamItem(position_of(e), e, labels, self._render(e)) for e, labels in rows]
         end = items[-1].position if items else position
         return Batch(items, end), len(items) < self.settings.batch_size
@@ -117,6 +138,8 @@ class EventHub:
             except TimeoutError:
                 pass
             self._wake.clear()
+            if not self._live:
+                continue  # reading for nobody would cost every transition a query
             try:
                 await self._read_all()
             except Exception:  # noqa: BLE001 - the reader must survive a database outage
@@ -128,11 +151,9 @@ class EventHub:
             rows, blocked = await self._store.stream_batch(self.position, self.settings.batch_size)
             if rows:
                 items = [StreamItem(position_of(e), e, labels, self._render(e)) for e, labels in rows]
-                batch = Batch(items, items[-1].position)
-                self.position = batch.end
-                for subscription in list(self._subscriptions):
-                    if subscription.live:
-                        subscription.offer(batch)
+                end = items[-1].position
+                self.position = end
+                self._dispatch(items, end)
             if len(rows) < self.settings.batch_size:
                 break
         if blocked:
@@ -145,43 +166,53 @@ class EventHub:
         else:
             self._recheck = self.settings.blocked_recheck
 
+    def _dispatch(self, items: list[StreamItem], end: Position) -> None:
+        wanted: dict[Subscription, list[StreamItem]] = {}
+        for item in items:
+            for subscription in self._live.candidates(item):
+                if subscription.wants(item):
+                    wanted.setdefault(subscription, []).append(item)
+        for subscription, matching in wanted.items():
+            subscription.offer(matching, end)
+
 
 class Subscription:
     """One watcher's view of the stream: a filter, a position and a bounded buffer."""
 
     def __init__(self, hub: EventHub, watch: WatchFilter, position: Position):
         self._hub = hub
-        self._filter = watch
-        # Every matching event up to here has been buffered or sent.
+        self.filter = watch
+        # Every matching event up to here has been buffered or sent. While the
+        # subscription is live, the hub's position counts too (see `cursor`).
         self.position = position
         self.live = False
-        self._buffer: asyncio.Queue[tuple[list[StreamItem], Position]] = asyncio.Queue(
-            hub.settings.buffer_batches
-        )
+        self._buffer: asyncio.Queue[tuple[list[StreamItem], Position]] = asyncio.Queue(hub.settings.buffer_batches)
         self._closed = False
         self._changed = asyncio.Event()
 
-    def _matching(self, items: list[StreamItem]) -> list[StreamItem]:
-        return [i for i in items if i.position > self.position and self._filter.matches(i.event, i.labels)]
+    def wants(self, item: StreamItem) -> bool:
+        return item.position > self.position and self.filter.matches(item.event, item.labels)
 
-    def offer(self, batch: Batch) -> None:
-        """Called by the reader for every batch while the subscription is live."""
-        if batch.end <= self.position:
-            return
-        items = self._matching(batch.items)
-        if items:
-            if self._buffer.full():
-                # Too slow for the live fan-out: drain the buffer, then read the table.
-                self.live = False
-                self._changed.set()
-                return
-            self._buffer.put_nowait((items, batch.end))
-            self._changed.set()
-        self.position = batch.end
+    def offer(self, items: list[StreamItem], end: Position) -> None:
+        """Called by the reader with the events of a batch this subscription wants."""
+        if self._buffer.full():
+            # Too slow for the live fan-out: drain the buffer, then read the table.
+            self._hub.detach(self)
+        else:
+            self._buffer.put_nowait((items, end))
+            self.position = end
+        self._changed.set()
+
+    def cursor(self) -> Position:
+        """Where a progress message may say the stream is: the hub has offered a live
+        subscription everything up to its position, and an empty buffer means it was sent."""
+        if self.live and self._buffer.empty():
+            return max(self.position, self._hub.position)
+        return self.position
 
     def close(self) -> None:
         self._closed = True
-        self._hub._forget(self)
+        self._hub.forget(self)
         self._changed.set()
 
     async def batches(self, progress_interval: float) -> AsyncIterator[tuple[list[StreamItem], Position]]:
@@ -206,6 +237,7 @@ class Subscription:
                         async with asyncio.timeout(progress_interval):
                             await self._changed.wait()
                     except TimeoutError:
+                        self.position = self.cursor()
                         yield [], self.position
         finally:
             self.close()
@@ -220,9 +252,8 @@ class Subscription:
         return items, end
 
     async def _catch_up(self) -> tuple[list[StreamItem], Position] | None:
-        start = self.position
-        batch, reached_end = await self._hub.read_after(start)
-        items = self._matching(batch.items)
+        batch, reached_end = await self._hub.read_after(self.position)
+        items = [i for i in batch.items if self.wants(i)]
         self.position = max(self.position, batch.end)
         if reached_end:
             self._hub.try_attach(self)

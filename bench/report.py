@@ -1,0 +1,205 @@
+"""Turns the results of one run into the terminal report and checks the targets.
+
+Every figure is a median over the run's repetitions, with [min-max] beside it when there was
+more than one, so the noise of a shared machine shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _n(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def _range(summary: dict[str, Any], key: str, digits: int = 0) -> str:
+    rng = summary.get(f"{key}_range")
+    if not rng or summary.get("runs", 1) < 2:
+        return ""
+    return f" [{_n(rng[0], digits)}-{_n(rng[1], digits)}]"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The issue's four targets: reported, never asserted."""
+    out = []
+    tp = results.get("throughput")
+    if tp and "64" in tp["points"]:
+        p = tp["points"]["64"]
+        out.append({"target": "Tasklife at concurrency 64 >= 60% of the lower ceiling",
+                    "measured": f"{_pct(p['ratio_lower'])} of {p['lower_ceiling']} "
+                                f"({_n(p['tasklife']['rate'])}/s vs {_n(min(p['pgbench']['rate'], p['empty']['rate']))}/s)",
+                    "pass": p["ratio_lower"] is not None and p["ratio_lower"] >= 0.60})
+    lc, pr = results.get("lifecycle"), results.get("peer")
+    if lc and pr and pr.get("lifecycles_per_s"):
+        ratio = lc["rate"] / pr["lifecycles_per_s"]
+        out.append({"target": "full lifecycles/s >= 3x Procrastinate's sustained lifecycles/s",
+                    "measured": f"{ratio:.2f}x ({_n(lc['rate'])}/s vs {_n(pr['lifecycles_per_s'])}/s)",
+                    "pass": ratio >= 3.0})
+    st = results.get("stream")
+    if st:
+        big = max(st["points"], key=lambda p: p["subscribers"])
+        p99 = big["p99_ms"]
+        out.append({"target": f"stream p99 < 25 ms with {big['subscribers']:,} subscribers",
+                    "measured": f"{_n(p99, 1)} ms at {_n(big['transitions_per_s'])} transitions/s, "
+                                f"{_n(big['delivered_per_s'])} events/s delivered",
+                    "pass": p99 is not None and p99 < 25.0 and big["delivered_per_s"] > 0})
+    sc = results.get("scale")
+    if sc:
+        small, large = sc["sizes"]
+        out.append({"target": f"throughput with {large:,} tasks >= 90% of that with {small:,}",
+                    "measured": f"{_pct(sc['transition_ratio'])} "
+                                f"({_n(sc['points'][str(large)]['transitions']['rate'])}/s vs "
+                                f"{_n(sc['points'][str(small)]['transitions']['rate'])}/s)",
+                    "pass": sc["transition_ratio"] is not None and sc["transition_ratio"] >= 0.90})
+    return out
+
+
+def render(results: dict[str, Any]) -> str:
+    lines: list[str] = []
+    add = lines.append
+    plan = results["plan"]
+    m = results.get("machine", {})
+    reps = plan["reps"]
+    add(f"Tasklife benchmark ({plan['mode']}) {results['started_at']}, commit {m.get('git_commit', '?')}")
+    add(f"machine: {m.get('nproc')} cores ({m.get('cpu_model')}), {m.get('memory_gib')} GiB; "
+        f"Python {m.get('python')}, grpcio {m.get('grpcio')}, psycopg {m.get('psycopg')}; "
+        f"PostgreSQL {m.get('postgresql')} ({', '.join(f'{k}={v}' for k, v in m.get('pg_settings', {}).items())})")
+    add(f"load average at start {m.get('loadavg_start')}, at end {m.get('loadavg_end')}; "
+        f"server pool {results.get('server_pool_size', '-')}; medians of {reps} interleaved run(s) "
+        f"of {plan['duration']} s after {plan['warmup']} s warm-up, [min-max] when repeated")
+
+    tp = results.get("throughput")
+    if tp:
+        add("")
+        add("1-2. Transitions/s through gRPC against the ceilings (latency p50/p99 in ms)")
+        width = 35
+        add(f"{'conc':>4} | {'pgbench transition':<{width}} | {'empty RPC (' + plan['empty_method'] + ')':<{width}} | "
+            f"{'Tasklife transition':<{width}} | {'/pgbench':>8} {'/empty':>7} {'/lower':>7}")
+        add(f"{'':>4} | " + " | ".join(f"{'rate/s [min-max]':<20}{'p50/p99 ms':>15}" for _ in range(3)) + " |")
+        for c in tp["concurrencies"]:
+            p = tp["points"][str(c)]
+            cells = []
+            for kind in ("pgbench", "empty", "tasklife"):
+                s = p[kind]
+                latency = f"{_n(s['p50_ms'], 1)}/{_n(s['p99_ms'], 1)}"
+                cells.append(f"{_n(s['rate']) + _range(s, 'rate'):<20}{latency:>15}")
+            add(f"{c:>4} | {cells[0]} | {cells[1]} | {cells[2]} | {_pct(p['ratio_pgbench']):>8} "
+                f"{_pct(p['ratio_empty']):>7} {_pct(p['ratio_lower']):>7}")
+        errors = sum(r.get("errors", 0) for c in tp["concurrencies"]
+                     for runs in tp["points"][str(c)]["raw"].values() for r in runs)
+        if errors:
+            add(f"     ! {errors} calls failed during these runs (see raw ... error_sample in the JSON)")
+        add("     lower ceiling per concurrency: " + ", ".join(
+            f"{c}: {tp['points'][str(c)]['lower_ceiling']} "
+            f"(per-run ratios {' '.join(_pct(r) for r in tp['points'][str(c)]['ratio_lower_runs'])})"
+            for c in tp["concurrencies"]))
+        add("")
+        add("     CPU per operation (us; medians): where the time goes")
+        add(f"{'conc':>4} | {'PG/pgbench tx':>13} | {'server/empty RPC':>16} {'loadgen/empty':>13} | "
+            f"{'server/transition':>17} {'PG/transition':>13} {'loadgen/transition':>18}")
+        for c in tp["concurrencies"]:
+            p = tp["points"][str(c)]
+            add(f"{c:>4} | {_n(p['pgbench']['pg_cpu_us_per_op']):>13} | {_n(p['empty']['server_cpu_us_per_op']):>16} "
+                f"{_n(p['empty']['loadgen_cpu_us_per_op']):>13} | {_n(p['tasklife']['server_cpu_us_per_op']):>17} "
+                f"{_n(p['tasklife']['pg_cpu_us_per_op']):>13} {_n(p['tasklife']['loadgen_cpu_us_per_op']):>18}")
+
+    lc = results.get("lifecycle")
+    if lc:
+        add("")
+        add(f"3. Full lifecycles (CreateTask, EnqueueTask, StartTask, CompleteTask) at concurrency {lc['concurrency']}"
+            + (" (runs alternating with the peer's windows)" if lc.get("alternated_with_peer") else ""))
+        add(f"     {_n(lc['rate'])}/s{_range(lc, 'rate')} = {_n(lc['transitions_per_s'])} state changes/s; "
+            f"per lifecycle p50 {_n(lc['p50_ms'], 1)} ms, p99 {_n(lc['p99_ms'], 1)} ms; "
+            f"server CPU {_n(lc['server_cpu_us_per_lifecycle'])} us/lifecycle")
+        errors = sum(r.get("errors", 0) for r in lc["raw"])
+        if errors:
+            add(f"     ! {errors} calls failed: {next(r['error_sample'] for r in lc['raw'] if r['errors'])}")
+
+    st = results.get("stream")
+    if st:
+        add("")
+        add(f"4. Stream: commit (event create_time) to subscriber arrival, paced at {st['rate']:,} transitions/s")
+        add(f"{'subs':>5} | {'transitions/s':>13} {'delivered/s':>11} | {'p50 ms':>7} {'p99 ms':>8} "
+            f"{'p99 by third':>22} {'max ms':>8} | {'RSS before':>10} {'after':>7} {'KiB/sub':>8} | {'open s':>6} {'srv CPU':>7}")
+        for p in st["points"]:
+            thirds = "/".join(_n(x, 0) for x in p["p99_ms_thirds"])
+            add(f"{p['subscribers']:>5} | {_n(p['transitions_per_s']):>13} {_n(p['delivered_per_s']):>11} | "
+                f"{_n(p['p50_ms'], 1):>7} {_n(p['p99_ms'], 1):>8} {thirds:>22} {_n(p['max_ms'], 0):>8} | "
+                f"{_n(p['rss_before_mib'], 1):>8}Mi {_n(p['rss_after_mib'], 1):>5}Mi {_n(p['rss_per_subscriber_kib'], 1):>8} | "
+                f"{_n(p['open_seconds'], 1):>6} {_pct(p['server_cpu_share']):>7}")
+        for p in st["points"]:
+            paced, delivered = p["transitions_per_s"], p["delivered_per_s"]
+            if delivered > 1.1 * paced:
+                add(f"     ! {p['subscribers']} subscribers: {_n(delivered)} events/s delivered but only {_n(paced)} "
+                    f"transitions/s made: subscribers that started 'from now' received events committed before "
+                    f"they subscribed (a stale start position?)")
+            elif delivered < 0.9 * paced or paced < 0.5 * st["rate"]:
+                add(f"     ! {p['subscribers']} subscribers: {_n(paced)} transitions/s paced, {_n(delivered)} "
+                    f"events/s delivered in the window: the server did not keep up (subscribers reading the "
+                    f"table on their own instead of the live fan-out?)")
+
+    sc = results.get("scale")
+    if sc:
+        add("")
+        add("5. Cost growth: the same loads on a small and a large table "
+            f"(Tasklife transitions at c={plan['scale_transition_concurrency']}, pgbench at "
+            f"c={plan['scale_pgbench_concurrency']}, reads at c={plan['scale_read_concurrency']})")
+        add(f"{'tasks':>10} {'events':>10} {'db size':>8} {'load s':>6} | {'transitions/s':>22} | {'pgbench/s':>20} | "
+            f"{'GetTask p50/p99':>16} | {'ListTaskEvents p50/p99':>22}")
+        for n in sc["sizes"]:
+            p = sc["points"][str(n)]
+            t, g, le, pb = p["transitions"], p["GetTask"], p["ListTaskEvents"], p["pgbench"]
+            add(f"{p['load']['tasks']:>10,} {p['load']['events']:>10,} {p['load']['database_size']:>8} "
+                f"{p['load']['load_seconds'] + p['load']['vacuum_seconds']:>6.1f} | "
+                f"{_n(t['rate']) + _range(t, 'rate'):>22} | {_n(pb['rate']) + _range(pb, 'rate'):>20} | "
+                f"{_n(g['p50_ms'], 2) + '/' + _n(g['p99_ms'], 2):>16} | {_n(le['p50_ms'], 2) + '/' + _n(le['p99_ms'], 2):>22}")
+        add(f"     large/small: Tasklife transitions {_pct(sc['transition_ratio'])} (per repetition "
+            f"{' '.join(_pct(r) for r in sc.get('transition_ratio_runs', []))}), pgbench {_pct(sc['pgbench_ratio'])}")
+
+    pr = results.get("peer")
+    if pr:
+        add("")
+        add(f"6. Peer: Procrastinate {pr['procrastinate']} (no-op jobs, worker concurrency {pr['worker_concurrency']}, "
+            f"steady backlog ~{pr['backlog']:,}) on the same PostgreSQL")
+        add(f"     Procrastinate steady: {_n(pr['lifecycles_per_s'])} lifecycles/s{_range(pr, 'lifecycles_per_s')}, "
+            f"{_n(pr['state_changes_per_s'])} state changes/s{_range(pr, 'state_changes_per_s')}"
+            + (f"; draining {pr['drain']['jobs']:,} queued jobs: {_n(pr['drain']['lifecycles_per_s'])} lifecycles/s"
+               if pr.get("drain") else ""))
+        if lc:
+            add(f"     Tasklife:              {_n(lc['rate'])} lifecycles/s, {_n(lc['transitions_per_s'])} state "
+                f"changes/s  ({lc['rate'] / pr['lifecycles_per_s']:.2f}x lifecycles)" if pr.get("lifecycles_per_s") else "")
+
+    prof = results.get("profile")
+    if prof:
+        add("")
+        if "error" in prof:
+            add(f"Profile: {prof['error']}")
+        else:
+            add(f"Server profile (py-spy, {prof['samples']} samples during a transition load at "
+                f"{_n(prof['load']['rate'])}/s): top frames by own time")
+            add("   (Handle._run's own time is compiled code called from the event loop: grpc.aio's Cython "
+                "core, psycopg's C parts; py-spy --native splits it)")
+            for frame, share in prof["own"][:12]:
+                add(f"   {100 * share:5.1f}%  {frame}")
+            add("   by total time:")
+            for frame, share in prof["total"][:20]:
+                add(f"   {100 * share:5.1f}%  {frame}")
+
+    tg = results.get("targets")
+    if tg:
+        add("")
+        add("Targets (reported, not asserted)")
+        for t in tg:
+            add(f"  {'PASS' if t['pass'] else 'MISS'}  {t['target']}: {t['measured']}")
+
+    timings = results.get("timings", {})
+    add("")
+    add("took " + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()))
+    return "\n".join(lines)

@@ -1,0 +1,334 @@
+"""`make bench`: every figure of the benchmark in one run, each beside a baseline measured in
+the same run, printed as tables and written as JSON. See bench/README.md for what each
+figure means.
+
+    .venv/bin/python -m bench [--quick] [--output PATH] [--only SECTIONS] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bench import ceilings, infra, peer, profile, report, scale, stream
+from bench.stats import summarize
+
+SECTIONS = ("throughput", "lifecycle", "stream", "scale", "peer")
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+@dataclass(frozen=True)
+class Plan:
+    mode: str
+    reps: int = 3  # runs per point, interleaved; medians are reported
+    duration: float = 4.0  # measured seconds per closed-loop run
+    warmup: float = 0.5  # seconds run before the measured window
+    concurrencies: tuple[int, ...] = (1, 16, 64)
+    lifecycle_concurrency: int = 64
+    empty_method: str = "GetStateMachine"
+    stream_subscribers: tuple[int, ...] = (1, 100, 1000)
+    stream_rate: int = 1000
+    stream_duration: float = 6.0
+    stream_warmup: float = 1.0
+    scale_sizes: tuple[int, int] = (10_000, 1_000_000)
+    scale_reps: int = 3
+    scale_duration: float = 3.0
+    scale_transition_concurrency: int = 64
+    scale_pgbench_concurrency: int = 16
+    scale_read_concurrency: int = 16
+    peer_windows: int = 3
+    peer_window: float = 5.0
+    peer_warmup: float = 3.0
+    peer_backlog: int = 1000
+    peer_drain_jobs: int = 3000
+
+
+FULL = Plan(mode="full")
+QUICK = Plan(mode="quick", reps=1, duration=1.2, warmup=0.3, stream_duration=2.0, stream_warmup=0.5,
+             scale_sizes=(1_000, 100_000), scale_reps=1, scale_duration=1.0, peer_windows=1, peer_window=3.0,
+             peer_warmup=2.0, peer_backlog=500, peer_drain_jobs=0)
+
+RATE_KEYS = ("rate", "p50_ms", "p99_ms")
+
+
+class Bench:
+    def __init__(self, plan: Plan, pg: infra.Postgres, url: str):
+        self.plan = plan
+        self.pg = pg
+        self.url = url
+        self._next_base = 10_000_000
+
+    def base(self) -> int:
+        """A fresh range of numeric task ids for one pgbench run."""
+        self._next_base += 1000
+        return self._next_base
+
+    # ---- 1-2: transitions against the two ceilings -----------------------------------------
+
+    def tasklife_transitions(self, server: infra.Server, url: str, concurrency: int, duration: float) -> dict[str, Any]:
+        plan = self.plan
+        ids = [f"{infra.unique_prefix('t')}-{i}" for i in range(concurrency)]
+        infra.seed_ready_tasks(url, ids)
+        server_cpu, pg_cpu = server.cpu_seconds(), self.pg.cpu_seconds()
+        result = infra.run_generator({"mode": "transition", "target": server.address, "concurrency": concurrency,
+                                      "channels": min(4, concurrency), "duration": duration,
+                                      "warmup": plan.warmup, "task_ids": ids, "version": 2})
+        ops = max(1, result["total_ops"])
+        result["server_cpu_us_per_op"] = 1e6 * (server.cpu_seconds() - server_cpu) / ops
+        result["pg_cpu_us_per_op"] = 1e6 * (self.pg.cpu_seconds() - pg_cpu) / ops
+        if result["errors"]:
+            infra.log(f"transition load had {result['errors']} errors: {result['error_sample']}")
+        return result
+
+    def empty(self, server: infra.Server, concurrency: int) -> dict[str, Any]:
+        server_cpu = server.cpu_seconds()
+        result = ceilings.empty_rpc(server.address, concurrency, self.plan.duration, self.plan.warmup,
+                                    min(4, concurrency), self.plan.empty_method)
+        result["server_cpu_us_per_op"] = 1e6 * (server.cpu_seconds() - server_cpu) / max(1, result["total_ops"])
+        return result
+
+    def throughput(self, server: infra.Server) -> dict[str, Any]:
+        plan = self.plan
+        runs: dict[str, dict[int, list[dict[str, Any]]]] = {
+            k: {c: [] for c in plan.concurrencies} for k in ("pgbench", "empty", "tasklife")
+        }
+        kinds = ["pgbench", "empty", "tasklife"]
+        for rep in range(plan.reps):
+            for c in plan.concurrencies:
+                # Rotate the order each repetition so no kind always runs first.
+                for kind in kinds[rep % 3:] + kinds[: rep % 3]:
+                    if kind == "pgbench":
+                        r = ceilings.pgbench_transitions(self.pg, self.url, c, plan.duration, plan.warmup, self.base())
+                    elif kind == "empty":
+                        r = self.empty(server, c)
+                    else:
+                        r = self.tasklife_transitions(server, self.url, c, plan.duration)
+                    runs[kind][c].append(r)
+                    infra.log(f"  rep {rep + 1} c={c:<3} {kind:<9} {r['rate']:8.0f}/s  p50 {r['p50_ms']:.2f} ms"
+                              f"  p99 {r['p99_ms']:.2f} ms")
+        out: dict[str, Any] = {"concurrencies": list(plan.concurrencies), "points": {}}
+        extra = {"pgbench": ("pg_cpu_us_per_op",),
+                 "empty": ("server_cpu_us_per_op", "loadgen_cpu_us_per_op"),
+                 "tasklife": ("server_cpu_us_per_op", "pg_cpu_us_per_op", "loadgen_cpu_us_per_op")}
+        for c in plan.concurrencies:
+            point = {kind: summarize(runs[kind][c], RATE_KEYS + extra[kind]) for kind in kinds}
+            t, pgb, emp = point["tasklife"]["rate"], point["pgbench"]["rate"], point["empty"]["rate"]
+            lower = min(pgb, emp)
+            point["ratio_pgbench"] = t / pgb if pgb else None
+            point["ratio_empty"] = t / emp if emp else None
+            point["lower_ceiling"] = "pgbench" if pgb <= emp else "empty RPC"
+            point["ratio_lower"] = t / lower if lower else None
+            # Per-run ratios (each run against the ceilings of the same repetition) show noise.
+            point["ratio_lower_runs"] = [
+                rt["rate"] / min(rp["rate"], re["rate"])
+                for rt, rp, re in zip(runs["tasklife"][c], runs["pgbench"][c], runs["empty"][c])
+            ]
+            point["raw"] = {kind: runs[kind][c] for kind in kinds}
+            out["points"][str(c)] = point
+        return out
+
+    # ---- 3: full lifecycles --------------------------------------------------------------------
+
+    def lifecycle_run(self, server: infra.Server) -> dict[str, Any]:
+        plan = self.plan
+        c = plan.lifecycle_concurrency
+        server_cpu = server.cpu_seconds()
+        r = infra.run_generator({"mode": "lifecycle", "target": server.address, "concurrency": c,
+                                 "channels": 4, "duration": plan.duration, "warmup": plan.warmup})
+        r["server_cpu_us_per_lifecycle"] = 1e6 * (server.cpu_seconds() - server_cpu) / max(1, r["total_ops"])
+        infra.log(f"  lifecycles c={c}: {r['rate']:.0f}/s p99 {r['p99_ms']:.1f} ms"
+                  + (f", {r['errors']} errors: {r['error_sample']}" if r["errors"] else ""))
+        return r
+
+    def lifecycle_summary(self, runs: list[dict[str, Any]]) -> dict[str, Any]:
+        summary = summarize(runs, RATE_KEYS + ("server_cpu_us_per_lifecycle",))
+        summary["transitions_per_s"] = summary["rate"] * 4 if summary["rate"] else None
+        return {"concurrency": self.plan.lifecycle_concurrency, **summary, "raw": runs}
+
+    def lifecycle(self, server: infra.Server) -> dict[str, Any]:
+        return self.lifecycle_summary([self.lifecycle_run(server) for _ in range(self.plan.reps)])
+
+    # ---- 4: stream ------------------------------------------------------------------------------
+
+    def stream(self) -> dict[str, Any]:
+        plan = self.plan
+        points = []
+        for subscribers in plan.stream_subscribers:
+            r = stream.measure(self.pg, self.url, subscribers, plan.stream_rate, plan.stream_duration,
+                               plan.stream_warmup)
+            points.append(r)
+            infra.log(f"  {subscribers:>5} subscribers: {r['transitions_per_s']:.0f} transitions/s, delivered "
+                      f"{r['delivered_per_s']:.0f}/s, p50 {_fmt(r['p50_ms'])} ms p99 {_fmt(r['p99_ms'])} ms, "
+                      f"{r['rss_per_subscriber_kib']:.1f} KiB/subscriber")
+        return {"rate": plan.stream_rate, "points": points}
+
+    # ---- 5: cost growth -------------------------------------------------------------------------
+
+    def scale(self) -> dict[str, Any]:
+        plan = self.plan
+        small, large = plan.scale_sizes
+        scales = [scale.Scale(self.pg, "scale_small", small), scale.Scale(self.pg, "scale_large", large)]
+        runs: dict[int, list[dict[str, Any]]] = {s.tasks: [] for s in scales}
+        try:
+            for rep in range(plan.scale_reps):
+                for s in (scales if rep % 2 == 0 else scales[::-1]):
+                    run: dict[str, Any] = {}
+                    run["transitions"] = self.tasklife_transitions(s.server, s.url, plan.scale_transition_concurrency,
+                                                                   plan.scale_duration)
+                    run["pgbench"] = ceilings.pgbench_transitions(self.pg, s.url, plan.scale_pgbench_concurrency,
+                                                                  plan.scale_duration, plan.warmup, self.base())
+                    for method in ("GetTask", "ListTaskEvents"):
+                        run[method] = infra.run_generator({
+                            "mode": "read", "method": method, "target": s.server.address,
+                            "concurrency": plan.scale_read_concurrency, "channels": 4,
+                            "duration": plan.scale_duration, "warmup": plan.warmup,
+                            "id_format": scale.ID_FORMAT, "n": s.tasks, "seed": rep})
+                    runs[s.tasks].append(run)
+                    infra.log(f"  rep {rep + 1} {s.tasks:>9,} tasks: transitions {run['transitions']['rate']:.0f}/s, "
+                              f"pgbench {run['pgbench']['rate']:.0f}/s, GetTask p99 "
+                              f"{run['GetTask']['p99_ms']:.2f} ms, ListTaskEvents p99 "
+                              f"{run['ListTaskEvents']['p99_ms']:.2f} ms")
+        finally:
+            for s in scales:
+                s.stop()
+        out: dict[str, Any] = {"sizes": [small, large], "points": {}}
+        for s in scales:
+            rs = runs[s.tasks]
+            out["points"][str(s.tasks)] = {
+                "load": s.load,
+                **{part: summarize([r[part] for r in rs], RATE_KEYS)
+                   for part in ("transitions", "pgbench", "GetTask", "ListTaskEvents")},
+                "raw": rs,
+            }
+        a, b = (out["points"][str(n)]["transitions"]["rate"] for n in (small, large))
+        out["transition_ratio"] = b / a if a else None
+        # Each repetition's large run against its own small run: how much of the ratio is noise.
+        out["transition_ratio_runs"] = [
+            rl["transitions"]["rate"] / rs["transitions"]["rate"]
+            for rs, rl in zip(runs[small], runs[large]) if rs["transitions"]["rate"]
+        ]
+        a, b = (out["points"][str(n)]["pgbench"]["rate"] for n in (small, large))
+        out["pgbench_ratio"] = b / a if a else None
+        return out
+
+    # ---- 6: the peer ----------------------------------------------------------------------------
+
+    def peer(self, server: infra.Server | None = None, lifecycles: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Procrastinate's steady windows; given a server, a Tasklife lifecycle run after each
+        window (appended to `lifecycles`), so the two alternate."""
+        plan = self.plan
+
+        def alternate(_: int) -> None:
+            assert server is not None and lifecycles is not None
+            lifecycles.append(self.lifecycle_run(server))
+
+        between = alternate if server is not None and lifecycles is not None else None
+        out = peer.run(self.pg, plan.peer_windows, plan.peer_window, plan.peer_warmup, plan.peer_backlog,
+                       plan.peer_drain_jobs, between)
+        out.update(summarize(out["steady_windows"], ("lifecycles_per_s", "state_changes_per_s")))
+        for w in out["steady_windows"]:
+            infra.log(f"  Procrastinate steady: {w['lifecycles_per_s']:.0f} lifecycles/s, "
+                      f"{w['state_changes_per_s']:.0f} state changes/s, backlog {w['backlog_at_end']}")
+        return out
+
+    def lifecycle_and_peer(self, server: infra.Server) -> dict[str, Any]:
+        runs: list[dict[str, Any]] = []
+        out = self.peer(server, runs)
+        return {"lifecycle": {**self.lifecycle_summary(runs), "alternated_with_peer": True}, "peer": out}
+
+    def profile(self, server: infra.Server) -> dict[str, Any]:
+        c = max(self.plan.concurrencies)
+        seconds = max(4.0, self.plan.duration)
+        return profile.record(server, seconds, RESULTS / "profile-transition.raw",
+                              lambda: self.tasklife_transitions(server, self.url, c, seconds + 1))
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a ~1-minute check: one short run per point, "
+                        "1k vs 100k tasks for cost growth, no draining run for the peer")
+    parser.add_argument("--output", type=Path, default=RESULTS / "latest.json", help="JSON results (default %(default)s)")
+    parser.add_argument("--only", default=",".join(SECTIONS),
+                        help=f"comma-separated sections to run (default: all of {','.join(SECTIONS)})")
+    parser.add_argument("--reps", type=int, help="runs per point (default 3, 1 with --quick)")
+    parser.add_argument("--empty-method", choices=("GetStateMachine", "HealthCheck"), default="GetStateMachine",
+                        help="the RPC of the empty-RPC ceiling (default %(default)s)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also sample the server with py-spy during an extra transition load")
+    args = parser.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    plan = replace(plan, empty_method=args.empty_method)
+    if args.reps:
+        plan = replace(plan, reps=args.reps, scale_reps=args.reps, peer_windows=args.reps)
+    sections = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
+
+    started = time.perf_counter()
+    results: dict[str, Any] = {"plan": asdict(plan), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                               "sections": sections, "timings": {}}
+    infra.log(f"tasklife bench ({plan.mode}): starting PostgreSQL")
+    pg = infra.Postgres()
+    try:
+        url = pg.create_database("tasklife_bench")
+        infra.migrate(url)
+        results["machine"] = infra.Machine.describe(pg).facts
+        bench = Bench(plan, pg, url)
+
+        def timed(name: str, fn: Any, *a: Any) -> None:
+            t0 = time.perf_counter()
+            infra.log(f"{name} ...")
+            results[name] = fn(*a)
+            results["timings"][name] = time.perf_counter() - t0
+
+        together = {"lifecycle", "peer"} <= set(sections)
+        if {"throughput", "lifecycle"} & set(sections) or args.profile:
+            server = infra.Server(url)
+            from tasklife_server import config
+
+            results["server_pool_size"] = config.parse([]).pool_size
+            try:
+                if "throughput" in sections:
+                    timed("throughput", bench.throughput, server)
+                if together:
+                    # Tasklife's lifecycle runs alternate with Procrastinate's windows.
+                    timed("lifecycle+peer", bench.lifecycle_and_peer, server)
+                    results.update(results.pop("lifecycle+peer"))
+                elif "lifecycle" in sections:
+                    timed("lifecycle", bench.lifecycle, server)
+                if args.profile:
+                    timed("profile", bench.profile, server)
+            finally:
+                server.stop()
+        if "stream" in sections:
+            timed("stream", bench.stream)
+        if "scale" in sections:
+            timed("scale", bench.scale)
+        if "peer" in sections and not together:
+            timed("peer", bench.peer)
+        results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    finally:
+        pg.stop()
+    results["timings"]["total"] = time.perf_counter() - started
+    results["targets"] = report.targets(results)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(results, indent=2, default=str) + "\n")
+    print(report.render(results))
+    print(f"\nJSON: {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
