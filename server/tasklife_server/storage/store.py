@@ -291,10 +291,16 @@ class TaskStore:
             raise TaskNotFound(task_id)
         return [event_from(row) for row in rows]
 
-    async def stream_batch(self, after: Position, limit: int) -> tuple[list[tuple[Event, dict[str, str]]], bool]:
+    async def connect(self) -> AsyncConnection[TupleRow]:
+        """A connection outside the pool, for a long-lived reader."""
+        return await AsyncConnection.connect(self._pool.conninfo, autocommit=True)
+
+    async def stream_batch(
+        self, after: Position, limit: int, conn: AsyncConnection | None = None
+    ) -> tuple[list[tuple[Event, dict[str, str]]], bool]:
         """Up to `limit` committed events after `after` in stream order, each with its task's
         labels, and whether later events are committed but not readable yet."""
-        rows = await self._fetchall("stream_batch", {"xid": str(after[0]), "id": after[1], "limit": limit})
+        rows = await self._fetchall("stream_batch", {"xid": str(after[0]), "id": after[1], "limit": limit}, conn)
         blocked = bool(rows[0][0])
         return [(event_from(row, 1), row[1 + EVENT_WIDTH]) for row in rows if row[1] is not None], blocked
 

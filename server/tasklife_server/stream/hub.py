@@ -62,6 +62,7 @@ class EventHub:
         self._catch_up_slots = asyncio.Semaphore(settings.catch_up_readers)
         self._wake = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
+        self._connection: Any = None
         self._closed = False
         self._recheck = settings.blocked_recheck
 
@@ -77,6 +78,8 @@ class EventHub:
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)
+        if self._connection is not None:
+            await self._connection.close()
 
     def wake(self) -> None:
         """Something may have been committed: read the table again soon."""
@@ -144,11 +147,19 @@ class EventHub:
                 await self._read_all()
             except Exception:  # noqa: BLE001 - the reader must survive a database outage
                 log.exception("stream reader failed; retrying")
+                if self._connection is not None:
+                    await self._connection.close()
                 await asyncio.sleep(self.settings.poll_interval)
 
     async def _read_all(self) -> None:
+        # The reader has a connection of its own: waiting for a pooled one behind the
+        # transitions would add their queueing to every watcher's latency.
+        if self._connection is None or self._connection.closed:
+            self._connection = await self._store.connect()
         while True:
-            rows, blocked = await self._store.stream_batch(self.position, self.settings.batch_size)
+            rows, blocked = await self._store.stream_batch(
+                self.position, self.settings.batch_size, self._connection
+            )
             if rows:
                 items = [StreamItem(position_of(e), e, labels, self._render(e)) for e, labels in rows]
                 end = items[-1].position
