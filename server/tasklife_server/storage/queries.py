@@ -25,13 +25,15 @@ def _expand(match: re.Match[str]) -> str:
 
 _COMMENT = re.compile(r"--[^\n]*")
 _SPACE = re.compile(r"\s+")
+_PUNCTUATION_SPACE = re.compile(r"\s*([,()=])\s*")
 
 
 def _compact(sql: str) -> str:
-    """Without comments and runs of white space: psycopg caches the parsing of a query's
+    """Without comments and needless white space: psycopg caches the parsing of a query's
     placeholders only for queries under 4 KiB, and the transition query is on the hot path.
-    (No query here has `--` or repeated spaces inside a string literal.)"""
-    return _SPACE.sub(" ", _COMMENT.sub("", sql)).strip().rstrip(";")
+    (No string literal in queries.sql holds `--`, `,`, `(`, `)`, `=` or repeated spaces.)"""
+    sql = _SPACE.sub(" ", _COMMENT.sub("", sql))
+    return _PUNCTUATION_SPACE.sub(r"\1", sql).strip().rstrip(";")
 
 
 def load(path: Path = Path(__file__).with_name("queries.sql")) -> Mapping[str, str]:

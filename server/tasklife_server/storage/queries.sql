@@ -52,12 +52,12 @@ WHERE t.id = %(task_id)s;
 --   replayed  request_id was used before; the task as it is now, and that first event
 --   refused   nothing changed; the current state, version and why follow
 -- and no row when the task does not exist.
-WITH cur AS (
+WITH current_row AS (
     SELECT id, state, version, depends_on, worker, lease_expires_at, attempt
     FROM tasks WHERE id = %(task_id)s FOR UPDATE
 ), prior AS (
     SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s
-), chk AS (
+), checks AS (
     SELECT c.id,
            c.state = ANY(%(from_states)s::text[]) AS state_ok,
            (%(expected_version)s::bigint IS NULL OR c.version = %(expected_version)s::bigint) AS version_ok,
@@ -65,7 +65,7 @@ WITH cur AS (
             OR NOT EXISTS (SELECT FROM tasks AS u WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL)) AS gate_open,
            (%(worker_check)s::text IS NULL
             OR (c.worker = %(worker_check)s AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok
-    FROM cur AS c
+    FROM current_row AS c
 ), moved AS (
     UPDATE tasks AS t
     SET state = %(to_state)s,
@@ -77,24 +77,24 @@ WITH cur AS (
         lease_duration_ms = CASE WHEN %(starting)s THEN %(lease_ms)s::bigint ELSE t.lease_duration_ms END,
         last_heartbeat_at = CASE WHEN %(starting)s THEN clock_timestamp() ELSE t.last_heartbeat_at END,
         lease_expires_at = CASE WHEN %(starting)s AND %(lease_ms)s::bigint IS NOT NULL
-                                THEN clock_timestamp() + %(lease_ms)s::bigint * interval '1ms' END,
+                                THEN clock_timestamp() + %(lease_ms)s::bigint * interval '1 millisecond' END,
         succeeded_at = CASE WHEN %(to_state)s = 'succeeded' THEN clock_timestamp() ELSE t.succeeded_at END,
         timer_action = %(timer_action)s,
-        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
+        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond',
         next_attempt_at = CASE WHEN %(timer_action)s = 'enqueue'
-                               THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms' END
-    FROM cur AS c, chk AS k
+                               THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond' END
+    FROM current_row AS c, checks AS k
     WHERE t.id = c.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok
       AND NOT EXISTS (SELECT FROM prior)
     RETURNING t.*, c.state AS from_state
-), rec AS (
+), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
                              request_id, expected_version, created_at)
     SELECT id, version, %(action)s, from_state, state, %(operator)s, %(reason)s,
            %(request_id)s, %(expected_version)s::bigint, updated_at
     FROM moved
     RETURNING *
-), waiting AS (
+), waiting_downstream AS (
     -- Driven by the constant id (a partial GIN index on depends_on), and skipped at once
     -- unless this move is a success.
     SELECT d.id FROM tasks AS d
@@ -107,20 +107,20 @@ WITH cur AS (
     FOR UPDATE OF d
 ), armed AS (
     UPDATE tasks AS d SET timer_action = 'auto_enqueue', timer_at = clock_timestamp()
-    FROM waiting AS w WHERE d.id = w.id
+    FROM waiting_downstream AS w WHERE d.id = w.id
     RETURNING d.id
 )
 SELECT 'applied' AS outcome, {task:m}, {event:r},
        NULL::bool AS gate_open, NULL::bool AS holder_ok, NULL::text AS holder,
        EXISTS (SELECT FROM armed) AS armed
-FROM moved AS m CROSS JOIN rec AS r
+FROM moved AS m CROSS JOIN recorded AS r
 UNION ALL
 SELECT 'replayed', {task:t}, {event:p}, NULL, NULL, NULL, NULL
 FROM prior AS p JOIN tasks AS t ON t.id = p.task_id
 UNION ALL
 SELECT 'refused', c.id, c.state, c.version, {nulls:task_after_version}, {nulls:event},
        k.gate_open, k.holder_ok, c.worker, NULL
-FROM cur AS c CROSS JOIN chk AS k
+FROM current_row AS c CROSS JOIN checks AS k
 WHERE NOT EXISTS (SELECT FROM moved) AND NOT EXISTS (SELECT FROM prior);
 
 -- name: unmet_dependencies
@@ -142,8 +142,8 @@ WITH renewed AS (
 UPDATE tasks AS t
 SET last_heartbeat_at = clock_timestamp(),
     lease_duration_ms = r.lease_ms,
-    lease_expires_at = clock_timestamp() + r.lease_ms * interval '1ms',
-    timer_at = clock_timestamp() + r.lease_ms * interval '1ms',
+    lease_expires_at = clock_timestamp() + r.lease_ms * interval '1 millisecond',
+    timer_at = clock_timestamp() + r.lease_ms * interval '1 millisecond',
     timer_action = CASE WHEN r.lease_ms IS NOT NULL THEN 'expire_lease' END
 FROM renewed AS r
 WHERE t.id = r.id
@@ -163,9 +163,9 @@ FOR UPDATE SKIP LOCKED;
 -- name: set_timer
 UPDATE tasks
 SET timer_action = %(timer_action)s,
-    timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
+    timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond',
     next_attempt_at = CASE WHEN %(timer_action)s = 'enqueue'
-                           THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms' END
+                           THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond' END
 WHERE id = %(task_id)s AND version = %(version)s;
 
 -- name: next_timer
