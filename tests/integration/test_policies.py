@@ -10,7 +10,7 @@ import os
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import grpc
 import psycopg

@@ -112,10 +112,12 @@ def attempt(fn: Callable[[], Any]) -> Any:
     try:
         return fn()
     except grpc.RpcError as error:
-        def reraise() -> None:
-            raise error
+        caught = error
 
-        return failure_of(reraise)
+    def reraise() -> None:
+        raise caught
+
+    return failure_of(reraise)
 
 
 def race(fns: list[Callable[[], Any]]) -> list[Any]:

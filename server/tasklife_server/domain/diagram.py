@@ -23,7 +23,7 @@ def mermaid() -> str:
     lines = ["stateDiagram-v2", f"    [*] --> {INITIAL_STATE.value}: CreateTask"]
     lines += [f"    {t.source.value} --> {t.target.value}: {t.action.rpc_name}" for t in TRANSITIONS]
     terminal = [s.value for s, info in STATES.items() if info.kind is Kind.TERMINAL]
-    lines += [f"    classDef terminal font-weight:bold,stroke-width:3px", f"    class {','.join(terminal)} terminal"]
+    lines += ["    classDef terminal font-weight:bold,stroke-width:3px", f"    class {','.join(terminal)} terminal"]
     return "\n".join(lines)
 
 
