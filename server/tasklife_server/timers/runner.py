@@ -63,6 +63,10 @@ class TimerRunner:
 
     async def _run(self) -> None:
         while True:
+            # While busy, a timer committed here after the runner's look at the table must
+            # still make it look again if it is due before the latest possible next look.
+            self._wake_at = time.monotonic() + self._max_idle
+            self._wake.clear()
             try:
                 while await self.fire_one():
                     pass
@@ -73,7 +77,8 @@ class TimerRunner:
             # Other processes' timers are found by looking again at least every max_idle.
             delay = self._max_idle if delay is None else min(delay, self._max_idle)
             self._wake_at = time.monotonic() + delay
-            self._wake.clear()
+            if self._wake.is_set():
+                continue
             try:
                 async with asyncio.timeout(delay):
                     await self._wake.wait()
