@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from datetime import datetime
 
 from psycopg import AsyncConnection
 
@@ -35,8 +36,8 @@ log = logging.getLogger(__name__)
 _POISON_DELAY_MS = 5000
 
 
-def _when(task_time: object) -> str:
-    return task_time.isoformat(timespec="milliseconds") if task_time is not None else "never"  # type: ignore[attr-defined]
+def _when(moment: datetime | None) -> str:
+    return moment.isoformat(timespec="milliseconds") if moment is not None else "never"
 
 
 class TimerRunner:
