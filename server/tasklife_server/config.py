@@ -27,6 +27,43 @@ class Settings:
     log_level: str
     stream_buffer: int
     policies: PolicySettings
+    security: "SecuritySettings"
+    observability: "ObservabilitySettings"
+
+
+@dataclass(frozen=True)
+class SecuritySettings:
+    """Transport, authentication and limits; every field off means local, open development."""
+
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    # Set: clients must present a certificate signed by this CA (mutual TLS).
+    tls_client_ca_file: Path | None = None
+    allow_plaintext: bool = False
+    allow_unauthenticated: bool = False
+    principals_file: Path | None = None
+    jwt_key_file: Path | None = None
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    max_message_bytes: int = 1024 * 1024
+    max_streams_per_principal: int = 100
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_cert_file is not None
+
+    @property
+    def authentication(self) -> bool:
+        """Whether callers must prove who they are; otherwise everyone is the local admin."""
+        return any((self.principals_file, self.jwt_key_file, self.tls_client_ca_file))
+
+
+@dataclass(frozen=True)
+class ObservabilitySettings:
+    # host:port for Prometheus' /metrics; empty disables it.
+    metrics_listen: str = "127.0.0.1:9464"
+    log_format: str = "auto"
+    otel: bool = False
 
 
 _UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
@@ -80,6 +117,14 @@ def _share(text: str) -> float:
 
 def _positive_int(text: str) -> int:
     return _number(text, int, 1, 10**9, "a whole number of at least 1")
+
+
+def _path(env: Mapping[str, str], name: str) -> Path | None:
+    return Path(env[name]) if env.get(name) else None
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Settings:
@@ -169,6 +214,60 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="abandon terminal tasks after this age, per state, e.g. 'succeeded=7d,failed=30d,killed=7d' "
         "(env TASKLIFE_RETENTION; default: never)",
     )
+    security = parser.add_argument_group("security (see docs/concepts/security.md)")
+    security.add_argument("--tls-cert-file", type=Path, default=_path(env, "TASKLIFE_TLS_CERT_FILE"),
+                          help="PEM certificate chain: serve TLS (env TASKLIFE_TLS_CERT_FILE)")
+    security.add_argument("--tls-key-file", type=Path, default=_path(env, "TASKLIFE_TLS_KEY_FILE"),
+                          help="PEM private key of --tls-cert-file (env TASKLIFE_TLS_KEY_FILE)")
+    security.add_argument(
+        "--tls-client-ca-file", type=Path, default=_path(env, "TASKLIFE_TLS_CLIENT_CA_FILE"),
+        help="PEM CA bundle: require client certificates signed by it, mutual TLS (env TASKLIFE_TLS_CLIENT_CA_FILE)",
+    )
+    security.add_argument(
+        "--allow-plaintext", action="store_true", default=_flag(env, "TASKLIFE_ALLOW_PLAINTEXT"),
+        help="serve without TLS on an address other than loopback (env TASKLIFE_ALLOW_PLAINTEXT=1)",
+    )
+    security.add_argument(
+        "--allow-unauthenticated", action="store_true", default=_flag(env, "TASKLIFE_ALLOW_UNAUTHENTICATED"),
+        help="serve without authentication on an address other than loopback (env TASKLIFE_ALLOW_UNAUTHENTICATED=1)",
+    )
+    security.add_argument(
+        "--principals-file", type=Path, default=_path(env, "TASKLIFE_PRINCIPALS_FILE"),
+        help="TOML file of principals: bearer tokens, roles and namespaces (env TASKLIFE_PRINCIPALS_FILE)",
+    )
+    security.add_argument(
+        "--jwt-key-file", type=Path, default=_path(env, "TASKLIFE_JWT_KEY_FILE"),
+        help="PEM public key that signs accepted JWT bearer tokens (env TASKLIFE_JWT_KEY_FILE)",
+    )
+    security.add_argument("--jwt-issuer", default=env.get("TASKLIFE_JWT_ISSUER") or None,
+                          help="required `iss` of JWTs (env TASKLIFE_JWT_ISSUER)")
+    security.add_argument("--jwt-audience", default=env.get("TASKLIFE_JWT_AUDIENCE") or None,
+                          help="required `aud` of JWTs (env TASKLIFE_JWT_AUDIENCE)")
+    security.add_argument(
+        "--max-message-bytes", type=_positive_int, default=env.get("TASKLIFE_MAX_MESSAGE_BYTES", str(1024 * 1024)),
+        help="largest request accepted, in bytes (env TASKLIFE_MAX_MESSAGE_BYTES, default %(default)s)",
+    )
+    security.add_argument(
+        "--max-streams-per-principal", type=_positive_int,
+        default=env.get("TASKLIFE_MAX_STREAMS_PER_PRINCIPAL", "100"),
+        help="open WatchTaskEvents streams per authenticated principal and server process "
+        "(env TASKLIFE_MAX_STREAMS_PER_PRINCIPAL, default %(default)s)",
+    )
+    observe = parser.add_argument_group("observability (see docs/how-to/observe.md)")
+    observe.add_argument(
+        "--metrics-listen", default=env.get("TASKLIFE_METRICS_LISTEN", "127.0.0.1:9464"),
+        help="host:port serving Prometheus metrics at /metrics; port 0 picks a free one, empty disables "
+        "(env TASKLIFE_METRICS_LISTEN, default %(default)s)",
+    )
+    observe.add_argument(
+        "--log-format", choices=["auto", "json", "text"], default=env.get("TASKLIFE_LOG_FORMAT", "auto"),
+        help="auto: text on a terminal, JSON lines otherwise (env TASKLIFE_LOG_FORMAT, default %(default)s)",
+    )
+    observe.add_argument(
+        "--otel", action="store_true", default=_flag(env, "TASKLIFE_OTEL"),
+        help="export OpenTelemetry traces, configured by the standard OTEL_* variables; needs "
+        "`pip install 'tasklife-server[otel]'` (env TASKLIFE_OTEL=1)",
+    )
     parser.add_argument(
         "--log-level",
         default=env.get("TASKLIFE_LOG_LEVEL", "INFO"),
@@ -178,6 +277,10 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     args = parser.parse_args(argv)
     if args.retry_max_backoff < args.retry_initial_backoff:
         parser.error("--retry-max-backoff must not be below --retry-initial-backoff")
+    if (args.tls_cert_file is None) != (args.tls_key_file is None):
+        parser.error("--tls-cert-file and --tls-key-file go together")
+    if args.tls_client_ca_file is not None and args.tls_cert_file is None:
+        parser.error("--tls-client-ca-file needs --tls-cert-file and --tls-key-file: mutual TLS is TLS first")
     return Settings(
         listen=args.listen,
         database_url=args.database_url,
@@ -196,5 +299,23 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
                 jitter=args.retry_jitter,
             ),
             retention_ms=args.retention,
+        ),
+        security=SecuritySettings(
+            tls_cert_file=args.tls_cert_file,
+            tls_key_file=args.tls_key_file,
+            tls_client_ca_file=args.tls_client_ca_file,
+            allow_plaintext=args.allow_plaintext,
+            allow_unauthenticated=args.allow_unauthenticated,
+            principals_file=args.principals_file,
+            jwt_key_file=args.jwt_key_file,
+            jwt_issuer=args.jwt_issuer,
+            jwt_audience=args.jwt_audience,
+            max_message_bytes=args.max_message_bytes,
+            max_streams_per_principal=args.max_streams_per_principal,
+        ),
+        observability=ObservabilitySettings(
+            metrics_listen=args.metrics_listen,
+            log_format=args.log_format,
+            otel=args.otel,
         ),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Callable, Literal
@@ -16,6 +17,7 @@ from tasklife_server.domain.errors import (
     DependenciesNotMet,
     InvalidTransition,
     LeaseLost,
+    TasklifeError,
     ReferencedTaskNotFound,
     RequestIdReused,
     TaskAlreadyExists,
@@ -39,6 +41,19 @@ class TaskStore:
         self.policies = policies
         self._commit_listeners: list[Callable[[], None]] = []
         self._timer_listeners: list[Callable[[int], None]] = []
+        self._transition_observers: list[Callable[[Action, str], None]] = []
+
+    def on_transition(self, callback: Callable[[Action, str], None]) -> None:
+        """Calls `callback(action, outcome)` after every transition attempt, for metrics.
+
+        The outcome is `applied`, `replayed`, or the refusal's exception class name in
+        snake case (`invalid_transition`, `version_mismatch`, `task_not_found`, ...).
+        """
+        self._transition_observers.append(callback)
+
+    def pool_stats(self) -> dict[str, int]:
+        """psycopg_pool's counters: pool_size, pool_available, requests_waiting, ..."""
+        return self._pool.get_stats()
 
     def on_commit(self, callback: Callable[[], None]) -> None:
         """Calls `callback` after every write this store commits (used to wake the stream)."""
@@ -146,6 +161,22 @@ class TaskStore:
     async def transition(
         self, command: TransitionCommand, timer: Timer | None | Literal["policy"] = "policy", conn: AsyncConnection | None = None
     ) -> Change:
+        """Applies one action (see _transition), telling the transition observers how it went."""
+        try:
+            change, outcome = await self._transition(command, timer, conn)
+        except TasklifeError as refusal:
+            self._observe(command.action, _snake_case(type(refusal).__name__))
+            raise
+        self._observe(command.action, outcome)
+        return change
+
+    def _observe(self, action: Action, outcome: str) -> None:
+        for callback in self._transition_observers:
+            callback(action, outcome)
+
+    async def _transition(
+        self, command: TransitionCommand, timer: Timer | None | Literal["policy"], conn: AsyncConnection | None
+    ) -> tuple[Change, str]:
         """Applies one action as a compare-and-swap, or replays the request it repeats.
 
         `timer` is what the task's timer becomes; by default what the policies want after
@@ -189,12 +220,13 @@ class TaskStore:
                     self._timer_set(timer.delay_ms)
                 if row[-1]:  # downstream tasks were armed to enqueue themselves
                     self._timer_set(0)
-            return change
+            return change, outcome
         if not command.repeats(change.event):
             raise RequestIdReused(command.task_id, command.request_id or "", change.event.action)
         # The task as the first call left it: its state, version and time come from that event.
         event = change.event
-        return Change(replace(change.task, state=event.to_state, version=event.version, updated_at=event.created_at), event)
+        replayed = replace(change.task, state=event.to_state, version=event.version, updated_at=event.created_at)
+        return Change(replayed, event), outcome
 
     async def _refusal(self, command: TransitionCommand, row: TupleRow, conn: AsyncConnection | None) -> Exception:
         state, version = State(row[2]), row[3]
@@ -316,6 +348,10 @@ class TaskStore:
     async def task_exists(self, task_id: str) -> bool:
         rows = await self._fetchall("task_exists", {"task_id": task_id})
         return bool(rows[0][0])
+
+
+def _snake_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 class _PooledTransaction:
