@@ -93,8 +93,9 @@ class Server:
 
     def __init__(self, database_url: str, *extra_args: str, pool_size: int | None = None):
         self._log = tempfile.TemporaryFile("w+")
+        # Metrics on as in production, each server on a free port of its own.
         args = [PYTHON, "-m", "tasklife_server", "--listen", "127.0.0.1:0", "--database-url", database_url,
-                "--log-level", "WARNING", "--no-migrate"]
+                "--log-level", "WARNING", "--no-migrate", "--metrics-listen", "127.0.0.1:0"]
         if pool_size is not None:
             args += ["--pool-size", str(pool_size)]
         self.process = subprocess.Popen([*args, *extra_args], stdout=subprocess.PIPE, stderr=self._log,

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from pathlib import Path
 from typing import Iterator
@@ -24,6 +25,10 @@ from tasklife.v1 import task_service_pb2_grpc
 from tasklife_server.storage import migrate
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A server started without --metrics-listen would take the default port 9464, which another
+# server (of this run, of another test run, of `make run`) may hold: pick a free port instead.
+os.environ.setdefault("TASKLIFE_METRICS_LISTEN", "127.0.0.1:0")
 
 
 def _database_in(admin_url: str) -> Iterator[str]:
@@ -70,27 +75,49 @@ def empty_database_url(postgres_admin_url: str) -> Iterator[str]:
 
 
 class ServerProcess:
-    """A `python -m tasklife_server` child process serving on a free loopback port."""
+    """A `python -m tasklife_server` child process serving on a free loopback port.
 
-    def __init__(self, database_url: str, *extra_args: str):
+    Metrics are served on a free loopback port too (`metrics_url`), unless `extra_args` has
+    its own `--metrics-listen` (an empty one disables them: `metrics_url` is None).
+    """
+
+    def __init__(self, database_url: str, *extra_args: str, env: dict[str, str] | None = None):
         # A file, not a pipe: a chatty server must never block on a full pipe.
         self._log = tempfile.TemporaryFile("w+")
+        metrics_listen = _option(extra_args, "--metrics-listen")
+        defaults = ["--metrics-listen", "127.0.0.1:0"] if metrics_listen is None else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tasklife_server", "--listen", "127.0.0.1:0",
-             "--database-url", database_url, "--log-level", "WARNING", *extra_args],
+             "--database-url", database_url, "--log-level", "WARNING", *defaults, *extra_args],
             stdout=subprocess.PIPE,
             stderr=self._log,
             text=True,
             cwd=ROOT,
+            env=env,
         )
         assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        match = re.search(r"serving on (\S+)", line)
-        if not match:
-            self.stop()
-            raise RuntimeError(f"server did not start: {line}{self.stderr}")
-        self.address = match.group(1)
         self.stderr = ""
+        self._stdout: list[str] = []
+        self.address = self._read_until(r"serving on (\S+)")
+        self.metrics_url = self._read_until(r"metrics on (\S+)") if metrics_listen != "" else None
+        # Whatever it prints later (e.g. spans of the console exporter) is kept for `stdout`.
+        self._drain = threading.Thread(target=self._stdout.extend, args=(self.process.stdout,), daemon=True)
+        self._drain.start()
+
+    def _read_until(self, pattern: str) -> str:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._stdout.append(line)
+            match = re.search(pattern, line)
+            if match:
+                return match.group(1)
+        self.stop()
+        raise RuntimeError(f"server did not start: {self.stdout}{self.stderr}")
+
+    @property
+    def stdout(self) -> str:
+        """What the server printed so far (all of it once stopped)."""
+        return "".join(self._stdout)
 
     def stop(self, timeout: float = 15) -> int:
         """Sends SIGTERM, waits for a graceful exit, and returns the exit code. Idempotent."""
@@ -103,10 +130,23 @@ class ServerProcess:
             self.process.kill()
             self.process.wait()
             assert self.process.stdout is not None
+            drain = getattr(self, "_drain", None)
+            if drain is not None:
+                drain.join(10)
             self.process.stdout.close()
             self._log.seek(0)
             self.stderr = self._log.read()
             self._log.close()
+
+
+def _option(args: tuple[str, ...], name: str) -> str | None:
+    """The value of `name` in args ("--x v" or "--x=v"), or None when absent."""
+    for i, arg in enumerate(args):
+        if arg == name and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith(f"{name}="):
+            return arg.split("=", 1)[1]
+    return None
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,10 @@ import psycopg_pool
 import sqlalchemy.exc
 
 
-from tasklife_server import config, server
+from tasklife_server import config, server, transport
+from tasklife_server.observability import Telemetry, TelemetryError, logs
+from tasklife_server.security.authenticator import Authenticator
+from tasklife_server.security.principals_file import SecurityConfigError
 from tasklife_server.storage import migrate
 from tasklife_server.storage.embedded import EmbeddedPostgres
 from tasklife_server.service.convert import event_to_pb
@@ -25,30 +28,43 @@ from tasklife_server.timers.runner import TimerRunner
 log = logging.getLogger("tasklife")
 
 
-async def serve(settings: config.Settings, database_url: str) -> None:
+async def serve(
+    settings: config.Settings, database_url: str, authenticator: Authenticator, telemetry: Telemetry
+) -> None:
     if settings.migrate:
         await asyncio.to_thread(migrate.upgrade, database_url)
     store = await TaskStore.open(database_url, settings.policies, max_size=settings.pool_size)
-    hub = EventHub(store, render=event_to_pb, settings=HubSettings(buffer_batches=settings.stream_buffer))
+    telemetry.observe_store(store)
+    hub = EventHub(
+        store,
+        render=event_to_pb,
+        settings=HubSettings(buffer_batches=settings.stream_buffer),
+        on_delivery=telemetry.on_stream_delivery,
+    )
     notifier = CommitNotifier(database_url)
     listener = CommitListener(database_url, on_notify=hub.wake, own=notifier)
     store.on_commit(hub.wake)
     store.on_commit(notifier.poke)
-    timers = TimerRunner(store, settings.policies)
+    timers = TimerRunner(store, settings.policies, on_action=telemetry.on_policy_action)
     store.on_timer(timers.timer_set)
     try:
         await hub.start()
         notifier.start()
         listener.start()
         timers.start()
-        grpc_server, port, health_servicer = await server.start(store, hub, settings.listen)
-        host = settings.listen.rsplit(":", 1)[0]
-        # Tests and scripts read this line to learn the port when --listen ends in :0.
-        print(f"tasklife: serving on {host}:{port}", flush=True)
+        grpc_server, port, health_servicer = await server.start(
+            store, hub, settings, authenticator, interceptors=telemetry.interceptors()
+        )
+        # Before the lines below: whoever reads them may send SIGTERM at once.
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        host = settings.listen.rsplit(":", 1)[0]
+        # Tests and scripts read this line to learn the port when --listen ends in :0.
+        print(f"tasklife: serving on {host}:{port}", flush=True)
+        if telemetry.metrics_url:
+            print(f"tasklife: metrics on {telemetry.metrics_url}", flush=True)
         await stop.wait()
         log.info("shutting down: finishing in-flight calls for up to %ss", settings.grace_seconds)
         await health_servicer.enter_graceful_shutdown()
@@ -65,7 +81,19 @@ async def serve(settings: config.Settings, database_url: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     settings = config.parse(argv)
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(settings.observability.log_format, settings.log_level)
+    try:
+        # Before the database starts: a refused exposure or a bad certificate fails at once.
+        transport.check(settings.listen, settings.security)
+        authenticator = Authenticator(settings.security)
+    except (transport.BindError, SecurityConfigError) as exc:
+        log.error("%s", exc)
+        return 2
+    try:
+        telemetry = Telemetry(settings.observability)  # binds the metrics port: a taken one fails here
+    except TelemetryError as exc:
+        log.error("%s", exc)
+        return 2
     embedded = None
     database_url = settings.database_url
     if database_url is None:
@@ -73,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         database_url = embedded.url
         log.info("using the embedded PostgreSQL in %s", settings.data_dir.resolve())
     try:
-        asyncio.run(serve(settings, database_url))
+        asyncio.run(serve(settings, database_url, authenticator, telemetry))
     except server.BindError as exc:
         log.error("%s", exc)
         return 2
@@ -81,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.error("cannot use the database: %s", str(exc).strip().splitlines()[0])
         return 1
     finally:
+        telemetry.close()
         if embedded is not None:
             embedded.stop()
     log.info("stopped")

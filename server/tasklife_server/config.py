@@ -45,7 +45,7 @@ class SecuritySettings:
     jwt_key_file: Path | None = None
     jwt_issuer: str | None = None
     jwt_audience: str | None = None
-    max_message_bytes: int = 1024 * 1024
+    max_message_bytes: int = 4 * 1024 * 1024
     max_streams_per_principal: int = 100
 
     @property
@@ -244,7 +244,7 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     security.add_argument("--jwt-audience", default=env.get("TASKLIFE_JWT_AUDIENCE") or None,
                           help="required `aud` of JWTs (env TASKLIFE_JWT_AUDIENCE)")
     security.add_argument(
-        "--max-message-bytes", type=_positive_int, default=env.get("TASKLIFE_MAX_MESSAGE_BYTES", str(1024 * 1024)),
+        "--max-message-bytes", type=_positive_int, default=env.get("TASKLIFE_MAX_MESSAGE_BYTES", str(4 * 1024 * 1024)),
         help="largest request accepted, in bytes (env TASKLIFE_MAX_MESSAGE_BYTES, default %(default)s)",
     )
     security.add_argument(

@@ -120,6 +120,7 @@ def test_create_prints_every_field_of_the_new_task(cli, client: TasklifeClient) 
     task = client.get_task(task_id).task
     assert run.out == (
         f"task_id:              {task_id}\n"
+        "namespace:            default\n"
         "state:                created\n"
         "version:              1\n"
         "labels:               env=ci,team=data\n"
@@ -178,8 +179,8 @@ def test_list_filters_follows_every_page_and_honours_limit(cli, client: Tasklife
     tasks = [client.get_task(task_id).task for task_id in ids[:2]]
     width = len(ids[0])
     assert ready.out == (
-        f"{'TASK ID':<{width}}  STATE  VERSION  ATTEMPT  UPDATED                    LABELS\n"
-        + "".join(f"{t.task_id}  ready  2        0        {utc(t.update_time)}  batch={batch}\n" for t in tasks)
+        f"{'TASK ID':<{width}}  NAMESPACE  STATE  VERSION  ATTEMPT  UPDATED                    LABELS\n"
+        + "".join(f"{t.task_id}  default    ready  2        0        {utc(t.update_time)}  batch={batch}\n" for t in tasks)
     )
     limited = cli("list", "--label", f"batch={batch}", "--state", "created", "--state", "TASK_STATE_READY", "--limit", "3")
     assert [line.split()[0] for line in limited.lines[1:]] == ids[:3]
@@ -487,7 +488,7 @@ def test_serve_help_lists_the_servers_options() -> None:
 def test_serve_runs_the_server_with_the_given_options(database_url: str) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "tasklife.cli", "serve", "--listen", "127.0.0.1:0", "--database-url", database_url,
-         "--log-level", "WARNING", "--no-migrate"],
+         "--log-level", "WARNING", "--no-migrate", "--metrics-listen", "127.0.0.1:0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment(), cwd=ROOT,
     )
     try:
@@ -570,6 +571,16 @@ def test_the_help_and_the_cli_doc_list_every_command_and_exit_code() -> None:
     assert len(commands) == 17
     for command in commands:
         assert f"tasklife {command}" in doc, f"CLI.md has no synopsis for {command}"
-    for code in ("0", "1", "2", "3", "4", "5", "130"):
+    for code in ("0", "1", "2", "3", "4", "5", "6", "7", "130"):
         assert re.search(rf"^  {code} +\S", help_text, re.MULTILINE), f"--help does not explain exit code {code}"
         assert f"| {code} |" in doc, f"CLI.md does not explain exit code {code}"
+
+
+def test_history_shows_whom_an_operator_acted_for(cli, client: TasklifeClient) -> None:
+    task_id = client.create_task(task_id=unique()).task.task_id
+    client.enqueue_task(task_id)
+    assert cli("pause", task_id, "--on-behalf-of", "carol (ticket 42)").code == 0
+    history = cli("history", task_id)
+    assert history.code == 0
+    assert "(for carol (ticket 42))" in history.lines[-1]
+    assert "(for" not in "".join(history.lines[1:-1])

@@ -1,8 +1,10 @@
 """The Go client (clients/go): its own test suite against the live server, and its generated
 code against a fresh generation from proto/.
 
-The Go suite includes the shared conformance scenario and a linearizability check of
-concurrent compare-and-swap transitions; both are asserted to have run, not skipped.
+The Go suite includes the shared conformance scenario, a linearizability check of
+concurrent compare-and-swap transitions, and the bearer-token test against a server that
+authenticates callers (`secured_server`, tests/clients/conftest.py); all are asserted to have
+run, not skipped.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from tests.clients.conftest import secured_env
+from tests.conftest import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 GO_CLIENT = ROOT / "clients" / "go"
@@ -29,6 +33,7 @@ OUTPUT_TAIL = 6000
 REQUIRED_GO_TESTS = (
     "TestConformanceScenario",
     "TestConcurrentCompareAndSwapTransitionsAreLinearizable",
+    "TestBearerTokenAuthenticatesAgainstTheSecuredServer",
 )
 
 
@@ -47,13 +52,16 @@ def tail(text: str) -> str:
     return text if len(text) <= OUTPUT_TAIL else "...\n" + text[-OUTPUT_TAIL:]
 
 
-def test_go_client_passes_its_test_suite_against_the_live_server(server: Any) -> None:
-    # `server` is the session's live server process (tests/conftest.py); its address is host:port.
+def test_go_client_passes_its_test_suite_against_the_live_server(
+    server: ServerProcess, secured_server: ServerProcess
+) -> None:
+    # `server` is the session's live server process (tests/conftest.py), `secured_server` the one
+    # that authenticates callers (tests/clients/conftest.py); their addresses are host:port.
     go = require_go()
     result = subprocess.run(
         [go, "test", "-count=1", "-v", "./..."],
         cwd=GO_CLIENT,
-        env={**os.environ, "TASKLIFE_ADDRESS": server.address},
+        env={**os.environ, "TASKLIFE_ADDRESS": server.address, **secured_env(secured_server)},
         capture_output=True,
         text=True,
         timeout=GO_TEST_TIMEOUT,

@@ -1,7 +1,9 @@
 """The Java client (clients/java), checked from pytest so that `make test` covers it.
 
 1. Its own test suite, the shared conformance scenario included, passes against the live
-   server (`mvn test` with TASKLIFE_ADDRESS set).
+   server (`mvn test` with TASKLIFE_ADDRESS set), and its bearer-token tests against a server
+   that authenticates callers (`secured_server`: TASKLIFE_SECURED_ADDRESS and
+   TASKLIFE_SECURED_TOKEN).
 2. Its committed generated code equals a fresh run of clients/java/generate.sh.
 
 Without a JDK or Maven both tests are skipped loudly, and fail under CI=true, so that a
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.clients.conftest import secured_env
 from tests.conftest import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +33,13 @@ MAVEN_TIMEOUT_SECONDS = 900
 OUTPUT_TAIL_LINES = 80
 # Maven 3.8 as packaged by Debian colours its output even in batch mode.
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+# Test classes (by display name) that must have run in full, not merely not failed: their
+# live tests skip themselves without a server.
+REQUIRED_JAVA_TESTS = (
+    "conformance scenario",
+    "authenticated server",
+)
 
 
 def require_tools(*tools: str) -> None:
@@ -54,15 +64,19 @@ def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str
 
 
 @pytest.mark.slow
-def test_java_client_passes_its_tests_and_the_conformance_scenario(server: ServerProcess) -> None:
+def test_java_client_passes_its_tests_and_the_conformance_scenario(
+    server: ServerProcess, secured_server: ServerProcess
+) -> None:
     require_tools("java", "mvn")
     result = run(["mvn", "-B", "--no-transfer-progress", "-Dstyle.color=never", "test"],
-                 env={**os.environ, "TASKLIFE_ADDRESS": server.address})
+                 env={**os.environ, "TASKLIFE_ADDRESS": server.address, **secured_env(secured_server)})
     output = result.stdout + result.stderr
     assert result.returncode == 0, f"mvn test failed with exit code {result.returncode}:\n{tail(output)}"
-    # The conformance test skips itself without a server: make sure it really ran, every step.
-    ran = re.search(r"Tests run: (\d+), Failures: 0, Errors: 0, Skipped: 0, .* in conformance scenario", output)
-    assert ran and int(ran.group(1)) > 0, f"the conformance scenario did not run in full:\n{tail(output)}"
+    # These tests skip themselves without a server: make sure they really ran, every one.
+    for name in REQUIRED_JAVA_TESTS:
+        ran = re.search(rf"Tests run: (\d+), Failures: 0, Errors: 0, Skipped: 0, .* in {re.escape(name)}$",
+                        ANSI_ESCAPE.sub("", output), re.MULTILINE)
+        assert ran and int(ran.group(1)) > 0, f"the Java tests '{name}' did not run in full:\n{tail(output)}"
 
 
 @pytest.mark.slow

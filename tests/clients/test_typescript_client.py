@@ -1,7 +1,9 @@
 """The TypeScript client (clients/typescript), checked from pytest so that `make test` covers it.
 
 1. Its own test suite passes against the live server: `npm test` type-checks the package and
-   runs node's test runner with TASKLIFE_ADDRESS set, the shared conformance scenario included.
+   runs node's test runner with TASKLIFE_ADDRESS set, the shared conformance scenario included,
+   and with TASKLIFE_SECURED_ADDRESS and TASKLIFE_SECURED_TOKEN naming a server that
+   authenticates callers (`secured_server`) for its bearer-token tests.
 2. Its committed generated code (src/gen) equals a fresh run of clients/typescript/generate.sh.
 
 Both first install node_modules with `npm ci` when it is missing or stale. Without Node.js 20.14+
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.clients.conftest import secured_env
 from tests.conftest import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +36,13 @@ RUN_TIMEOUT_SECONDS = 300
 MINIMUM_NODE = (20, 14)  # `node --test --test-force-exit`
 OUTPUT_TAIL_LINES = 80
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+# Top-level tests and suites that must have run and passed, not merely not failed: the live
+# ones skip themselves without a server.
+REQUIRED_TYPESCRIPT_TESTS = (
+    "conformance scenario",
+    "authenticated server",
+)
 
 
 def require_node() -> None:
@@ -73,15 +83,19 @@ def install_node_modules() -> None:
 
 
 @pytest.mark.slow
-def test_typescript_client_passes_its_tests_and_the_conformance_scenario(server: ServerProcess) -> None:
+def test_typescript_client_passes_its_tests_and_the_conformance_scenario(
+    server: ServerProcess, secured_server: ServerProcess
+) -> None:
     require_node()
     install_node_modules()
-    result = run(["npm", "test"], RUN_TIMEOUT_SECONDS, env={**os.environ, "TASKLIFE_ADDRESS": server.address})
+    result = run(["npm", "test"], RUN_TIMEOUT_SECONDS,
+                 env={**os.environ, "TASKLIFE_ADDRESS": server.address, **secured_env(secured_server)})
     output = ANSI_ESCAPE.sub("", result.stdout + result.stderr)
     assert result.returncode == 0, f"`npm test` in clients/typescript failed ({result.returncode}):\n{tail(output)}"
     # The live tests skip themselves without a server: make sure they really ran.
-    assert re.search(r"^✔ conformance scenario \(", output, re.MULTILINE), (
-        f"the conformance scenario did not run and pass:\n{tail(output)}")
+    for name in REQUIRED_TYPESCRIPT_TESTS:
+        assert re.search(rf"^✔ {re.escape(name)} \(", output, re.MULTILINE), (
+            f"'{name}' did not run and pass:\n{tail(output)}")
     assert re.search(r"^ℹ skipped 0$", output, re.MULTILINE), f"some tests were skipped:\n{tail(output)}"
 
 

@@ -59,7 +59,8 @@ def stored_events(db: Any, task_id: str) -> list[dict[str, Any]]:
     with db.cursor(row_factory=dict_row) as cur:
         return cur.execute(
             "SELECT id, xid::text AS xid, task_id, version, action, from_state, to_state, operator, reason,"
-            " request_id, expected_version, created_at FROM task_events WHERE task_id = %s ORDER BY version",
+            " request_id, expected_version, created_at, namespace, on_behalf_of"
+            " FROM task_events WHERE task_id = %s ORDER BY version",
             (task_id,),
         ).fetchall()
 
@@ -87,6 +88,8 @@ def event_pb_of(row: dict[str, Any]) -> task_pb2.TaskEvent:
         reason=row["reason"],
         request_id=row["request_id"] or "",
         create_time=timestamp_of(row["created_at"]),
+        namespace=row["namespace"],
+        on_behalf_of=row["on_behalf_of"] or "",
     )
 
 
@@ -171,6 +174,8 @@ def test_legal_transition_moves_the_task_and_records_exactly_one_event(stub: Any
         "reason": f"spec {edge_id(edge)}",
         "request_id": request_id,
         "expected_version": None,
+        "namespace": "default",
+        "on_behalf_of": None,
     }
     assert_event_is_row(response.event, new)
     assert response.task.update_time == response.event.create_time

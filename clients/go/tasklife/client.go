@@ -2,13 +2,9 @@ package tasklife
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
-	"os"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/tasklife-dev/tasklife/clients/go/tasklifev1"
@@ -36,31 +32,19 @@ func Connect(address string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	dialOptions := append([]grpc.DialOption{grpc.WithTransportCredentials(creds)}, s.dialOptions...)
+	dialOptions := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	if s.token != nil {
+		if err := s.token.validate(); err != nil {
+			return nil, err
+		}
+		dialOptions = append(dialOptions, grpc.WithPerRPCCredentials(s.token))
+	}
+	dialOptions = append(dialOptions, s.dialOptions...)
 	conn, err := grpc.NewClient(address, dialOptions...)
 	if err != nil {
 		return nil, fmt.Errorf("tasklife: connect to %s: %w", address, err)
 	}
 	return &Client{conn: conn, stub: tasklifev1.NewTaskServiceClient(conn), settings: s}, nil
-}
-
-func transportCredentials(s settings) (credentials.TransportCredentials, error) {
-	if s.tls == nil {
-		return insecure.NewCredentials(), nil
-	}
-	cfg := s.tls.Clone()
-	if s.caFile != "" {
-		pem, err := os.ReadFile(s.caFile)
-		if err != nil {
-			return nil, fmt.Errorf("tasklife: read CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("tasklife: CA file %s holds no PEM certificate", s.caFile)
-		}
-		cfg.RootCAs = pool
-	}
-	return credentials.NewTLS(cfg), nil
 }
 
 // Close closes the connection; calls in flight fail with CANCELED.

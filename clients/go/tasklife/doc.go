@@ -4,9 +4,12 @@
 // responses are the generated messages, and every RPC of tasklife.v1.TaskService is a
 // method of [Client]. The layer adds what every caller would otherwise write again:
 //
-//   - [Connect]: plaintext or TLS (with a CA file), and a default per-call deadline;
+//   - [Connect]: plaintext or TLS (a CA file or PEM, a client certificate for mutual TLS,
+//     a server name override), a bearer token for servers that authenticate callers
+//     ([WithBearerToken]), and a default per-call deadline;
 //   - typed errors decoded from the google.rpc.Status details: [InvalidTransitionError],
-//     [VersionMismatchError], [NotFoundError], and [Error] for every other failure;
+//     [VersionMismatchError], [NotFoundError], [UnauthenticatedError],
+//     [PermissionDeniedError], [ResourceExhaustedError], and [Error] for every other failure;
 //   - [CompareAndSwap]: a transition that, when asked, re-reads the task and retries
 //     with the fresh expected_version after a VERSION_MISMATCH;
 //   - [Client.Watch]: a WatchTaskEvents stream that resumes by itself from the last

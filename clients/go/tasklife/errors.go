@@ -31,15 +31,23 @@ const (
 	ReasonServerShuttingDown     = "SERVER_SHUTTING_DOWN"
 	ReasonDatabaseUnavailable    = "DATABASE_UNAVAILABLE"
 	ReasonInternal               = "INTERNAL"
+	// Only from a server that authenticates callers (docs/concepts/security.md).
+	ReasonCredentialsMissing  = "CREDENTIALS_MISSING"
+	ReasonCredentialsInvalid  = "CREDENTIALS_INVALID"
+	ReasonRoleNotGranted      = "ROLE_NOT_GRANTED"
+	ReasonNamespaceNotGranted = "NAMESPACE_NOT_GRANTED"
+	ReasonOperatorMismatch    = "OPERATOR_MISMATCH"
+	ReasonTooManyStreams      = "TOO_MANY_STREAMS"
 )
 
 // Error is any failed call: the gRPC status, plus what its google.rpc.ErrorInfo says when
 // it has one with domain tasklife.dev. Errors the server did not produce (a dropped
 // connection, a deadline) have an empty Reason.
 //
-// The three failures a caller most often branches on get their own types, which wrap an
-// *Error: [InvalidTransitionError], [VersionMismatchError] and [NotFoundError].
-// errors.As(err, &e) with e an *Error matches all of them.
+// The failures a caller most often branches on get their own types, which wrap an *Error:
+// [InvalidTransitionError], [VersionMismatchError] and [NotFoundError] by reason, and
+// [UnauthenticatedError], [PermissionDeniedError] and [ResourceExhaustedError] by status
+// code. errors.As(err, &e) with e an *Error matches all of them.
 type Error struct {
 	Code     codes.Code
 	Reason   string            // ErrorInfo.reason, e.g. ReasonInvalidRequest; "" without ErrorInfo
@@ -108,6 +116,48 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string { return e.err.Error() }
 func (e *NotFoundError) Unwrap() error { return e.err }
 
+// UnauthenticatedError is UNAUTHENTICATED: the server requires credentials and the call
+// carried none (ReasonCredentialsMissing) or ones it refuses (ReasonCredentialsInvalid: an
+// unknown token, an expired or badly signed JWT, a malformed authorization value). Retrying
+// with the same credentials fails the same way. Reason is "" when the status did not come
+// from Tasklife (a proxy's, say).
+type UnauthenticatedError struct {
+	Reason   string
+	Metadata map[string]string // ErrorInfo.metadata; never nil
+	err      *Error
+}
+
+func (e *UnauthenticatedError) Error() string { return e.err.Error() }
+func (e *UnauthenticatedError) Unwrap() error { return e.err }
+
+// PermissionDeniedError is PERMISSION_DENIED: the caller is authenticated but may not do
+// this. Reason says why: ReasonRoleNotGranted (Metadata "method", "granting_roles"),
+// ReasonNamespaceNotGranted (Metadata "namespace") or ReasonOperatorMismatch (Metadata
+// "operator": the name the request gave instead of the principal's). Nothing was written.
+type PermissionDeniedError struct {
+	Reason    string
+	Principal string            // the authenticated caller, from Metadata "principal"
+	Metadata  map[string]string // ErrorInfo.metadata; never nil
+	err       *Error
+}
+
+func (e *PermissionDeniedError) Error() string { return e.err.Error() }
+func (e *PermissionDeniedError) Unwrap() error { return e.err }
+
+// ResourceExhaustedError is RESOURCE_EXHAUSTED. With ReasonTooManyStreams the principal
+// already holds Limit open watches on that server process: close one and retry. With an
+// empty Reason it is one of gRPC's own limits, such as a message larger than allowed.
+type ResourceExhaustedError struct {
+	Reason    string
+	Principal string            // from Metadata "principal"; "" without one
+	Limit     int               // from Metadata "limit"; 0 without one
+	Metadata  map[string]string // ErrorInfo.metadata; never nil
+	err       *Error
+}
+
+func (e *ResourceExhaustedError) Error() string { return e.err.Error() }
+func (e *ResourceExhaustedError) Unwrap() error { return e.err }
+
 // DecodeError turns a gRPC status error into the most specific Tasklife error type. Errors
 // that carry no gRPC status (nil included) are returned unchanged. The client's methods
 // already do this; use it with errors from [Client.Stub].
@@ -150,6 +200,15 @@ func DecodeError(err error) error {
 		}
 	case ReasonTaskNotFound:
 		return &NotFoundError{TaskID: md["task_id"], err: base}
+	}
+	switch base.Code {
+	case codes.Unauthenticated:
+		return &UnauthenticatedError{Reason: base.Reason, Metadata: md, err: base}
+	case codes.PermissionDenied:
+		return &PermissionDeniedError{Reason: base.Reason, Principal: md["principal"], Metadata: md, err: base}
+	case codes.ResourceExhausted:
+		limit, _ := strconv.Atoi(md["limit"])
+		return &ResourceExhaustedError{Reason: base.Reason, Principal: md["principal"], Limit: limit, Metadata: md, err: base}
 	}
 	return base
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -117,5 +118,29 @@ func ExampleClient_AllTaskEvents() {
 			log.Fatal(err)
 		}
 		fmt.Println(event.GetVersion(), event.GetFromState(), "->", event.GetToState(), "by", event.GetOperator())
+	}
+}
+
+// A server that authenticates callers: a bearer token over TLS, and whom the call is for
+// in OnBehalfOf (the recorded operator is the token's principal).
+func ExampleWithBearerToken() {
+	client, err := tasklife.Connect("tasklife.example.com:443",
+		tasklife.WithTLSCAFile("/etc/tasklife/ca.pem"),
+		tasklife.WithBearerToken(os.Getenv("TASKLIFE_TOKEN")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+
+	_, err = client.KillTask(context.Background(), &pb.KillTaskRequest{TaskId: "t", OnBehalfOf: "alice@example.com"})
+	var (
+		unauthenticated *tasklife.UnauthenticatedError
+		denied          *tasklife.PermissionDeniedError
+	)
+	switch {
+	case errors.As(err, &unauthenticated):
+		fmt.Println("fix the credentials:", unauthenticated.Reason) // CREDENTIALS_MISSING or CREDENTIALS_INVALID
+	case errors.As(err, &denied):
+		fmt.Println(denied.Principal, "may not:", denied.Reason, denied.Metadata)
 	}
 }

@@ -17,9 +17,21 @@ type Option func(*settings)
 type settings struct {
 	tls            *tls.Config // nil: plaintext
 	caFile         string      // PEM bundle to trust, loaded by Connect
+	caPEM          []byte      // PEM bundle to trust, given in memory
+	certFile       string      // client certificate chain (mutual TLS), loaded by Connect
+	keyFile        string      // its private key
+	serverName     string      // the name to verify the server certificate against
 	defaultTimeout time.Duration
 	operator       string
+	token          *bearerToken // nil: no authorization metadata
 	dialOptions    []grpc.DialOption
+}
+
+// useTLS makes the connection TLS (with the system's root CAs unless told otherwise).
+func (s *settings) useTLS() {
+	if s.tls == nil {
+		s.tls = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
 }
 
 // WithTLS connects over TLS with cfg (nil: the system's root CAs). Without a TLS option
@@ -38,11 +50,58 @@ func WithTLS(cfg *tls.Config) Option {
 // certificate.
 func WithTLSCAFile(path string) Option {
 	return func(s *settings) {
-		if s.tls == nil {
-			s.tls = &tls.Config{MinVersion: tls.VersionTLS12}
-		}
+		s.useTLS()
 		s.caFile = path
 	}
+}
+
+// WithTLSCAPEM connects over TLS and trusts the certificate authorities in pem, a PEM
+// bundle held in memory (instead of the system's). Connect fails if it holds no certificate.
+// Given with [WithTLSCAFile], both are trusted.
+func WithTLSCAPEM(pem []byte) Option {
+	return func(s *settings) {
+		s.useTLS()
+		s.caPEM = append([]byte(nil), pem...)
+	}
+}
+
+// WithTLSClientCertificate connects over TLS and presents the certificate chain in certFile
+// with the private key in keyFile (both PEM), for a server that requires mutual TLS. With
+// mutual TLS the certificate's common name is the caller's principal. Connect fails if the
+// files cannot be read or do not match.
+func WithTLSClientCertificate(certFile, keyFile string) Option {
+	return func(s *settings) {
+		s.useTLS()
+		s.certFile, s.keyFile = certFile, keyFile
+	}
+}
+
+// WithTLSServerName connects over TLS and verifies the server's certificate against name
+// instead of the host of the address (for example when connecting by IP address, or
+// through a tunnel, to a server whose certificate names its DNS name). It is also the name
+// sent in SNI.
+func WithTLSServerName(name string) Option {
+	return func(s *settings) {
+		s.useTLS()
+		s.serverName = name
+	}
+}
+
+// WithBearerToken sends `authorization: Bearer <token>` on every call, watches included, to
+// authenticate with a server that requires it (see docs/concepts/security.md). The token is
+// a secret, so it is only ever sent over TLS: Connect fails unless a TLS option
+// ([WithTLS], [WithTLSCAFile], ...) is given too. To send it over plaintext anyway, to a
+// loopback server in development for instance, say so with [WithInsecureBearerToken].
+func WithBearerToken(token string) Option {
+	return func(s *settings) { s.token = &bearerToken{token: token, requireTLS: true} }
+}
+
+// WithInsecureBearerToken is [WithBearerToken] without the TLS requirement: the token is
+// sent over a plaintext connection too, where anyone on the network path can read and
+// replay it. Use it only for a server on loopback (or behind a trusted tunnel or sidecar
+// that adds TLS). Over TLS it behaves exactly like WithBearerToken.
+func WithInsecureBearerToken(token string) Option {
+	return func(s *settings) { s.token = &bearerToken{token: token, requireTLS: false} }
 }
 
 // WithDefaultTimeout sets the deadline given to each unary call whose context has none.
@@ -53,7 +112,10 @@ func WithDefaultTimeout(d time.Duration) Option {
 }
 
 // WithOperator sends name as the `tasklife-operator` request metadata on every call, so
-// the server records it as the operator of requests whose operator field is empty.
+// the server records it as the operator of requests whose operator field is empty. A
+// server that authenticates callers records the authenticated principal instead, and
+// refuses any other name (PERMISSION_DENIED / OPERATOR_MISMATCH): there, leave it out and
+// put whom you act for in the requests' on_behalf_of.
 func WithOperator(name string) Option {
 	return func(s *settings) { s.operator = name }
 }

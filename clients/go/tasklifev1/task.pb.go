@@ -392,7 +392,10 @@ type Task struct {
 	NextAttemptTime *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=next_attempt_time,json=nextAttemptTime,proto3" json:"next_attempt_time,omitempty"`
 	// Whether the service enqueues the task itself (operator `system:dependency-gate`)
 	// once its last upstream has succeeded.
-	AutoEnqueue   bool `protobuf:"varint,15,opt,name=auto_enqueue,json=autoEnqueue,proto3" json:"auto_enqueue,omitempty"`
+	AutoEnqueue bool `protobuf:"varint,15,opt,name=auto_enqueue,json=autoEnqueue,proto3" json:"auto_enqueue,omitempty"`
+	// The namespace the task belongs to, fixed at creation. Callers reach only the
+	// namespaces they are granted.
+	Namespace     string `protobuf:"bytes,16,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -532,6 +535,13 @@ func (x *Task) GetAutoEnqueue() bool {
 	return false
 }
 
+func (x *Task) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
 // TaskEvent is one row of a task's audited history: a single state change. Events
 // are never changed or deleted.
 type TaskEvent struct {
@@ -550,8 +560,9 @@ type TaskEvent struct {
 	ToState TaskState `protobuf:"varint,5,opt,name=to_state,json=toState,proto3,enum=tasklife.v1.TaskState" json:"to_state,omitempty"`
 	// What caused the change.
 	Action TaskAction `protobuf:"varint,6,opt,name=action,proto3,enum=tasklife.v1.TaskAction" json:"action,omitempty"`
-	// Who made the change: the caller's operator, or `system:<policy>` for a change the
-	// service made itself. Never empty.
+	// Who made the change: the authenticated principal (in open mode, the operator the
+	// caller named), or `system:<policy>` for a change the service made itself. Never
+	// empty.
 	Operator string `protobuf:"bytes,7,opt,name=operator,proto3" json:"operator,omitempty"`
 	// Why, in the caller's words; may be empty.
 	Reason string `protobuf:"bytes,8,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -559,7 +570,11 @@ type TaskEvent struct {
 	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// When the change was made: the database clock once the task's row was locked, just
 	// before the commit. Increases with version for a task.
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// The task's namespace.
+	Namespace string `protobuf:"bytes,11,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Who the operator said it acted for, unverified; empty when not given.
+	OnBehalfOf    string `protobuf:"bytes,12,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -664,6 +679,20 @@ func (x *TaskEvent) GetCreateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *TaskEvent) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *TaskEvent) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return ""
+}
+
 var File_tasklife_v1_task_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_proto_rawDesc = "" +
@@ -676,7 +705,7 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\vmax_backoff\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\n" +
 	"maxBackoff\x12\x1b\n" +
 	"\x06jitter\x18\x05 \x01(\x01H\x00R\x06jitter\x88\x01\x01B\t\n" +
-	"\a_jitter\"\xfb\x05\n" +
+	"\a_jitter\"\x99\x06\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -696,10 +725,11 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\x11lease_expire_time\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\x0fleaseExpireTime\x12J\n" +
 	"\x13last_heartbeat_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\x11lastHeartbeatTime\x12F\n" +
 	"\x11next_attempt_time\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\x0fnextAttemptTime\x12!\n" +
-	"\fauto_enqueue\x18\x0f \x01(\bR\vautoEnqueue\x1a9\n" +
+	"\fauto_enqueue\x18\x0f \x01(\bR\vautoEnqueue\x12\x1c\n" +
+	"\tnamespace\x18\x10 \x01(\tR\tnamespace\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x81\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc1\x03\n" +
 	"\tTaskEvent\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x16\n" +
@@ -714,7 +744,10 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"request_id\x18\t \x01(\tR\trequestId\x12;\n" +
 	"\vcreate_time\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime*\xff\x01\n" +
+	"createTime\x12\x1c\n" +
+	"\tnamespace\x18\v \x01(\tR\tnamespace\x12 \n" +
+	"\fon_behalf_of\x18\f \x01(\tR\n" +
+	"onBehalfOf*\xff\x01\n" +
 	"\tTaskState\x12\x1a\n" +
 	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12TASK_STATE_CREATED\x10\x01\x12\x14\n" +

@@ -44,7 +44,13 @@ type CreateTaskRequest struct {
 	Operator string `protobuf:"bytes,7,opt,name=operator,proto3" json:"operator,omitempty"`
 	// When true, the service enqueues the task itself once every upstream has succeeded
 	// (at once if there are none, or all have already succeeded).
-	AutoEnqueue   bool `protobuf:"varint,8,opt,name=auto_enqueue,json=autoEnqueue,proto3" json:"auto_enqueue,omitempty"`
+	AutoEnqueue bool `protobuf:"varint,8,opt,name=auto_enqueue,json=autoEnqueue,proto3" json:"auto_enqueue,omitempty"`
+	// The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+	// letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+	// caller's only namespace when it is granted exactly one, `default` otherwise.
+	Namespace string `protobuf:"bytes,9,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Who the caller acts for, as on the transition requests.
+	OnBehalfOf    string `protobuf:"bytes,10,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -133,6 +139,20 @@ func (x *CreateTaskRequest) GetAutoEnqueue() bool {
 		return x.AutoEnqueue
 	}
 	return false
+}
+
+func (x *CreateTaskRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *CreateTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return ""
 }
 
 // CreateTaskResponse is the created (or, on a retried create, the existing) task.
@@ -295,7 +315,10 @@ type ListTasksRequest struct {
 	// TASK_STATE_UNSPECIFIED.
 	States []TaskState `protobuf:"varint,3,rep,packed,name=states,proto3,enum=tasklife.v1.TaskState" json:"states,omitempty"`
 	// Only tasks carrying every one of these labels with exactly these values.
-	Labels        map[string]string `protobuf:"bytes,4,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Labels map[string]string `protobuf:"bytes,4,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Only tasks in these namespaces (up to 100); empty means every namespace the caller
+	// reaches. Naming one it does not reach is PERMISSION_DENIED.
+	Namespaces    []string `protobuf:"bytes,5,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -354,6 +377,13 @@ func (x *ListTasksRequest) GetStates() []TaskState {
 func (x *ListTasksRequest) GetLabels() map[string]string {
 	if x != nil {
 		return x.Labels
+	}
+	return nil
+}
+
+func (x *ListTasksRequest) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
 	}
 	return nil
 }
@@ -558,8 +588,12 @@ type WatchTaskEventsRequest struct {
 	// How long the stream may stay silent before the server sends a progress message with
 	// the current cursor: 0.05 s to 1 hour; unset means 10 seconds.
 	ProgressInterval *durationpb.Duration `protobuf:"bytes,6,opt,name=progress_interval,json=progressInterval,proto3" json:"progress_interval,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Only events of tasks in these namespaces (up to 100); empty means every namespace
+	// the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+	// namespaces the caller does not reach are never sent, whatever the filters.
+	Namespaces    []string `protobuf:"bytes,7,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WatchTaskEventsRequest) Reset() {
@@ -641,6 +675,13 @@ func (x *WatchTaskEventsRequest) GetLabels() map[string]string {
 func (x *WatchTaskEventsRequest) GetProgressInterval() *durationpb.Duration {
 	if x != nil {
 		return x.ProgressInterval
+	}
+	return nil
+}
+
+func (x *WatchTaskEventsRequest) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
 	}
 	return nil
 }
@@ -1169,10 +1210,16 @@ type EnqueueTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
-	Operator      string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
+	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,6,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1238,6 +1285,13 @@ func (x *EnqueueTaskRequest) GetReason() string {
 func (x *EnqueueTaskRequest) GetOperator() string {
 	if x != nil {
 		return x.Operator
+	}
+	return ""
+}
+
+func (x *EnqueueTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
 	}
 	return ""
 }
@@ -1314,9 +1368,12 @@ type StartTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
 	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
 	// The worker that runs this attempt, up to 128 printable characters; recorded on the
 	// task. Required when lease_duration is set.
@@ -1324,6 +1381,9 @@ type StartTaskRequest struct {
 	// When set, the task is leased to `worker` for this long (0.1 s to 24 hours): unless a
 	// Heartbeat extends the lease in time, the service fails the task.
 	LeaseDuration *durationpb.Duration `protobuf:"bytes,7,opt,name=lease_duration,json=leaseDuration,proto3" json:"lease_duration,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,8,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1407,6 +1467,13 @@ func (x *StartTaskRequest) GetLeaseDuration() *durationpb.Duration {
 	return nil
 }
 
+func (x *StartTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return ""
+}
+
 // StartTaskResponse is the outcome of a successful StartTask.
 type StartTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1479,14 +1546,20 @@ type CompleteTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
 	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
 	// The worker reporting the outcome. When set, the call succeeds only if this worker
 	// holds the task (it started the current attempt and its lease has not expired);
 	// otherwise FAILED_PRECONDITION with reason LEASE_LOST.
-	Worker        string `protobuf:"bytes,6,opt,name=worker,proto3" json:"worker,omitempty"`
+	Worker string `protobuf:"bytes,6,opt,name=worker,proto3" json:"worker,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,7,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1563,6 +1636,13 @@ func (x *CompleteTaskRequest) GetWorker() string {
 	return ""
 }
 
+func (x *CompleteTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return ""
+}
+
 // CompleteTaskResponse is the outcome of a successful CompleteTask.
 type CompleteTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1635,14 +1715,20 @@ type FailTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
 	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
 	// The worker reporting the outcome. When set, the call succeeds only if this worker
 	// holds the task (it started the current attempt and its lease has not expired);
 	// otherwise FAILED_PRECONDITION with reason LEASE_LOST.
-	Worker        string `protobuf:"bytes,6,opt,name=worker,proto3" json:"worker,omitempty"`
+	Worker string `protobuf:"bytes,6,opt,name=worker,proto3" json:"worker,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,7,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1719,6 +1805,13 @@ func (x *FailTaskRequest) GetWorker() string {
 	return ""
 }
 
+func (x *FailTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return ""
+}
+
 // FailTaskResponse is the outcome of a successful FailTask.
 type FailTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1791,10 +1884,16 @@ type RetryTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
-	Operator      string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
+	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,6,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1860,6 +1959,13 @@ func (x *RetryTaskRequest) GetReason() string {
 func (x *RetryTaskRequest) GetOperator() string {
 	if x != nil {
 		return x.Operator
+	}
+	return ""
+}
+
+func (x *RetryTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
 	}
 	return ""
 }
@@ -1936,10 +2042,16 @@ type PauseTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
-	Operator      string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
+	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,6,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2005,6 +2117,13 @@ func (x *PauseTaskRequest) GetReason() string {
 func (x *PauseTaskRequest) GetOperator() string {
 	if x != nil {
 		return x.Operator
+	}
+	return ""
+}
+
+func (x *PauseTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
 	}
 	return ""
 }
@@ -2081,10 +2200,16 @@ type ResumeTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
-	Operator      string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
+	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,6,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2150,6 +2275,13 @@ func (x *ResumeTaskRequest) GetReason() string {
 func (x *ResumeTaskRequest) GetOperator() string {
 	if x != nil {
 		return x.Operator
+	}
+	return ""
+}
+
+func (x *ResumeTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
 	}
 	return ""
 }
@@ -2226,10 +2358,16 @@ type KillTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
-	Operator      string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
+	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,6,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2295,6 +2433,13 @@ func (x *KillTaskRequest) GetReason() string {
 func (x *KillTaskRequest) GetOperator() string {
 	if x != nil {
 		return x.Operator
+	}
+	return ""
+}
+
+func (x *KillTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
 	}
 	return ""
 }
@@ -2371,10 +2516,16 @@ type AbandonTaskRequest struct {
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	// Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-	// with `system:` (reserved for the service's own policies). When empty, the
-	// `tasklife-operator` request metadata is used, then `anonymous`.
-	Operator      string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who is acting, recorded in the event. When the server authenticates callers, the
+	// operator is always the authenticated principal: leave this empty or set it to the
+	// principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+	// 1 to 128 printable characters, not starting with `system:` (reserved for the
+	// service's own policies); when empty, the `tasklife-operator` request metadata is
+	// used, then `anonymous`.
+	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who the caller acts for (say the person behind a UI), recorded in the event's
+	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+	OnBehalfOf    string `protobuf:"bytes,6,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2444,6 +2595,13 @@ func (x *AbandonTaskRequest) GetOperator() string {
 	return ""
 }
 
+func (x *AbandonTaskRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return ""
+}
+
 // AbandonTaskResponse is the outcome of a successful AbandonTask.
 type AbandonTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2503,7 +2661,7 @@ var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16tasklife/v1/task.proto\"\xf9\x02\n" +
+	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16tasklife/v1/task.proto\"\xb9\x03\n" +
 	"\x11CreateTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12B\n" +
 	"\x06labels\x18\x02 \x03(\v2*.tasklife.v1.CreateTaskRequest.LabelsEntryR\x06labels\x12\x1d\n" +
@@ -2513,7 +2671,11 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\fretry_policy\x18\x05 \x01(\v2\x18.tasklife.v1.RetryPolicyR\vretryPolicy\x12\x16\n" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x12\x1a\n" +
 	"\boperator\x18\a \x01(\tR\boperator\x12!\n" +
-	"\fauto_enqueue\x18\b \x01(\bR\vautoEnqueue\x1a9\n" +
+	"\fauto_enqueue\x18\b \x01(\bR\vautoEnqueue\x12\x1c\n" +
+	"\tnamespace\x18\t \x01(\tR\tnamespace\x12 \n" +
+	"\fon_behalf_of\x18\n" +
+	" \x01(\tR\n" +
+	"onBehalfOf\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"i\n" +
@@ -2523,13 +2685,16 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x0eGetTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\"8\n" +
 	"\x0fGetTaskResponse\x12%\n" +
-	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\xfc\x01\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\x9c\x02\n" +
 	"\x10ListTasksRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x02 \x01(\tR\tpageToken\x12.\n" +
 	"\x06states\x18\x03 \x03(\x0e2\x16.tasklife.v1.TaskStateR\x06states\x12A\n" +
-	"\x06labels\x18\x04 \x03(\v2).tasklife.v1.ListTasksRequest.LabelsEntryR\x06labels\x1a9\n" +
+	"\x06labels\x18\x04 \x03(\v2).tasklife.v1.ListTasksRequest.LabelsEntryR\x06labels\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x05 \x03(\tR\n" +
+	"namespaces\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"d\n" +
@@ -2543,14 +2708,17 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"p\n" +
 	"\x16ListTaskEventsResponse\x12.\n" +
 	"\x06events\x18\x01 \x03(\v2\x16.tasklife.v1.TaskEventR\x06events\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x86\x03\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa6\x03\n" +
 	"\x16WatchTaskEventsRequest\x12#\n" +
 	"\fafter_cursor\x18\x01 \x01(\tH\x00R\vafterCursor\x12'\n" +
 	"\x0efrom_beginning\x18\x02 \x01(\bH\x00R\rfromBeginning\x12\x19\n" +
 	"\btask_ids\x18\x03 \x03(\tR\ataskIds\x12.\n" +
 	"\x06states\x18\x04 \x03(\x0e2\x16.tasklife.v1.TaskStateR\x06states\x12G\n" +
 	"\x06labels\x18\x05 \x03(\v2/.tasklife.v1.WatchTaskEventsRequest.LabelsEntryR\x06labels\x12F\n" +
-	"\x11progress_interval\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x10progressInterval\x1a9\n" +
+	"\x11progress_interval\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x10progressInterval\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\a \x03(\tR\n" +
+	"namespaces\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\a\n" +
@@ -2587,18 +2755,20 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
 	"from_state\x18\x01 \x01(\x0e2\x16.tasklife.v1.TaskStateR\tfromState\x12/\n" +
 	"\x06action\x18\x02 \x01(\x0e2\x17.tasklife.v1.TaskActionR\x06action\x121\n" +
-	"\bto_state\x18\x03 \x01(\x0e2\x16.tasklife.v1.TaskStateR\atoState\"\xc5\x01\n" +
+	"\bto_state\x18\x03 \x01(\x0e2\x16.tasklife.v1.TaskStateR\atoState\"\xe7\x01\n" +
 	"\x12EnqueueTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
-	"\boperator\x18\x05 \x01(\tR\boperatorB\x13\n" +
+	"\boperator\x18\x05 \x01(\tR\boperator\x12 \n" +
+	"\fon_behalf_of\x18\x06 \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"j\n" +
 	"\x13EnqueueTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\x9d\x02\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xbf\x02\n" +
 	"\x10StartTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
@@ -2607,11 +2777,13 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
 	"\boperator\x18\x05 \x01(\tR\boperator\x12\x16\n" +
 	"\x06worker\x18\x06 \x01(\tR\x06worker\x12@\n" +
-	"\x0elease_duration\x18\a \x01(\v2\x19.google.protobuf.DurationR\rleaseDurationB\x13\n" +
+	"\x0elease_duration\x18\a \x01(\v2\x19.google.protobuf.DurationR\rleaseDuration\x12 \n" +
+	"\fon_behalf_of\x18\b \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"h\n" +
 	"\x11StartTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xde\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\x80\x02\n" +
 	"\x13CompleteTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
@@ -2619,11 +2791,13 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
 	"\boperator\x18\x05 \x01(\tR\boperator\x12\x16\n" +
-	"\x06worker\x18\x06 \x01(\tR\x06workerB\x13\n" +
+	"\x06worker\x18\x06 \x01(\tR\x06worker\x12 \n" +
+	"\fon_behalf_of\x18\a \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"k\n" +
 	"\x14CompleteTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xda\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xfc\x01\n" +
 	"\x0fFailTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
@@ -2631,62 +2805,74 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
 	"\boperator\x18\x05 \x01(\tR\boperator\x12\x16\n" +
-	"\x06worker\x18\x06 \x01(\tR\x06workerB\x13\n" +
+	"\x06worker\x18\x06 \x01(\tR\x06worker\x12 \n" +
+	"\fon_behalf_of\x18\a \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"g\n" +
 	"\x10FailTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xc3\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xe5\x01\n" +
 	"\x10RetryTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
-	"\boperator\x18\x05 \x01(\tR\boperatorB\x13\n" +
+	"\boperator\x18\x05 \x01(\tR\boperator\x12 \n" +
+	"\fon_behalf_of\x18\x06 \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"h\n" +
 	"\x11RetryTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xc3\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xe5\x01\n" +
 	"\x10PauseTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
-	"\boperator\x18\x05 \x01(\tR\boperatorB\x13\n" +
+	"\boperator\x18\x05 \x01(\tR\boperator\x12 \n" +
+	"\fon_behalf_of\x18\x06 \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"h\n" +
 	"\x11PauseTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xc4\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xe6\x01\n" +
 	"\x11ResumeTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
-	"\boperator\x18\x05 \x01(\tR\boperatorB\x13\n" +
+	"\boperator\x18\x05 \x01(\tR\boperator\x12 \n" +
+	"\fon_behalf_of\x18\x06 \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"i\n" +
 	"\x12ResumeTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xc2\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xe4\x01\n" +
 	"\x0fKillTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
-	"\boperator\x18\x05 \x01(\tR\boperatorB\x13\n" +
+	"\boperator\x18\x05 \x01(\tR\boperator\x12 \n" +
+	"\fon_behalf_of\x18\x06 \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"g\n" +
 	"\x10KillTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xc5\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xe7\x01\n" +
 	"\x12AbandonTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
-	"\boperator\x18\x05 \x01(\tR\boperatorB\x13\n" +
+	"\boperator\x18\x05 \x01(\tR\boperator\x12 \n" +
+	"\fon_behalf_of\x18\x06 \x01(\tR\n" +
+	"onBehalfOfB\x13\n" +
 	"\x11_expected_version\"j\n" +
 	"\x13AbandonTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +

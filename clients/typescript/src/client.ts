@@ -54,7 +54,9 @@ export class TasklifeClient {
 
   /**
    * Creates a client for the server at `address` (`host:port`). Plaintext unless `options.tls`
-   * is set. The connection opens on the first call.
+   * is set. The connection opens on the first call. Throws a TypeError for options that cannot
+   * work: `bearerToken` without `tls`, a token that cannot be a header value, a client
+   * certificate without its key, unusable PEM.
    */
   static connect(address: string, options: ConnectOptions = {}): TasklifeClient {
     return new TasklifeClient(openConnection(address, options));

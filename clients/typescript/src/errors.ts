@@ -6,10 +6,12 @@ import {
   BadRequestSchema,
   ErrorInfoSchema,
   PreconditionFailureSchema,
+  QuotaFailureSchema,
   ResourceInfoSchema,
   type BadRequest,
   type ErrorInfo,
   type PreconditionFailure,
+  type QuotaFailure,
   type ResourceInfo,
 } from "./gen/google/rpc/error_details_pb.js";
 import { TaskState, TaskStateSchema } from "./gen/tasklife/v1/task_pb.js";
@@ -139,19 +141,77 @@ export class TaskNotFoundError extends TasklifeError {
   override name = "TaskNotFoundError";
 }
 
+/**
+ * UNAUTHENTICATED: the server authenticates callers and the call carried no credentials
+ * (`CREDENTIALS_MISSING`) or ones it refuses (`CREDENTIALS_INVALID`: an unknown token, an expired
+ * or badly signed JWT, a malformed `authorization` value). Retrying with the same credentials
+ * fails the same way. `reason` is empty when the status did not come from Tasklife (a proxy's).
+ */
+export class UnauthenticatedError extends TasklifeError {
+  override name = "UnauthenticatedError";
+}
+
+/**
+ * PERMISSION_DENIED: the caller is authenticated but may not do this; nothing was written.
+ * `reason` says why: `ROLE_NOT_GRANTED` (metadata `method`, `granting_roles`),
+ * `NAMESPACE_NOT_GRANTED` (metadata `namespace`) or `OPERATOR_MISMATCH` (metadata `operator`, the
+ * name given instead of the principal's: leave it out and set `onBehalfOf`).
+ */
+export class PermissionDeniedError extends TasklifeError {
+  override name = "PermissionDeniedError";
+
+  /** The authenticated caller (metadata `principal`), or `""`. */
+  get principal(): string {
+    return this.metadata["principal"] ?? "";
+  }
+}
+
+/**
+ * RESOURCE_EXHAUSTED. With `reason` `TOO_MANY_STREAMS` the principal already holds `limit` open
+ * watches on that server process: close one and retry. With an empty `reason` it is one of
+ * gRPC's own limits, such as a message larger than allowed.
+ */
+export class ResourceExhaustedError extends TasklifeError {
+  override name = "ResourceExhaustedError";
+  /** The quota (metadata `limit`); undefined when the server gave none. */
+  readonly limit: number | undefined;
+  /** The `google.rpc.QuotaFailure` detail, naming `principals/<name>`. */
+  readonly quotaFailure: QuotaFailure | undefined;
+
+  constructor(cause: ConnectError, errorInfo: ErrorInfo | undefined) {
+    super(cause, errorInfo);
+    const limit = this.metadata["limit"];
+    this.limit = limit && /^\d+$/.test(limit) ? Number(limit) : undefined;
+    this.quotaFailure = cause.findDetails(QuotaFailureSchema)[0];
+  }
+
+  /** The principal whose quota is used up (metadata `principal`), or `""`. */
+  get principal(): string {
+    return this.metadata["principal"] ?? "";
+  }
+}
+
 /** Turns a transport error into the most specific TasklifeError its status details allow. */
 export function tasklifeErrorFrom(error: ConnectError): TasklifeError {
   const errorInfo = error.findDetails(ErrorInfoSchema)[0];
-  if (errorInfo?.domain !== ERROR_DOMAIN) {
-    return new TasklifeError(error, errorInfo);
+  if (errorInfo?.domain === ERROR_DOMAIN) {
+    switch (errorInfo.reason) {
+      case "INVALID_TRANSITION":
+        return new InvalidTransitionError(error, errorInfo);
+      case "VERSION_MISMATCH":
+        return new VersionMismatchError(error, errorInfo);
+      case "TASK_NOT_FOUND":
+        return new TaskNotFoundError(error, errorInfo);
+    }
   }
-  switch (errorInfo.reason) {
-    case "INVALID_TRANSITION":
-      return new InvalidTransitionError(error, errorInfo);
-    case "VERSION_MISMATCH":
-      return new VersionMismatchError(error, errorInfo);
-    case "TASK_NOT_FOUND":
-      return new TaskNotFoundError(error, errorInfo);
+  // These three by status code, whatever their reason: a proxy's refusal has none.
+  switch (error.code) {
+    case Code.Unauthenticated:
+      return new UnauthenticatedError(error, errorInfo);
+    case Code.PermissionDenied:
+      return new PermissionDeniedError(error, errorInfo);
+    case Code.ResourceExhausted:
+      return new ResourceExhaustedError(error, errorInfo);
     default:
       return new TasklifeError(error, errorInfo);
   }

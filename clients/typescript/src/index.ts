@@ -10,14 +10,23 @@ export type { WatchOptions } from "./watch.js";
 export {
   ERROR_DOMAIN,
   InvalidTransitionError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
   TaskNotFoundError,
   TasklifeError,
+  UnauthenticatedError,
   VersionMismatchError,
   tasklifeErrorFrom,
 } from "./errors.js";
 export type { GrpcCodeName } from "./errors.js";
 // The google.rpc details a TasklifeError carries.
-export type { BadRequest, ErrorInfo, PreconditionFailure, ResourceInfo } from "./gen/google/rpc/error_details_pb.js";
+export type {
+  BadRequest,
+  ErrorInfo,
+  PreconditionFailure,
+  QuotaFailure,
+  ResourceInfo,
+} from "./gen/google/rpc/error_details_pb.js";
 // The generated messages, enums and service descriptor, so callers need no deep imports.
 export * from "./gen/tasklife/v1/task_pb.js";
 export * from "./gen/tasklife/v1/task_service_pb.js";

@@ -3,10 +3,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorInfoSchema, ResourceInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import { ErrorInfoSchema, QuotaFailureSchema, ResourceInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import {
   InvalidTransitionError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
   TaskNotFoundError,
+  UnauthenticatedError,
   TaskState,
   TasklifeError,
   VersionMismatchError,
@@ -105,5 +108,39 @@ describe("tasklifeErrorFrom", () => {
     );
     assert.equal(error.constructor, TasklifeError);
     assert.equal(error.domain, "proxy.example.com");
+  });
+
+  test("UNAUTHENTICATED, PERMISSION_DENIED and RESOURCE_EXHAUSTED have their own classes, reason and metadata kept", () => {
+    const unauthenticated = tasklifeErrorFrom(statusError(Code.Unauthenticated, "CREDENTIALS_MISSING", {}));
+    assert.ok(unauthenticated instanceof UnauthenticatedError);
+    assert.equal(unauthenticated.reason, "CREDENTIALS_MISSING");
+
+    const denied = tasklifeErrorFrom(
+      statusError(Code.PermissionDenied, "NAMESPACE_NOT_GRANTED", { principal: "etl", namespace: "ml" }),
+    );
+    assert.ok(denied instanceof PermissionDeniedError);
+    assert.equal(denied.reason, "NAMESPACE_NOT_GRANTED");
+    assert.equal(denied.principal, "etl");
+    assert.equal(denied.metadata["namespace"], "ml");
+
+    const cause = new ConnectError("too many watches", Code.ResourceExhausted, undefined, [
+      { desc: ErrorInfoSchema, value: { reason: "TOO_MANY_STREAMS", domain: "tasklife.dev", metadata: { principal: "etl", limit: "100" } } },
+      { desc: QuotaFailureSchema, value: { violations: [{ subject: "principals/etl" }] } },
+    ]);
+    const exhausted = tasklifeErrorFrom(cause);
+    assert.ok(exhausted instanceof ResourceExhaustedError);
+    assert.equal(exhausted.reason, "TOO_MANY_STREAMS");
+    assert.equal(exhausted.principal, "etl");
+    assert.equal(exhausted.limit, 100);
+    assert.equal(exhausted.quotaFailure?.violations[0]?.subject, "principals/etl");
+    assert.equal(exhausted.codeName, "RESOURCE_EXHAUSTED");
+  });
+
+  test("those three classes do not need details: gRPC's own size limit, a proxy's refusal", () => {
+    const tooLarge = tasklifeErrorFrom(new ConnectError("message larger than max", Code.ResourceExhausted));
+    assert.ok(tooLarge instanceof ResourceExhaustedError);
+    assert.equal(tooLarge.reason, "");
+    assert.equal(tooLarge.limit, undefined);
+    assert.ok(tasklifeErrorFrom(new ConnectError("no", Code.Unauthenticated)) instanceof UnauthenticatedError);
   });
 });

@@ -135,3 +135,48 @@ class LeaseLost(TasklifeError):
         else:
             why = f"the task is {state.value} and nobody holds it"
         super().__init__(f"worker {worker!r} no longer holds task {task_id!r}: {why}")
+
+
+class Unauthenticated(TasklifeError):
+    """No usable credential (reason CREDENTIALS_MISSING) or a bad one (CREDENTIALS_INVALID)."""
+
+    def __init__(self, reason: str, message: str):
+        self.reason = reason
+        super().__init__(message)
+
+
+class RoleNotGranted(TasklifeError):
+    def __init__(self, principal: str, method: str, granting_roles: tuple[str, ...]):
+        self.principal = principal
+        self.method = method
+        self.granting_roles = granting_roles
+        super().__init__(
+            f"{principal!r} may not call {method}: it needs one of the roles {', '.join(granting_roles)}"
+        )
+
+
+class NamespaceNotGranted(TasklifeError):
+    def __init__(self, principal: str, namespace: str):
+        self.principal = principal
+        self.namespace = namespace
+        super().__init__(f"{principal!r} is not granted the namespace {namespace!r}")
+
+
+class OperatorMismatch(TasklifeError):
+    def __init__(self, principal: str, operator: str):
+        self.principal = principal
+        self.operator = operator
+        super().__init__(
+            f"the operator is the authenticated caller {principal!r}, not {operator!r}; "
+            "leave operator empty, and put whom you act for in on_behalf_of"
+        )
+
+
+class TooManyStreams(TasklifeError):
+    def __init__(self, principal: str, limit: int):
+        self.principal = principal
+        self.limit = limit
+        super().__init__(
+            f"{principal!r} already has {limit} open watches on this server, the most allowed; "
+            "close one, or share one watch with several filters' worth of consumers"
+        )

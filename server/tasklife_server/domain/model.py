@@ -9,6 +9,7 @@ from typing import Mapping
 from tasklife_server.domain.states import Action, State
 
 ANONYMOUS_OPERATOR = "anonymous"
+DEFAULT_NAMESPACE = "default"
 SYSTEM_OPERATOR_PREFIX = "system:"
 
 
@@ -32,6 +33,7 @@ class TaskSpec:
     rerun_of: str | None = None
     retry_policy: RetryPolicy = RetryPolicy()
     auto_enqueue: bool = False
+    namespace: str = DEFAULT_NAMESPACE
 
     def differing_fields(self, other: TaskSpec) -> tuple[str, ...]:
         """The names of the fields in which two specs differ, for a clear ALREADY_EXISTS."""
@@ -41,6 +43,7 @@ class TaskSpec:
             "rerun_of": (self.rerun_of, other.rerun_of),
             "retry_policy": (self.retry_policy, other.retry_policy),
             "auto_enqueue": (self.auto_enqueue, other.auto_enqueue),
+            "namespace": (self.namespace, other.namespace),
         }
         return tuple(name for name, (a, b) in pairs.items() if a != b)
 
@@ -59,6 +62,10 @@ class Task:
     last_heartbeat_at: datetime | None = None
     next_attempt_at: datetime | None = None
 
+    @property
+    def namespace(self) -> str:
+        return self.spec.namespace
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -74,6 +81,8 @@ class Event:
     request_id: str | None
     expected_version: int | None
     created_at: datetime
+    namespace: str = DEFAULT_NAMESPACE
+    on_behalf_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +99,9 @@ class TransitionCommand:
     lease_ms: int | None = None
     # Set when the service fails a task whose lease expired: the worker no longer holds it.
     releases_worker: bool = False
+    on_behalf_of: str | None = None
+    # The namespaces the caller reaches; None means every one (the service's own policies).
+    reach: list[str] | None = None
 
     def repeats(self, event: Event) -> bool:
         """Whether `event`, recorded under this command's request_id, came from the same request."""
@@ -98,6 +110,7 @@ class TransitionCommand:
             and event.operator == self.operator
             and event.reason == self.reason
             and event.expected_version == self.expected_version
+            and event.on_behalf_of == self.on_behalf_of
         )
 
 

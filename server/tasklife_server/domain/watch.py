@@ -37,8 +37,12 @@ class WatchFilter:
     task_ids: frozenset[str] = frozenset()
     states: frozenset[State] = frozenset()
     labels: Mapping[str, str] = field(default_factory=dict)
+    # The namespaces the watcher may see (and asked for); None means every namespace.
+    namespaces: frozenset[str] | None = None
 
     def matches(self, event: Event, labels: Mapping[str, str]) -> bool:
+        if self.namespaces is not None and event.namespace not in self.namespaces:
+            return False
         if self.task_ids and event.task_id not in self.task_ids:
             return False
         if self.states and event.to_state not in self.states:

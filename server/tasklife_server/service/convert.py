@@ -83,6 +83,7 @@ def task_to_pb(task: Task) -> task_pb2.Task:
         last_heartbeat_time=_timestamp(task.last_heartbeat_at) if task.last_heartbeat_at else None,
         next_attempt_time=_timestamp(task.next_attempt_at) if task.next_attempt_at else None,
         auto_enqueue=spec.auto_enqueue,
+        namespace=spec.namespace,
     )
 
 
@@ -98,6 +99,8 @@ def event_to_pb(event: Event) -> task_pb2.TaskEvent:
         reason=event.reason,
         request_id=event.request_id or "",
         create_time=_timestamp(event.created_at),
+        namespace=event.namespace,
+        on_behalf_of=event.on_behalf_of or "",
     )
 
 

@@ -30,7 +30,13 @@ from tasklife_server.domain.errors import (
     TaskNotFound,
     TasklifeError,
     VersionMismatch,
+    Unauthenticated,
+    RoleNotGranted,
+    NamespaceNotGranted,
+    OperatorMismatch,
+    TooManyStreams,
 )
+from tasklife_server.observability import request_ids
 from tasklife_server.service.convert import state_name
 
 DOMAIN = "tasklife.dev"
@@ -175,6 +181,38 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
     elif isinstance(error, StreamClosed):
         code = code_pb2.UNAVAILABLE
         details = _packed(_info("SERVER_SHUTTING_DOWN"))
+    elif isinstance(error, Unauthenticated):
+        code = code_pb2.UNAUTHENTICATED
+        details = _packed(_info(error.reason))
+    elif isinstance(error, RoleNotGranted):
+        code = code_pb2.PERMISSION_DENIED
+        details = _packed(
+            _info(
+                "ROLE_NOT_GRANTED",
+                principal=error.principal,
+                method=error.method,
+                granting_roles=",".join(error.granting_roles),
+            )
+        )
+    elif isinstance(error, NamespaceNotGranted):
+        code = code_pb2.PERMISSION_DENIED
+        details = _packed(_info("NAMESPACE_NOT_GRANTED", principal=error.principal, namespace=error.namespace))
+    elif isinstance(error, OperatorMismatch):
+        code = code_pb2.PERMISSION_DENIED
+        details = _packed(_info("OPERATOR_MISMATCH", principal=error.principal, operator=error.operator[:128]))
+    elif isinstance(error, TooManyStreams):
+        code = code_pb2.RESOURCE_EXHAUSTED
+        details = _packed(
+            _info("TOO_MANY_STREAMS", principal=error.principal, limit=str(error.limit)),
+            error_details_pb2.QuotaFailure(
+                violations=[
+                    error_details_pb2.QuotaFailure.Violation(
+                        subject=f"principals/{error.principal}",
+                        description=f"at most {error.limit} open WatchTaskEvents streams per server",
+                    )
+                ]
+            ),
+        )
     else:  # a TasklifeError without a mapping is a bug in this module
         code = code_pb2.INTERNAL
         details = _packed(_info("INTERNAL"))
@@ -197,7 +235,10 @@ def _unexpected_status(exc: BaseException) -> status_pb2.Status:
 
 async def _abort(context: grpc.aio.ServicerContext, status: status_pb2.Status) -> None:
     rich = rpc_status.to_status(status)
-    await context.abort(rich.code, rich.details, rich.trailing_metadata)
+    # abort() replaces the trailers set so far: keep the request id a unary call sends there.
+    request_id = request_ids.current.get()
+    extra = ((request_ids.METADATA_KEY, request_id),) if request_id else ()
+    await context.abort(rich.code, rich.details, tuple(rich.trailing_metadata) + extra)
 
 
 async def _refuse(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> None:

@@ -13,6 +13,7 @@ from tasklife_server.domain.errors import FieldViolation, InvalidRequest
 from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action
 from tasklife_server.service import pagination, validation
+from tasklife_server.security.authenticator import Gate
 from tasklife_server.service.convert import event_to_pb, state_machine_pb, task_to_pb
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.stream.hub import EventHub
@@ -30,33 +31,45 @@ def metadata_operator(context: grpc.aio.ServicerContext) -> str | None:
 
 
 class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
-    def __init__(self, store: TaskStore, hub: EventHub):
+    """Every handler first passes the gate (who calls, and may they call this method), then
+    reaches only the caller's namespaces."""
+
+    def __init__(self, store: TaskStore, hub: EventHub, gate: Gate):
         self._store = store
         self._hub = hub
+        self._gate = gate
         self._state_machine = state_machine_pb()
 
     async def CreateTask(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        task_id, spec, operator, reason = validation.create_task(request, metadata_operator(context))
-        change, _created = await self._store.create_task(task_id or new_task_id(), spec, operator, reason)
+        caller = self._gate.admit(context, "CreateTask")
+        task_id, spec, operator, reason, behalf = validation.create_task(request, metadata_operator(context), caller)
+        change, _created = await self._store.create_task(
+            task_id or new_task_id(), spec, operator, reason, behalf, caller.reach
+        )
         return task_service_pb2.CreateTaskResponse(task=task_to_pb(change.task), event=event_to_pb(change.event))
 
     async def GetTask(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "GetTask")
         problems = validation.Violations()
         validation.check_task_id(request.task_id, "task_id", problems)
         problems.raise_if_any()
-        task = await self._store.get_task(request.task_id)
+        task = await self._store.get_task(request.task_id, caller.reach)
         return task_service_pb2.GetTaskResponse(task=task_to_pb(task))
 
     async def ListTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "ListTasks")
         problems = validation.Violations()
         limit = validation.page_size(request.page_size, DEFAULT_TASKS_PAGE, problems)
         states = validation.state_filter(request.states, problems)
         validation.check_labels(request.labels, "labels", problems)
         problems.raise_if_any()
+        namespaces = validation.namespace_filter(request.namespaces, caller, problems)
         labels = dict(request.labels)
-        filters = pagination.fingerprint(sorted(s.value for s in states), labels)
+        filters = pagination.fingerprint(sorted(s.value for s in states), labels, namespaces)
         after = _token_position(request.page_token, filters, _task_position)
-        tasks = await self._store.list_tasks(states=states, labels=labels, after=after, limit=limit + 1)
+        tasks = await self._store.list_tasks(
+            states=states, labels=labels, after=after, limit=limit + 1, reach=namespaces
+        )
         page, more = tasks[:limit], len(tasks) > limit
         next_token = ""
         if more:
@@ -65,13 +78,16 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         return task_service_pb2.ListTasksResponse(tasks=[task_to_pb(t) for t in page], next_page_token=next_token)
 
     async def ListTaskEvents(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "ListTaskEvents")
         problems = validation.Violations()
         validation.check_task_id(request.task_id, "task_id", problems)
         limit = validation.page_size(request.page_size, DEFAULT_EVENTS_PAGE, problems)
         problems.raise_if_any()
         filters = pagination.fingerprint(request.task_id)
         after = _token_position(request.page_token, filters, _version_position) or 0
-        events = await self._store.list_task_events(request.task_id, after_version=after, limit=limit + 1)
+        events = await self._store.list_task_events(
+            request.task_id, after_version=after, limit=limit + 1, reach=caller.reach
+        )
         page, more = events[:limit], len(events) > limit
         next_token = pagination.encode(filters, [page[-1].version]) if more else ""
         return task_service_pb2.ListTaskEventsResponse(
@@ -79,23 +95,28 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         )
 
     async def GetStateMachine(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        self._gate.admit(context, "GetStateMachine")
         return self._state_machine
 
     async def WatchTaskEvents(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        watch_filter, start, progress_interval = validation.watch(request)
-        subscription = await self._hub.subscribe(watch_filter, start, request.after_cursor)
-        async for items, position in subscription.batches(progress_interval):
-            yield task_service_pb2.WatchTaskEventsResponse(
-                events=[item.rendered for item in items], cursor=cursor.encode(*position)
-            )
+        caller = self._gate.admit(context, "WatchTaskEvents")
+        watch_filter, start, progress_interval = validation.watch(request, caller)
+        with self._gate.stream_slot(caller):
+            subscription = await self._hub.subscribe(watch_filter, start, request.after_cursor)
+            async for items, position in subscription.batches(progress_interval):
+                yield task_service_pb2.WatchTaskEventsResponse(
+                    events=[item.rendered for item in items], cursor=cursor.encode(*position)
+                )
 
     async def Heartbeat(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "Heartbeat")
         task_id, worker, lease_ms = validation.heartbeat(request)
-        task = await self._store.heartbeat(task_id, worker, lease_ms)
+        task = await self._store.heartbeat(task_id, worker, lease_ms, caller.reach)
         return task_service_pb2.HeartbeatResponse(task=task_to_pb(task))
 
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        command = validation.transition_command(action, request, metadata_operator(context))
+        caller = self._gate.admit(context, action.rpc_name)
+        command = validation.transition_command(action, request, metadata_operator(context), caller)
         change = await self._store.transition(command)
         response_type = getattr(task_service_pb2, f"{action.rpc_name}Response")
         return response_type(task=task_to_pb(change.task), event=event_to_pb(change.event))

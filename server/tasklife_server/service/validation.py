@@ -12,7 +12,8 @@ from google.protobuf.message import Message
 from tasklife.v1 import task_pb2
 
 from tasklife_server.domain import cursor
-from tasklife_server.domain.errors import FieldViolation, InvalidRequest
+from tasklife_server.domain.access import NAMESPACE_RULE, Principal, is_valid_namespace
+from tasklife_server.domain.errors import FieldViolation, InvalidRequest, NamespaceNotGranted, OperatorMismatch
 from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
     ANONYMOUS_OPERATOR,
@@ -35,6 +36,7 @@ MAX_RETRY_ATTEMPTS = 1000
 MAX_BACKOFF_MS = 24 * 3600 * 1000
 MAX_BACKOFF_MULTIPLIER = 100.0
 MAX_WATCHED_TASKS = 1000
+MAX_NAMESPACE_FILTER = 100
 MIN_LEASE_MS = 100
 MAX_LEASE_MS = 24 * 3600 * 1000
 MAX_WORKER_CHARS = 128
@@ -74,8 +76,17 @@ def check_reason(value: str, problems: Violations) -> None:
         problems.add("reason", "must not contain NUL characters")
 
 
-def resolve_operator(value: str, metadata_operator: str | None, problems: Violations) -> str:
-    """The request field wins over the `tasklife-operator` metadata; neither means anonymous."""
+def resolve_operator(value: str, metadata_operator: str | None, caller: Principal, problems: Violations) -> str:
+    """The audit operator: the authenticated caller, whatever the request claims.
+
+    In open mode nobody is authenticated, so the request field wins over the
+    `tasklife-operator` metadata, and neither means anonymous.
+    """
+    if caller.authenticated:
+        claimed = value or metadata_operator
+        if claimed and claimed != caller.name:
+            raise OperatorMismatch(caller.name, claimed)
+        return caller.name
     field = "operator" if value else "metadata tasklife-operator"
     operator = value or metadata_operator or ANONYMOUS_OPERATOR
     if len(operator) > MAX_OPERATOR_CHARS:
@@ -85,6 +96,45 @@ def resolve_operator(value: str, metadata_operator: str | None, problems: Violat
     elif operator.startswith(SYSTEM_OPERATOR_PREFIX):
         problems.add(field, f"the {SYSTEM_OPERATOR_PREFIX!r} prefix is reserved for Tasklife's own policies")
     return operator
+
+
+def on_behalf_of(value: str, problems: Violations) -> str | None:
+    if not value:
+        return None
+    if len(value) > MAX_OPERATOR_CHARS or not value.isprintable() or value != value.strip():
+        problems.add(
+            "on_behalf_of",
+            f"must be at most {MAX_OPERATOR_CHARS} printable characters, without leading or trailing space",
+        )
+    return value
+
+
+def namespace_to_create_in(value: str, caller: Principal, problems: Violations) -> str:
+    if not value:
+        return caller.default_namespace()
+    if not is_valid_namespace(value):
+        problems.add("namespace", NAMESPACE_RULE)
+    return value
+
+
+def namespace_filter(values: Iterable[str], caller: Principal, problems: Violations) -> list[str] | None:
+    """The namespaces a list or watch covers: the filter within the caller's reach.
+
+    None means every namespace. Raises NamespaceNotGranted for a namespace out of reach.
+    """
+    names = list(values)
+    if len(names) > MAX_NAMESPACE_FILTER:
+        problems.add("namespaces", f"must name at most {MAX_NAMESPACE_FILTER} namespaces")
+    if len(set(names)) != len(names):
+        problems.add("namespaces", "must not name a namespace twice")
+    for index, name in enumerate(names[:MAX_NAMESPACE_FILTER]):
+        if not is_valid_namespace(name):
+            problems.add(f"namespaces[{index}]", NAMESPACE_RULE)
+    problems.raise_if_any()
+    for name in names:
+        if not caller.reaches(name):
+            raise NamespaceNotGranted(caller.name, name)
+    return caller.narrowed(names)
 
 
 def check_worker(value: str, problems: Violations, *, required: bool = False) -> str | None:
@@ -106,7 +156,9 @@ def lease_ms(request: Message, problems: Violations) -> int | None:
     return value
 
 
-def transition_command(action: Action, request: Message, metadata_operator: str | None) -> TransitionCommand:
+def transition_command(
+    action: Action, request: Message, metadata_operator: str | None, caller: Principal
+) -> TransitionCommand:
     problems = Violations()
     check_task_id(request.task_id, "task_id", problems)
     expected_version = request.expected_version if request.HasField("expected_version") else None
@@ -117,7 +169,8 @@ def transition_command(action: Action, request: Message, metadata_operator: str 
             "request_id", "must be 1 to 128 characters of letters, digits and '.', '_', '~', ':', '-'"
         )
     check_reason(request.reason, problems)
-    operator = resolve_operator(request.operator, metadata_operator, problems)
+    operator = resolve_operator(request.operator, metadata_operator, caller, problems)
+    behalf = on_behalf_of(request.on_behalf_of, problems)
     # Only StartTask (worker, lease_duration) and CompleteTask/FailTask (worker) have these.
     fields = request.DESCRIPTOR.fields_by_name
     worker = check_worker(request.worker, problems) if "worker" in fields else None
@@ -134,6 +187,8 @@ def transition_command(action: Action, request: Message, metadata_operator: str 
         request_id=request.request_id or None,
         worker=worker,
         lease_ms=lease,
+        on_behalf_of=behalf,
+        reach=caller.reach,
     )
 
 
@@ -205,9 +260,15 @@ def _retry_policy(message: task_pb2.RetryPolicy, problems: Violations) -> RetryP
     )
 
 
-def create_task(request: Message, metadata_operator: str | None) -> tuple[str | None, TaskSpec, str, str]:
-    """Returns (task_id or None for a generated one, spec, operator, reason)."""
+def create_task(
+    request: Message, metadata_operator: str | None, caller: Principal
+) -> tuple[str | None, TaskSpec, str, str, str | None]:
+    """Returns (task_id or None for a generated one, spec, operator, reason, on_behalf_of).
+
+    Raises NamespaceNotGranted when the task would land outside the caller's reach.
+    """
     problems = Violations()
+    namespace = namespace_to_create_in(request.namespace, caller, problems)
     if request.task_id:
         check_task_id(request.task_id, "task_id", problems)
     check_labels(request.labels, "labels", problems)
@@ -218,16 +279,20 @@ def create_task(request: Message, metadata_operator: str | None) -> tuple[str | 
         problems.add("depends_on", "a task cannot depend on itself")
     policy = _retry_policy(request.retry_policy, problems)
     check_reason(request.reason, problems)
-    operator = resolve_operator(request.operator, metadata_operator, problems)
+    operator = resolve_operator(request.operator, metadata_operator, caller, problems)
+    behalf = on_behalf_of(request.on_behalf_of, problems)
     problems.raise_if_any()
+    if not caller.reaches(namespace):
+        raise NamespaceNotGranted(caller.name, namespace)
     spec = TaskSpec(
         labels=dict(request.labels),
         depends_on=depends_on,
         rerun_of=request.rerun_of or None,
         retry_policy=policy,
         auto_enqueue=request.auto_enqueue,
+        namespace=namespace,
     )
-    return request.task_id or None, spec, operator, request.reason
+    return request.task_id or None, spec, operator, request.reason, behalf
 
 
 def page_size(value: int, default: int, problems: Violations) -> int:
@@ -252,7 +317,7 @@ def state_filter(values: Iterable[int], problems: Violations) -> list[State]:
     return states
 
 
-def watch(request: Message) -> tuple[WatchFilter, Start, float]:
+def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, float]:
     """Returns (filter, start, progress interval in seconds) for WatchTaskEvents."""
     problems = Violations()
     start = Start(StartKind.NOW)
@@ -278,5 +343,11 @@ def watch(request: Message) -> tuple[WatchFilter, Start, float]:
         if not MIN_PROGRESS_SECONDS <= progress <= MAX_PROGRESS_SECONDS:
             problems.add("progress_interval", "must be between 0.05 seconds and 1 hour")
     problems.raise_if_any()
-    watch_filter = WatchFilter(frozenset(request.task_ids), frozenset(states), dict(request.labels))
+    namespaces = namespace_filter(request.namespaces, caller, problems)
+    watch_filter = WatchFilter(
+        frozenset(request.task_ids),
+        frozenset(states),
+        dict(request.labels),
+        None if namespaces is None else frozenset(namespaces),
+    )
     return watch_filter, start, progress

@@ -1,13 +1,15 @@
 -- Every SQL statement Tasklife runs at request time, one named query per operation.
 -- Loaded once by queries.py; executed through psycopg as prepared statements.
 -- {task:ALIAS} and {event:ALIAS} stand for the column lists of rows.py, in the order it
--- reads them.
+-- reads them. %(reach)s is the caller's namespaces, NULL for every one: a task outside
+-- them is treated exactly as a task that does not exist.
 
 -- name: get_task
-SELECT {task:t} FROM tasks AS t WHERE t.id = %(task_id)s;
+SELECT {task:t} FROM tasks AS t
+WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]));
 
 -- name: existing_task_ids
-SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]);
+SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]) AND namespace = %(namespace)s;
 
 -- name: create_task
 -- Inserts the task and its first event together; returns no row if the id is taken. A
@@ -16,17 +18,18 @@ SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]);
 WITH inserted AS (
     INSERT INTO tasks (id, state, version, labels, depends_on, rerun_of,
                        retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
-                       retry_max_backoff_ms, retry_jitter, auto_enqueue, timer_action, timer_at)
+                       retry_max_backoff_ms, retry_jitter, auto_enqueue, timer_action, timer_at, namespace)
     VALUES (%(task_id)s, %(state)s, 1, %(labels)s, %(depends_on)s, %(rerun_of)s,
             %(retry_max_attempts)s, %(retry_initial_backoff_ms)s, %(retry_backoff_multiplier)s,
             %(retry_max_backoff_ms)s, %(retry_jitter)s, %(auto_enqueue)s,
             CASE WHEN %(auto_enqueue)s THEN 'auto_enqueue' END,
-            CASE WHEN %(auto_enqueue)s THEN clock_timestamp() END)
+            CASE WHEN %(auto_enqueue)s THEN clock_timestamp() END, %(namespace)s)
     ON CONFLICT (id) DO NOTHING
     RETURNING *
 ), recorded AS (
-    INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason, created_at)
-    SELECT id, version, %(action)s, NULL, state, %(operator)s, %(reason)s, created_at
+    INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason, created_at,
+                             namespace, on_behalf_of)
+    SELECT id, version, %(action)s, NULL, state, %(operator)s, %(reason)s, created_at, namespace, %(on_behalf_of)s
     FROM inserted
     RETURNING *
 )
@@ -51,12 +54,13 @@ WHERE t.id = %(task_id)s;
 --   applied   the task moved; the task and the new event follow
 --   replayed  request_id was used before; the task as it is now, and that first event
 --   refused   nothing changed; the current state, version and why follow
--- and no row when the task does not exist.
+-- and no row when the task does not exist (or is outside the caller's namespaces).
 WITH current_row AS (
     SELECT id, state, version, depends_on, worker, lease_expires_at, attempt
-    FROM tasks WHERE id = %(task_id)s FOR UPDATE
+    FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
+    FOR UPDATE
 ), prior AS (
-    SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s
+    SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s AND EXISTS (SELECT FROM current_row)
 ), checks AS (
     SELECT c.id,
            c.state = ANY(%(from_states)s::text[]) AS state_ok,
@@ -71,27 +75,27 @@ WITH current_row AS (
     SET state = %(to_state)s,
         version = c.version + 1,
         updated_at = clock_timestamp(),
-        attempt = c.attempt + CASE WHEN %(starting)s THEN 1 ELSE 0 END,
+        attempt = c.attempt + %(starting)s::int,
         -- An expired lease releases the worker: its late CompleteTask/FailTask is refused.
         worker = CASE WHEN %(starting)s THEN %(worker)s WHEN %(release_worker)s THEN NULL ELSE t.worker END,
         lease_duration_ms = CASE WHEN %(starting)s THEN %(lease_ms)s::bigint ELSE t.lease_duration_ms END,
         last_heartbeat_at = CASE WHEN %(starting)s THEN clock_timestamp() ELSE t.last_heartbeat_at END,
-        lease_expires_at = CASE WHEN %(starting)s AND %(lease_ms)s::bigint IS NOT NULL
-                                THEN clock_timestamp() + %(lease_ms)s::bigint * interval '1 millisecond' END,
+        -- NULL (no lease) when StartTask gives no lease_ms.
+        lease_expires_at = CASE WHEN %(starting)s THEN clock_timestamp() + %(lease_ms)s::bigint * interval '1ms' END,
         succeeded_at = CASE WHEN %(to_state)s = 'succeeded' THEN clock_timestamp() ELSE t.succeeded_at END,
         timer_action = %(timer_action)s,
-        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond',
+        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
         next_attempt_at = CASE WHEN %(timer_action)s = 'enqueue'
-                               THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond' END
+                               THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms' END
     FROM current_row AS c, checks AS k
     WHERE t.id = c.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok
       AND NOT EXISTS (SELECT FROM prior)
     RETURNING t.*, c.state AS from_state
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
-                             request_id, expected_version, created_at)
+                             request_id, expected_version, created_at, namespace, on_behalf_of)
     SELECT id, version, %(action)s, from_state, state, %(operator)s, %(reason)s,
-           %(request_id)s, %(expected_version)s::bigint, updated_at
+           %(request_id)s, %(expected_version)s::bigint, updated_at, namespace, %(on_behalf_of)s
     FROM moved
     RETURNING *
 ), waiting_downstream AS (
@@ -136,6 +140,7 @@ WITH renewed AS (
     SELECT t.id, COALESCE(%(lease_ms)s::bigint, t.lease_duration_ms) AS lease_ms
     FROM tasks AS t
     WHERE t.id = %(task_id)s AND t.state = 'running' AND t.worker = %(worker)s
+      AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
       AND (t.lease_expires_at IS NULL OR t.lease_expires_at > clock_timestamp())
     FOR UPDATE
 )
@@ -176,6 +181,7 @@ SELECT min(timer_at) - clock_timestamp() FROM tasks WHERE timer_at IS NOT NULL;
 -- Keyset pagination over (created_at, id); NULL filters match everything.
 SELECT {task:t} FROM tasks AS t
 WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
+  AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
   AND t.labels @> %(labels)s::jsonb
   AND (%(after_created_at)s::timestamptz IS NULL
        OR (t.created_at, t.id) > (%(after_created_at)s::timestamptz, %(after_id)s::text))
@@ -185,11 +191,12 @@ LIMIT %(limit)s;
 -- name: list_task_events
 SELECT {event:e} FROM task_events AS e
 WHERE e.task_id = %(task_id)s AND e.version > %(after_version)s
+  AND (%(reach)s::text[] IS NULL OR e.namespace = ANY(%(reach)s::text[]))
 ORDER BY e.version
 LIMIT %(limit)s;
 
 -- name: task_exists
-SELECT EXISTS (SELECT FROM tasks WHERE id = %(task_id)s);
+SELECT EXISTS (SELECT FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[])));
 
 -- name: stream_batch
 -- The next committed events after a stream position (xid, id), in stream order, with the
@@ -203,7 +210,8 @@ WITH horizon AS (
     SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin
 ), batch AS (
     SELECT e.id, e.xid::text AS xid, e.task_id, e.version, e.action, e.from_state, e.to_state,
-           e.operator, e.reason, e.request_id, e.expected_version, e.created_at, t.labels
+           e.operator, e.reason, e.request_id, e.expected_version, e.created_at, e.namespace,
+           e.on_behalf_of, t.labels
     FROM task_events AS e
     JOIN tasks AS t ON t.id = e.task_id
     WHERE (e.xid, e.id) > (%(xid)s::xid8, %(id)s::bigint)
@@ -213,7 +221,8 @@ WITH horizon AS (
 )
 SELECT EXISTS (SELECT FROM task_events WHERE xid >= (SELECT xmin FROM horizon)) AS blocked,
        b.id, b.xid, b.task_id, b.version, b.action, b.from_state, b.to_state,
-       b.operator, b.reason, b.request_id, b.expected_version, b.created_at, b.labels
+       b.operator, b.reason, b.request_id, b.expected_version, b.created_at, b.namespace,
+       b.on_behalf_of, b.labels
 FROM horizon LEFT JOIN batch AS b ON true
 ORDER BY b.xid::xid8, b.id;
 

@@ -16,11 +16,11 @@ TASK_COLUMNS = (
     "id", "state", "version", "labels", "depends_on", "rerun_of",
     "retry_max_attempts", "retry_initial_backoff_ms", "retry_backoff_multiplier",
     "retry_max_backoff_ms", "retry_jitter", "created_at", "updated_at", "auto_enqueue",
-    "attempt", "worker", "lease_expires_at", "last_heartbeat_at", "next_attempt_at",
+    "attempt", "worker", "lease_expires_at", "last_heartbeat_at", "next_attempt_at", "namespace",
 )
 EVENT_COLUMNS = (
     "id", "xid::text", "task_id", "version", "action", "from_state", "to_state",
-    "operator", "reason", "request_id", "expected_version", "created_at",
+    "operator", "reason", "request_id", "expected_version", "created_at", "namespace", "on_behalf_of",
 )
 TASK_WIDTH = len(TASK_COLUMNS)
 EVENT_WIDTH = len(EVENT_COLUMNS)
@@ -29,13 +29,14 @@ EVENT_WIDTH = len(EVENT_COLUMNS)
 def task_from(row: Sequence[Any], at: int = 0) -> Task:
     (task_id, state, version, labels, depends_on, rerun_of, max_attempts, initial_backoff_ms,
      multiplier, max_backoff_ms, jitter, created_at, updated_at, auto_enqueue,
-     attempt, worker, lease_expires_at, last_heartbeat_at, next_attempt_at) = row[at : at + TASK_WIDTH]
+     attempt, worker, lease_expires_at, last_heartbeat_at, next_attempt_at, namespace) = row[at : at + TASK_WIDTH]
     spec = TaskSpec(
         labels=labels,
         depends_on=tuple(depends_on),
         rerun_of=rerun_of,
         retry_policy=RetryPolicy(max_attempts, initial_backoff_ms, multiplier, max_backoff_ms, jitter),
         auto_enqueue=auto_enqueue,
+        namespace=namespace,
     )
     return Task(
         task_id, State(state), version, spec, created_at, updated_at,
@@ -45,7 +46,7 @@ def task_from(row: Sequence[Any], at: int = 0) -> Task:
 
 def event_from(row: Sequence[Any], at: int = 0) -> Event:
     (event_id, xid, task_id, version, action, from_state, to_state, operator, reason,
-     request_id, expected_version, created_at) = row[at : at + EVENT_WIDTH]
+     request_id, expected_version, created_at, namespace, on_behalf_of) = row[at : at + EVENT_WIDTH]
     return Event(
         event_id=event_id,
         xid=int(xid),
@@ -59,4 +60,6 @@ def event_from(row: Sequence[Any], at: int = 0) -> Event:
         request_id=request_id,
         expected_version=expected_version,
         created_at=created_at,
+        namespace=namespace,
+        on_behalf_of=on_behalf_of,
     )

@@ -92,7 +92,10 @@ tasks = Table(
     # The one durable timer of the task: what the service will do to it, and when.
     Column("timer_action", Text, nullable=True),
     Column("timer_at", DateTime(timezone=True), nullable=True),
+    # Fixed at creation; callers reach only the namespaces they are granted.
+    Column("namespace", Text, nullable=False, server_default=text("'default'")),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
+    CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint("version >= 1", name="version_positive"),
     CheckConstraint("jsonb_typeof(labels) = 'object'", name="labels_object"),
     CheckConstraint("retry_max_attempts BETWEEN 1 AND 1000", name="retry_max_attempts_range"),
@@ -107,6 +110,7 @@ tasks = Table(
     CheckConstraint("succeeded_at IS NULL OR state IN ('succeeded', 'abandoned')", name="succeeded_at_only_after_success"),
     Index(None, "created_at", "id"),
     Index(None, "state", "created_at", "id"),
+    Index(None, "namespace", "created_at", "id"),
     Index("ix_tasks_labels", "labels", postgresql_using="gin", postgresql_ops={"labels": "jsonb_path_ops"}),
     # Only tasks waiting to enqueue themselves are ever looked up by upstream.
     Index(
@@ -135,7 +139,12 @@ task_events = Table(
     Column("request_id", Text, nullable=True),
     Column("expected_version", BigInteger, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    # The task's namespace, copied so the stream filters without reading the task.
+    Column("namespace", Text, nullable=False, server_default=text("'default'")),
+    # Whom the operator said it acted for: the operator's claim, not verified.
+    Column("on_behalf_of", Text, nullable=True),
     CheckConstraint(_one_of("to_state", STATE_VALUES), name="to_state_domain"),
+    CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint(_one_of("from_state", STATE_VALUES), name="from_state_domain"),
     CheckConstraint(_one_of("action", ACTION_VALUES), name="action_domain"),
     CheckConstraint("version >= 1", name="version_positive"),

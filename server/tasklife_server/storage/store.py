@@ -104,16 +104,26 @@ class TaskStore:
             cursor = await pooled.execute(QUERIES[name], params, prepare=True)
             return await cursor.fetchall()
 
-    async def get_task(self, task_id: str) -> Task:
-        rows = await self._fetchall("get_task", {"task_id": task_id})
+    async def get_task(self, task_id: str, reach: list[str] | None = None) -> Task:
+        """The task, if it exists in one of the `reach` namespaces (None: any)."""
+        rows = await self._fetchall("get_task", {"task_id": task_id, "reach": reach})
         if not rows:
             raise TaskNotFound(task_id)
         return task_from(rows[0])
 
-    async def create_task(self, task_id: str, spec: TaskSpec, operator: str, reason: str) -> tuple[Change, bool]:
+    async def create_task(
+        self,
+        task_id: str,
+        spec: TaskSpec,
+        operator: str,
+        reason: str,
+        on_behalf_of: str | None = None,
+        reach: list[str] | None = None,
+    ) -> tuple[Change, bool]:
         """Creates the task, or returns the existing one if its spec is the same.
 
-        Returns the task with its creation event, and whether this call created it.
+        Returns the task with its creation event, and whether this call created it. An
+        existing task outside `reach` is reported taken with no detail about it.
         """
         await self._require_existing(spec)
         policy = spec.retry_policy
@@ -132,8 +142,10 @@ class TaskStore:
                 "retry_max_backoff_ms": policy.max_backoff_ms,
                 "retry_jitter": policy.jitter,
                 "auto_enqueue": spec.auto_enqueue,
+                "namespace": spec.namespace,
                 "operator": operator,
                 "reason": reason,
+                "on_behalf_of": on_behalf_of,
             },
         )
         if rows:
@@ -144,6 +156,8 @@ class TaskStore:
         # The id is taken (tasks are never deleted, so it is still there).
         existing = await self._fetchall("get_task_with_first_event", {"task_id": task_id})
         task = task_from(existing[0])
+        if reach is not None and task.namespace not in reach:
+            raise TaskAlreadyExists(task_id, ())
         differing = spec.differing_fields(task.spec)
         if differing:
             raise TaskAlreadyExists(task_id, differing)
@@ -153,7 +167,7 @@ class TaskStore:
         referenced = set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
         if not referenced:
             return
-        rows = await self._fetchall("existing_task_ids", {"task_ids": sorted(referenced)})
+        rows = await self._fetchall("existing_task_ids", {"task_ids": sorted(referenced), "namespace": spec.namespace})
         missing = referenced - {row[0] for row in rows}
         if missing:
             raise ReferencedTaskNotFound(tuple(sorted(missing)))
@@ -197,6 +211,8 @@ class TaskStore:
             "request_id": command.request_id,
             "operator": command.operator,
             "reason": command.reason,
+            "on_behalf_of": command.on_behalf_of,
+            "reach": command.reach,
             "gated": command.action is Action.ENQUEUE,
             "worker_check": None if starting else command.worker,
             "starting": starting,
@@ -244,11 +260,12 @@ class TaskStore:
             return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in rows))
         return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
 
-    async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None) -> Task:
-        rows = await self._fetchall("heartbeat", {"task_id": task_id, "worker": worker, "lease_ms": lease_ms})
+    async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
+        params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}
+        rows = await self._fetchall("heartbeat", params)
         if rows:
             return task_from(rows[0])
-        task = await self.get_task(task_id)
+        task = await self.get_task(task_id, reach)
         raise LeaseLost(task_id, worker, task.worker, task.state)
 
     async def _transition_row(
@@ -302,11 +319,13 @@ class TaskStore:
         labels: dict[str, str],
         after: tuple[datetime, str] | None,
         limit: int,
+        reach: list[str] | None = None,
     ) -> list[Task]:
         rows = await self._fetchall(
             "list_tasks",
             {
                 "states": [s.value for s in states] if states else None,
+                "reach": reach,
                 "labels": Jsonb(labels),
                 "after_created_at": after[0] if after else None,
                 "after_id": after[1] if after else None,
@@ -315,11 +334,13 @@ class TaskStore:
         )
         return [task_from(row) for row in rows]
 
-    async def list_task_events(self, task_id: str, *, after_version: int, limit: int) -> list[Event]:
+    async def list_task_events(
+        self, task_id: str, *, after_version: int, limit: int, reach: list[str] | None = None
+    ) -> list[Event]:
         rows = await self._fetchall(
-            "list_task_events", {"task_id": task_id, "after_version": after_version, "limit": limit}
+            "list_task_events", {"task_id": task_id, "after_version": after_version, "limit": limit, "reach": reach}
         )
-        if not rows and not await self.task_exists(task_id):
+        if not rows and not await self.task_exists(task_id, reach):
             raise TaskNotFound(task_id)
         return [event_from(row) for row in rows]
 
@@ -345,8 +366,8 @@ class TaskStore:
         rows = await self._fetchall("event_at", {"xid": str(position[0]), "id": position[1]})
         return bool(rows[0][0])
 
-    async def task_exists(self, task_id: str) -> bool:
-        rows = await self._fetchall("task_exists", {"task_id": task_id})
+    async def task_exists(self, task_id: str, reach: list[str] | None = None) -> bool:
+        rows = await self._fetchall("task_exists", {"task_id": task_id, "reach": reach})
         return bool(rows[0][0])
 
 

@@ -52,10 +52,18 @@ class HubSettings:
 
 
 class EventHub:
-    def __init__(self, store: TaskStore, render: Callable[[Event], Any], settings: HubSettings = HubSettings()):
+    def __init__(
+        self,
+        store: TaskStore,
+        render: Callable[[Event], Any],
+        settings: HubSettings = HubSettings(),
+        on_delivery: Callable[[list[StreamItem]], None] | None = None,
+    ):
         self._store = store
         self._render = render
         self.settings = settings
+        # Called with the events of each message a live subscription sends (for the lag metric).
+        self.on_delivery = on_delivery
         self.position: Position = ORIGIN
         self._subscriptions: set[Subscription] = set()
         self._live = SubscriptionIndex()
@@ -237,7 +245,10 @@ class Subscription:
                 if self._closed:
                     raise StreamClosed()
                 if not self._buffer.empty():
-                    yield self._drain_buffer()
+                    items, end = self._drain_buffer()
+                    if self._hub.on_delivery is not None:
+                        self._hub.on_delivery(items)
+                    yield items, end
                 elif not self.live:
                     caught_up = await self._catch_up()
                     if caught_up is not None:

@@ -1,7 +1,7 @@
 """SubscriptionIndex: which live subscriptions might want an event, without asking them all.
 
 Each subscription is filed under its most selective filter part (task ids, else one label
-pair, else its states, else "everything"), so handing a batch to a thousand watchers that
+pair, else its namespaces, else its states, else "everything"), so handing a batch to a thousand watchers that
 each follow their own tasks costs a few dictionary look-ups per event, not a thousand
 filter checks. Candidates still check their whole filter.
 """
@@ -27,6 +27,8 @@ class SubscriptionIndex:
             return [("task", task_id) for task_id in watch.task_ids]
         if watch.labels:
             return [("label", min(watch.labels.items()))]
+        if watch.namespaces is not None:
+            return [("namespace", namespace) for namespace in watch.namespaces]
         if watch.states:
             return [("state", state) for state in watch.states]
         return None
@@ -56,7 +58,7 @@ class SubscriptionIndex:
         """Every subscription that might match `item`, each once."""
         yield from self._everything
         seen: set[Subscription] = set()
-        keys = [("task", item.event.task_id), ("state", item.event.to_state)]
+        keys = [("task", item.event.task_id), ("namespace", item.event.namespace), ("state", item.event.to_state)]
         keys += [("label", pair) for pair in item.labels.items()]
         for key in keys:
             for subscription in self._by_key.get(key, ()):

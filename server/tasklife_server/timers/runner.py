@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime
 
 from psycopg import AsyncConnection
@@ -41,10 +42,18 @@ def _when(moment: datetime | None) -> str:
 
 
 class TimerRunner:
-    def __init__(self, store: TaskStore, policies: PolicySettings, *, max_idle: float = 1.0):
+    def __init__(
+        self,
+        store: TaskStore,
+        policies: PolicySettings,
+        *,
+        max_idle: float = 1.0,
+        on_action: Callable[[TimerAction], None] | None = None,
+    ):
         self._store = store
         self._policies = policies
         self._max_idle = max_idle
+        self._on_action = on_action  # called with each timer fired and committed (for metrics)
         self._wake = asyncio.Event()
         self._wake_at = 0.0
         self._task: asyncio.Task[None] | None = None
@@ -93,13 +102,17 @@ class TimerRunner:
             if claimed is None:
                 return False
             task, action = claimed
+            fired = False
             try:
                 async with conn.transaction():  # a savepoint, so a failure can push the timer back
                     await self._fire(conn, task, action)
+                fired = True
             except Exception:  # noqa: BLE001 - one bad timer must not stop the others
                 log.exception("timer %s of task %s failed; trying again later", action.value, task.task_id)
                 await self._store.set_timer(conn, task, Timer(action, _POISON_DELAY_MS))
         self._store.committed_elsewhere()
+        if fired and self._on_action is not None:
+            self._on_action(action)
         return True
 
     async def _fire(self, conn: AsyncConnection, task: Task, action: TimerAction) -> None:

@@ -42,6 +42,7 @@ DEFAULT_TIMEOUT: Final = 10.0
 """Seconds a call may take unless the client or the call says otherwise."""
 
 OPERATOR_METADATA_KEY: Final = "tasklife-operator"
+AUTHORIZATION_METADATA_KEY: Final = "authorization"
 
 TRANSITION_RPCS: Final = (
     "EnqueueTask",
@@ -97,16 +98,24 @@ class TasklifeClient:
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
         operator: str | None = None,
+        token: str | None = None,
     ) -> None:
         """Wraps a channel you opened; close() leaves it open (connect() opens its own).
 
         `operator` is sent as `tasklife-operator` metadata with every call: the server
-        records it on each event unless the request names its own `operator`.
+        records it on each event unless the request names its own `operator`. `token` is
+        sent as `authorization: Bearer <token>` metadata with every call, watches included;
+        send it over TLS only.
         """
         self._channel = channel
         self._stub = task_service_pb2_grpc.TaskServiceStub(channel)
         self._timeout = timeout
-        self._metadata = ((OPERATOR_METADATA_KEY, operator),) if operator else None
+        metadata = []
+        if operator:
+            metadata.append((OPERATOR_METADATA_KEY, operator))
+        if token:
+            metadata.append((AUTHORIZATION_METADATA_KEY, f"Bearer {token}"))
+        self._metadata = tuple(metadata) or None
         self._owns_channel = False
 
     @classmethod
@@ -119,17 +128,19 @@ class TasklifeClient:
         credentials: grpc.ChannelCredentials | None = None,
         timeout: float | None = DEFAULT_TIMEOUT,
         operator: str | None = None,
+        token: str | None = None,
         options: Sequence[tuple[str, Any]] = (),
     ) -> TasklifeClient:
         """Opens a channel to `address` (host:port) and a client that closes it on close().
 
         Plaintext unless `tls` is true or `ca_file` (PEM) is given; `credentials` replaces
         both (e.g. for mutual TLS). `timeout` is the default deadline of each unary call, in
-        seconds (None: none). `options` are gRPC channel options. Connecting is lazy: the
+        seconds (None: none). `token` is sent as `authorization: Bearer <token>` with every
+        call. `options` are gRPC channel options. Connecting is lazy: the
         first call reports an unreachable server as TasklifeError(UNAVAILABLE).
         """
         channel = open_channel(address, tls=tls, ca_file=ca_file, credentials=credentials, options=options)
-        client = cls(channel, timeout=timeout, operator=operator)
+        client = cls(channel, timeout=timeout, operator=operator, token=token)
         client._owns_channel = True
         return client
 
@@ -161,12 +172,15 @@ class TasklifeClient:
         reason: str | None = None,
         operator: str | None = None,
         auto_enqueue: bool | None = None,
+        namespace: str | None = None,
+        on_behalf_of: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.CreateTaskResponse:
         """Creates a task in TASK_STATE_CREATED at version 1 (the server picks an id if none)."""
         request = _request(
             pb.CreateTaskRequest, task_id=task_id, labels=labels, depends_on=depends_on, rerun_of=rerun_of,
             retry_policy=retry_policy, reason=reason, operator=operator, auto_enqueue=auto_enqueue,
+            namespace=namespace, on_behalf_of=on_behalf_of,
         )
         return self._unary("CreateTask", request, timeout)
 
@@ -180,11 +194,13 @@ class TasklifeClient:
         page_token: str | None = None,
         states: Iterable[State] | None = None,
         labels: Mapping[str, str] | None = None,
+        namespaces: Iterable[str] | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.ListTasksResponse:
         """One page of tasks, oldest first; iter_tasks() follows the pages for you."""
         request = _request(
-            pb.ListTasksRequest, page_size=page_size, page_token=page_token, states=states, labels=labels
+            pb.ListTasksRequest, page_size=page_size, page_token=page_token, states=states, labels=labels,
+            namespaces=namespaces,
         )
         return self._unary("ListTasks", request, timeout)
 
@@ -194,13 +210,17 @@ class TasklifeClient:
         states: Iterable[State] | None = None,
         labels: Mapping[str, str] | None = None,
         page_size: int | None = None,
+        namespaces: Iterable[str] | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> Iterator[task_pb2.Task]:
         """Every matching task, oldest first, fetched a page at a time (`timeout` is per page)."""
         states = list(states) if states is not None else None
+        namespaces = list(namespaces) if namespaces is not None else None
         token = ""
         while True:
-            page = self.list_tasks(page_size=page_size, page_token=token, states=states, labels=labels, timeout=timeout)
+            page = self.list_tasks(
+                page_size=page_size, page_token=token, states=states, labels=labels, namespaces=namespaces, timeout=timeout
+            )
             yield from page.tasks
             token = page.next_page_token
             if not token:
@@ -256,12 +276,13 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.EnqueueTaskResponse:
         """CREATED or RETRYING -> READY."""
         request = _request(
             pb.EnqueueTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of,
         )
         return self._unary("EnqueueTask", request, timeout)
 
@@ -273,6 +294,7 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         worker: str | None = None,
         lease_duration: Duration | None = None,
         timeout: Timeout = _Default.TIMEOUT,
@@ -280,7 +302,7 @@ class TasklifeClient:
         """READY -> RUNNING, optionally leased to `worker` for `lease_duration`."""
         request = _request(
             pb.StartTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator, worker=worker, lease_duration=lease_duration,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of, worker=worker, lease_duration=lease_duration,
         )
         return self._unary("StartTask", request, timeout)
 
@@ -292,13 +314,14 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         worker: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.CompleteTaskResponse:
         """RUNNING -> SUCCEEDED; with `worker`, only while that worker holds the task."""
         request = _request(
             pb.CompleteTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator, worker=worker,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of, worker=worker,
         )
         return self._unary("CompleteTask", request, timeout)
 
@@ -310,13 +333,14 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         worker: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.FailTaskResponse:
         """RUNNING -> FAILED; with `worker`, only while that worker holds the task."""
         request = _request(
             pb.FailTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator, worker=worker,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of, worker=worker,
         )
         return self._unary("FailTask", request, timeout)
 
@@ -328,12 +352,13 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.RetryTaskResponse:
         """FAILED -> RETRYING (then EnqueueTask makes it READY again)."""
         request = _request(
             pb.RetryTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of,
         )
         return self._unary("RetryTask", request, timeout)
 
@@ -345,12 +370,13 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.PauseTaskResponse:
         """READY or RUNNING -> PAUSED."""
         request = _request(
             pb.PauseTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of,
         )
         return self._unary("PauseTask", request, timeout)
 
@@ -362,12 +388,13 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.ResumeTaskResponse:
         """PAUSED -> READY."""
         request = _request(
             pb.ResumeTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of,
         )
         return self._unary("ResumeTask", request, timeout)
 
@@ -379,12 +406,13 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.KillTaskResponse:
         """RUNNING or FAILED -> KILLED."""
         request = _request(
             pb.KillTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of,
         )
         return self._unary("KillTask", request, timeout)
 
@@ -396,12 +424,13 @@ class TasklifeClient:
         request_id: str | None = None,
         reason: str | None = None,
         operator: str | None = None,
+        on_behalf_of: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.AbandonTaskResponse:
         """READY, PAUSED, SUCCEEDED, FAILED or KILLED -> ABANDONED (final)."""
         request = _request(
             pb.AbandonTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of,
         )
         return self._unary("AbandonTask", request, timeout)
 
@@ -454,6 +483,7 @@ class TasklifeClient:
         states: Iterable[State] | None = None,
         labels: Mapping[str, str] | None = None,
         progress_interval: Duration | None = None,
+        namespaces: Iterable[str] | None = None,
         timeout: float | None = None,
     ) -> Generator[pb.WatchTaskEventsResponse, None, None]:
         """One WatchTaskEvents stream, message by message, as the server sends it.
@@ -461,7 +491,7 @@ class TasklifeClient:
         It does not resume when it breaks (it raises TasklifeError); watch() does. `timeout`
         bounds the whole stream (none by default). Stop early with the iterator's close().
         """
-        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval)
+        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval, namespaces)
         return _typed_errors(self._open_watch(request, timeout))
 
     def watch(
@@ -473,6 +503,7 @@ class TasklifeClient:
         states: Iterable[State] | None = None,
         labels: Mapping[str, str] | None = None,
         progress_interval: Duration | None = None,
+        namespaces: Iterable[str] | None = None,
         max_reconnect_attempts: int | None = 10,
         reconnect_delay: float = 0.1,
         max_reconnect_delay: float = 5.0,
@@ -487,7 +518,7 @@ class TasklifeClient:
         while reconnecting fails; after `max_reconnect_attempts` failures in a row (None:
         never give up) the error is raised. See TaskWatch.
         """
-        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval)
+        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval, namespaces)
         return TaskWatch(
             lambda resume: self._open_watch(resume, None),
             request,
@@ -525,12 +556,13 @@ def _watch_request(
     states: Iterable[State] | None,
     labels: Mapping[str, str] | None,
     progress_interval: Duration | None,
+    namespaces: Iterable[str] | None = None,
 ) -> pb.WatchTaskEventsRequest:
     if after_cursor is not None and from_beginning:
         raise ValueError("give after_cursor or from_beginning, not both")
     return _request(
         pb.WatchTaskEventsRequest, after_cursor=after_cursor, from_beginning=from_beginning, task_ids=task_ids,
-        states=states, labels=labels, progress_interval=progress_interval,
+        states=states, labels=labels, progress_interval=progress_interval, namespaces=namespaces,
     )
 
 

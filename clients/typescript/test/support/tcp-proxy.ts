@@ -1,6 +1,8 @@
 // A loopback TCP relay in front of the live server that a test can cut, to break real
-// connections the way a network failure does. It forwards bytes; it never answers for the server.
+// connections the way a network failure does, and that can terminate TLS in front of it. It
+// forwards bytes; it never answers for the server.
 import net from "node:net";
+import tls from "node:tls";
 
 export class TcpProxy {
   readonly #server: net.Server;
@@ -10,13 +12,18 @@ export class TcpProxy {
     this.#server = server;
   }
 
-  static async start(target: string): Promise<TcpProxy> {
+  /** With `tlsOptions`, the proxy is a TLS server (offering h2, as gRPC requires) in front of `target`. */
+  static async start(target: string, tlsOptions?: tls.TlsOptions): Promise<TcpProxy> {
     const separator = target.lastIndexOf(":");
     const host = target.slice(0, separator).replace(/^\[|\]$/g, "");
     const port = Number(target.slice(separator + 1));
-    const server = net.createServer();
+    const server = tlsOptions ? tls.createServer({ ALPNProtocols: ["h2"], ...tlsOptions }) : net.createServer();
     const proxy = new TcpProxy(server);
-    server.on("connection", (client) => proxy.#relay(client, net.connect(port, host)));
+    server.on(tlsOptions ? "secureConnection" : "connection", (client: net.Socket) =>
+      proxy.#relay(client, net.connect(port, host)),
+    );
+    // A refused handshake is what some tests are about; it must not crash the process.
+    server.on("tlsClientError", () => undefined);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return proxy;
   }
@@ -27,7 +34,11 @@ export class TcpProxy {
 
   /** Resets every open connection; new connections are still accepted. */
   cutConnections(): void {
-    for (const socket of this.#sockets) socket.resetAndDestroy();
+    // A TLS socket cannot be reset (it has no TCP handle of its own); destroying it closes the connection.
+    for (const socket of this.#sockets) {
+      if (socket instanceof tls.TLSSocket) socket.destroy();
+      else socket.resetAndDestroy();
+    }
     this.#sockets.clear();
   }
 

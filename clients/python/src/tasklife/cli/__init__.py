@@ -2,5 +2,6 @@
 
 The console script is `tasklife.cli.app:main`. Modules: `app` (argument parsing, the session,
 exit codes handling), `tasks`, `watching`, `machine` and `serving` (the commands), `render`
-(tables, short names, local times, JSON) and `failures` (exit codes and error messages).
+(tables, short names, local times, JSON), `credentials` (TLS, mutual TLS and the token
+of the connection) and `failures` (exit codes and error messages).
 """

@@ -31,10 +31,16 @@ This command talks to a Tasklife server over gRPC (see --address), and can also 
 Options of the connection and output (--address, --json...) go before or after the command."""
 
 EPILOG = f"""\
-environment:
-  TASKLIFE_ADDRESS   server host:port (default {DEFAULT_ADDRESS}); --address wins
-  TASKLIFE_OPERATOR  who you are, recorded on every event you cause; --operator wins
-  DATABASE_URL       PostgreSQL URL for `migrate` (and `serve`); --database-url wins
+environment (an option given on the command line wins):
+  TASKLIFE_ADDRESS      server host:port (default {DEFAULT_ADDRESS}); --address
+  TASKLIFE_OPERATOR     who you are, recorded on every event you cause; --operator
+  TASKLIFE_TOKEN        bearer token sent with every call; --token
+  TASKLIFE_CA_FILE      PEM CA bundle that signed the server's certificate; --ca-file
+  TASKLIFE_CERT_FILE    PEM client certificate, for mutual TLS; --cert-file
+  TASKLIFE_KEY_FILE     PEM key of that certificate; --key-file
+  TASKLIFE_TLS=1        use TLS with the system's CAs; --tls
+  TASKLIFE_SERVER_NAME  the name to verify in the server's certificate; --server-name
+  DATABASE_URL          PostgreSQL URL for `migrate` (and `serve`); --database-url
 
 {failures.EXIT_CODES_HELP}
 
@@ -64,12 +70,9 @@ class Session:
     @property
     def channel(self) -> grpc.Channel:
         if self._channel is None:
-            from tasklife.connection import open_channel
+            from tasklife.cli.credentials import open_channel
 
-            try:
-                self._channel = open_channel(self.args.address, tls=self.args.tls, ca_file=self.args.ca_file)
-            except OSError as error:
-                raise CliError(f"cannot read --ca-file {self.args.ca_file}: {error.strerror or error}", failures.USAGE)
+            self._channel = open_channel(self.args)
         return self._channel
 
     @property
@@ -77,7 +80,9 @@ class Session:
         if self._client is None:
             from tasklife.client import TasklifeClient
 
-            self._client = TasklifeClient(self.channel, timeout=self.args.timeout, operator=self.args.operator or None)
+            self._client = TasklifeClient(
+                self.channel, timeout=self.args.timeout, operator=self.args.operator or None, token=self.args.token or None
+            )
         return self._client
 
     def close(self) -> None:
@@ -180,6 +185,8 @@ def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], 
     each command they are repeated with SUPPRESS defaults, so they may also follow the command
     without overwriting a value given before it."""
 
+    from tasklife.cli.credentials import token
+
     def default(value: object) -> object:
         return value if top else argparse.SUPPRESS
 
@@ -190,9 +197,43 @@ def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], 
         default=default(env.get("TASKLIFE_ADDRESS") or DEFAULT_ADDRESS),
         help=f"the server (env TASKLIFE_ADDRESS, default {DEFAULT_ADDRESS})",
     )
-    group.add_argument("--tls", action="store_true", default=default(False), help="use TLS, trusting the system's CAs")
     group.add_argument(
-        "--ca-file", metavar="PEM", default=default(None), help="use TLS, trusting the CA certificates in this file"
+        "--tls",
+        action="store_true",
+        default=default(env.get("TASKLIFE_TLS", "").strip().lower() in ("1", "true", "yes", "on")),
+        help="use TLS, trusting the system's CAs (env TASKLIFE_TLS=1)",
+    )
+    group.add_argument(
+        "--ca-file",
+        metavar="PEM",
+        default=default(env.get("TASKLIFE_CA_FILE") or None),
+        help="use TLS, trusting the CA certificates in this file (env TASKLIFE_CA_FILE)",
+    )
+    group.add_argument(
+        "--cert-file",
+        metavar="PEM",
+        default=default(env.get("TASKLIFE_CERT_FILE") or None),
+        help="use TLS, presenting this client certificate, for mutual TLS (env TASKLIFE_CERT_FILE)",
+    )
+    group.add_argument(
+        "--key-file",
+        metavar="PEM",
+        default=default(env.get("TASKLIFE_KEY_FILE") or None),
+        help="the private key of --cert-file (env TASKLIFE_KEY_FILE)",
+    )
+    group.add_argument(
+        "--server-name",
+        metavar="NAME",
+        default=default(env.get("TASKLIFE_SERVER_NAME") or None),
+        help="use TLS, expecting this name in the server's certificate instead of the --address host "
+        "(env TASKLIFE_SERVER_NAME)",
+    )
+    group.add_argument(
+        "--token",
+        type=token,
+        default=default(env.get("TASKLIFE_TOKEN") or None),
+        help="bearer token sent as `authorization: Bearer TOKEN` with every call; prefer the environment "
+        "variable, which other users cannot see in the process list (env TASKLIFE_TOKEN)",
     )
     group.add_argument(
         "--timeout",

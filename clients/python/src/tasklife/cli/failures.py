@@ -18,6 +18,10 @@ UNAVAILABLE = 4
 """The server (or its database) cannot be reached, or did not answer in time."""
 OTHER = 5
 """Anything else: an internal server error, a missing server package, a failed migration..."""
+UNAUTHENTICATED = 6
+"""The server needs credentials and got none, or a token or certificate it does not accept."""
+PERMISSION_DENIED = 7
+"""Authenticated, but the principal lacks the role or namespace, or named another operator."""
 INTERRUPTED = 130
 """Stopped by Ctrl-C (SIGINT) before it finished; `watch` exits 0 instead, as that is how it ends."""
 
@@ -28,11 +32,16 @@ exit codes:
        --expected-version (VERSION_MISMATCH), unmet upstreams (DEPENDENCIES_NOT_MET),
        an invalid request... (status INVALID_ARGUMENT, FAILED_PRECONDITION, ABORTED,
        ALREADY_EXISTS or OUT_OF_RANGE); the message names the reason
-  {USAGE}    usage error: bad arguments or options, an unreadable --ca-file, no database URL
+  {USAGE}    usage error: bad arguments or options, an unreadable --ca-file, --cert-file or
+       --key-file, no database URL
   {NOT_FOUND}    not found: no task has the given id (NOT_FOUND)
   {UNAVAILABLE}    unavailable: the server or its database cannot be reached, or did not answer
        within --timeout (UNAVAILABLE, DEADLINE_EXCEEDED)
   {OTHER}    any other error (internal server error, server package not installed...)
+  {UNAUTHENTICATED}    not authenticated: no credentials, or a token or client certificate the server
+       does not accept (UNAUTHENTICATED); see --token, --cert-file
+  {PERMISSION_DENIED}    permission denied: your principal lacks the role (ROLE_NOT_GRANTED) or the
+       namespace (NAMESPACE_NOT_GRANTED), or --operator is not you (OPERATOR_MISMATCH)
   {INTERRUPTED}  interrupted by Ctrl-C (except `watch`, which then exits 0)"""
 
 _REFUSALS = frozenset(
@@ -59,6 +68,10 @@ class CliError(Exception):
 def exit_code(error: TasklifeError) -> int:
     if error.code == grpc.StatusCode.NOT_FOUND:
         return NOT_FOUND
+    if error.code == grpc.StatusCode.UNAUTHENTICATED:
+        return UNAUTHENTICATED
+    if error.code == grpc.StatusCode.PERMISSION_DENIED:
+        return PERMISSION_DENIED
     if error.code in _UNREACHABLE:
         return UNAVAILABLE
     if error.code in _REFUSALS:
@@ -113,6 +126,13 @@ def message(error: TasklifeError, *, address: str, timeout: float | None) -> str
         return f"no answer from the server at {address} {limit}; try a larger --timeout{tag}"
     if error.code == grpc.StatusCode.UNAVAILABLE and not reason:
         return f"cannot reach the server at {address}: {_one_line(error.message)}{tag}"
+    if error.code == grpc.StatusCode.UNAUTHENTICATED:
+        return (
+            f"not authenticated by the server at {address}: {_one_line(error.message)}; give a valid "
+            f"--token (or TASKLIFE_TOKEN), or a client certificate with --cert-file and --key-file{tag}"
+        )
+    if error.code == grpc.StatusCode.PERMISSION_DENIED:
+        return f"permission denied: {_one_line(error.message)}{tag}"
     if reason == "INVALID_REQUEST":
         return f"invalid request: {_one_line(error.message)}{tag}"
     return f"{_one_line(error.message) or error.code.name}{tag}"

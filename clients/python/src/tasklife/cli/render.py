@@ -187,6 +187,7 @@ def task_details(task: task_pb2.Task) -> str:
     return fields(
         [
             ("task_id", task.task_id),
+            ("namespace", task.namespace or NONE),
             ("state", state(task.state)),
             ("version", task.version),
             ("labels", labels(task.labels)),
@@ -205,11 +206,14 @@ def task_details(task: task_pb2.Task) -> str:
     )
 
 
-TASK_HEADERS = ("task id", "state", "version", "attempt", "updated", "labels")
+TASK_HEADERS = ("task id", "namespace", "state", "version", "attempt", "updated", "labels")
 
 
 def task_row(task: task_pb2.Task) -> tuple[object, ...]:
-    return (task.task_id, state(task.state), task.version, task.attempt, local_time(task.update_time), labels(task.labels))
+    return (
+        task.task_id, task.namespace or NONE, state(task.state), task.version, task.attempt,
+        local_time(task.update_time), labels(task.labels),
+    )
 
 
 HISTORY_HEADERS = ("version", "time", f"from {ARROW} to", "action", "operator", "reason", "time in state")
@@ -224,12 +228,17 @@ def history_rows(events: Sequence[task_pb2.TaskEvent], now: datetime | None = No
                 local_time(event.create_time),
                 move(event.from_state, event.to_state),
                 action(event.action),
-                event.operator,
+                operator(event),
                 event.reason,
                 f"{duration(span)} so far" if current else duration(span),
             )
         )
     return rows
+
+
+def operator(event: task_pb2.TaskEvent) -> str:
+    """The operator, and whom it acted for when it said so: "alice (for carol)"."""
+    return f"{event.operator} (for {event.on_behalf_of})" if event.on_behalf_of else event.operator
 
 
 def event_line(event: task_pb2.TaskEvent) -> str:
@@ -241,7 +250,7 @@ def event_line(event: task_pb2.TaskEvent) -> str:
         f"v{event.version}",
         f"{move(event.from_state, event.to_state):<{_MOVE_WIDTH}}",
         f"{action(event.action):<{_ACTION_WIDTH}}",
-        cell(event.operator),
+        cell(operator(event)),
     ]
     if event.reason:
         parts.append(cell(event.reason))

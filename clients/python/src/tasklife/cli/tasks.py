@@ -24,6 +24,8 @@ TRANSITIONS = (
     ("abandon", "AbandonTask", "ready, paused, succeeded, failed or killed → abandoned"),
 )
 
+ON_BEHALF_OF_HELP = "whom you act for (say the person behind a UI), recorded in the event next to the operator"
+
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     from tasklife.cli.app import label, positive_int, task_state
@@ -47,6 +49,12 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         "--max-attempts", type=positive_int, metavar="N", help="attempts in all, including the first (retry policy)"
     )
     create.add_argument("--reason", help="why, recorded in the creation event")
+    create.add_argument(
+        "--namespace",
+        metavar="NAME",
+        help="the task's namespace, fixed for good (default: yours if you are granted exactly one, else default)",
+    )
+    create.add_argument("--on-behalf-of", metavar="WHO", help=ON_BEHALF_OF_HELP)
 
     get = add("get", run_get, "show a task")
     get.add_argument("task_id", metavar="ID")
@@ -67,6 +75,13 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     )
     listing.add_argument(
         "--label", dest="labels", action="append", type=label, metavar="KEY=VALUE", help="only tasks with this label (repeatable)"
+    )
+    listing.add_argument(
+        "--namespace",
+        dest="namespaces",
+        action="append",
+        metavar="NAME",
+        help="only tasks of this namespace (repeatable: any of them; default: every namespace you reach)",
     )
     listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N tasks")
 
@@ -100,6 +115,7 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
             metavar="KEY",
             help="idempotency key: repeating the same command with it returns the first outcome",
         )
+        sub.add_argument("--on-behalf-of", metavar="WHO", help=ON_BEHALF_OF_HELP)
         if command == "start":
             from tasklife.cli.app import duration
 
@@ -130,6 +146,8 @@ def run_create(args: argparse.Namespace, session: Session) -> int:
         retry_policy={"max_attempts": args.max_attempts} if args.max_attempts else None,
         reason=args.reason,
         auto_enqueue=args.auto_enqueue,
+        namespace=args.namespace,
+        on_behalf_of=args.on_behalf_of,
     )
     _emit_task(session, response)
     return 0
@@ -144,7 +162,10 @@ def run_list(args: argparse.Namespace, session: Session) -> int:
     from tasklife.cli.app import labels_of
 
     tasks = session.client.iter_tasks(
-        states=args.states, labels=labels_of(args.labels), page_size=min(args.limit, 1000) if args.limit else None
+        states=args.states,
+        labels=labels_of(args.labels),
+        namespaces=args.namespaces,
+        page_size=min(args.limit, 1000) if args.limit else None,
     )
     rows = []
     for count, task in enumerate(tasks, start=1):
@@ -184,6 +205,7 @@ def _transition(command: str) -> Callable[[argparse.Namespace, Session], int]:
             expected_version=args.expected_version,
             request_id=args.request_id,
             reason=args.reason,
+            on_behalf_of=args.on_behalf_of,
             **extra,
         )
         session.print(render.json_document(response) if session.json else render.moved(response.task, response.event))

@@ -53,6 +53,13 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     watch.add_argument(
         "--label", dest="labels", action="append", type=label, metavar="KEY=VALUE", help="only tasks with this label (repeatable)"
     )
+    watch.add_argument(
+        "--namespace",
+        dest="namespaces",
+        action="append",
+        metavar="NAME",
+        help="only tasks of this namespace (repeatable: any of them; default: every namespace you reach)",
+    )
     watch.add_argument("--max-events", type=positive_int, metavar="N", help="stop after N events")
 
 
@@ -103,6 +110,7 @@ def run_watch(args: argparse.Namespace, session: Session) -> int:
         task_ids=args.task_ids,
         states=args.states,
         labels=labels,
+        namespaces=args.namespaces,
     )
     start = "from the beginning" if args.from_beginning else "after the given cursor" if args.after else "from now"
     session.note(f"watching {start}; stop with Ctrl-C")

@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateTaskRequest(_message.Message):
-    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue")
+    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue", "namespace", "on_behalf_of")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -27,6 +27,8 @@ class CreateTaskRequest(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
     AUTO_ENQUEUE_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     labels: _containers.ScalarMap[str, str]
     depends_on: _containers.RepeatedScalarFieldContainer[str]
@@ -35,7 +37,9 @@ class CreateTaskRequest(_message.Message):
     reason: str
     operator: str
     auto_enqueue: bool
-    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ...) -> None: ...
+    namespace: str
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class CreateTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -58,7 +62,7 @@ class GetTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ...) -> None: ...
 
 class ListTasksRequest(_message.Message):
-    __slots__ = ("page_size", "page_token", "states", "labels")
+    __slots__ = ("page_size", "page_token", "states", "labels", "namespaces")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -70,11 +74,13 @@ class ListTasksRequest(_message.Message):
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     STATES_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
     states: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskState]
     labels: _containers.ScalarMap[str, str]
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    namespaces: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., namespaces: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListTasksResponse(_message.Message):
     __slots__ = ("tasks", "next_page_token")
@@ -103,7 +109,7 @@ class ListTaskEventsResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_task_pb2.TaskEvent, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class WatchTaskEventsRequest(_message.Message):
-    __slots__ = ("after_cursor", "from_beginning", "task_ids", "states", "labels", "progress_interval")
+    __slots__ = ("after_cursor", "from_beginning", "task_ids", "states", "labels", "progress_interval", "namespaces")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -117,13 +123,15 @@ class WatchTaskEventsRequest(_message.Message):
     STATES_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
     PROGRESS_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
     after_cursor: str
     from_beginning: bool
     task_ids: _containers.RepeatedScalarFieldContainer[str]
     states: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskState]
     labels: _containers.ScalarMap[str, str]
     progress_interval: _duration_pb2.Duration
-    def __init__(self, after_cursor: _Optional[str] = ..., from_beginning: _Optional[bool] = ..., task_ids: _Optional[_Iterable[str]] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., progress_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    namespaces: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, after_cursor: _Optional[str] = ..., from_beginning: _Optional[bool] = ..., task_ids: _Optional[_Iterable[str]] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., progress_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., namespaces: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class WatchTaskEventsResponse(_message.Message):
     __slots__ = ("events", "cursor")
@@ -200,18 +208,20 @@ class Transition(_message.Message):
     def __init__(self, from_state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., action: _Optional[_Union[_task_pb2.TaskAction, str]] = ..., to_state: _Optional[_Union[_task_pb2.TaskState, str]] = ...) -> None: ...
 
 class EnqueueTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class EnqueueTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -222,7 +232,7 @@ class EnqueueTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class StartTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "lease_duration")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "lease_duration", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -230,6 +240,7 @@ class StartTaskRequest(_message.Message):
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
     LEASE_DURATION_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
@@ -237,7 +248,8 @@ class StartTaskRequest(_message.Message):
     operator: str
     worker: str
     lease_duration: _duration_pb2.Duration
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., lease_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., lease_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class StartTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -248,20 +260,22 @@ class StartTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class CompleteTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
     worker: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class CompleteTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -272,20 +286,22 @@ class CompleteTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class FailTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
     worker: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class FailTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -296,18 +312,20 @@ class FailTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class RetryTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class RetryTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -318,18 +336,20 @@ class RetryTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class PauseTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class PauseTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -340,18 +360,20 @@ class PauseTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class ResumeTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class ResumeTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -362,18 +384,20 @@ class ResumeTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class KillTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class KillTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -384,18 +408,20 @@ class KillTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class AbandonTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "on_behalf_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+    on_behalf_of: str
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
 
 class AbandonTaskResponse(_message.Message):
     __slots__ = ("task", "event")

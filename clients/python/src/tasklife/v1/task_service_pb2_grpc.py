@@ -61,6 +61,19 @@ class TaskServiceStub:
     reconnect (to any replica) with the last cursor received.
     - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
     backoff.
+    When the server authenticates callers (docs/concepts/security.md):
+    - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+    or a bearer token that is unknown, expired or badly signed.
+    - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+    metadata `principal`, `method` and `granting_roles`.
+    - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+    naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+    - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+    other than the authenticated principal; metadata `principal`, `operator`.
+    - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+    of open watches on this server; metadata `principal`, `limit`.
+    A task in a namespace the caller does not reach is reported exactly as a task that
+    does not exist: TASK_NOT_FOUND.
     A failed call writes nothing.
     """
 
@@ -188,6 +201,19 @@ class TaskServiceServicer:
     reconnect (to any replica) with the last cursor received.
     - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
     backoff.
+    When the server authenticates callers (docs/concepts/security.md):
+    - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+    or a bearer token that is unknown, expired or badly signed.
+    - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+    metadata `principal`, `method` and `granting_roles`.
+    - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+    naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+    - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+    other than the authenticated principal; metadata `principal`, `operator`.
+    - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+    of open watches on this server; metadata `principal`, `limit`.
+    A task in a namespace the caller does not reach is reported exactly as a task that
+    does not exist: TASK_NOT_FOUND.
     A failed call writes nothing.
     """
 
@@ -476,6 +502,19 @@ class TaskService:
     reconnect (to any replica) with the last cursor received.
     - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
     backoff.
+    When the server authenticates callers (docs/concepts/security.md):
+    - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+    or a bearer token that is unknown, expired or badly signed.
+    - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+    metadata `principal`, `method` and `granting_roles`.
+    - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+    naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+    - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+    other than the authenticated principal; metadata `principal`, `operator`.
+    - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+    of open watches on this server; metadata `principal`, `limit`.
+    A task in a namespace the caller does not reach is reported exactly as a task that
+    does not exist: TASK_NOT_FOUND.
     A failed call writes nothing.
     """
 

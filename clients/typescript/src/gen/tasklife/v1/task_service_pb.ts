@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tasklife/v1/task_service.proto.
  */
 export const file_tasklife_v1_task_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch50YXNrbGlmZS92MS90YXNrX3NlcnZpY2UucHJvdG8SC3Rhc2tsaWZlLnYxIp0CChFDcmVhdGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEjoKBmxhYmVscxgCIAMoCzIqLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXF1ZXN0LkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YAyADKAkSEAoIcmVydW5fb2YYBCABKAkSLgoMcmV0cnlfcG9saWN5GAUgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSDgoGcmVhc29uGAYgASgJEhAKCG9wZXJhdG9yGAcgASgJEhQKDGF1dG9fZW5xdWV1ZRgIIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIlwKEkNyZWF0ZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCIhCg5HZXRUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJIjIKD0dldFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzayLLAQoQTGlzdFRhc2tzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRImCgZzdGF0ZXMYAyADKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSOQoGbGFiZWxzGAQgAygLMikudGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdC5MYWJlbHNFbnRyeRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIk4KEUxpc3RUYXNrc1Jlc3BvbnNlEiAKBXRhc2tzGAEgAygLMhEudGFza2xpZmUudjEuVGFzaxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiTwoVTGlzdFRhc2tFdmVudHNSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiWQoWTGlzdFRhc2tFdmVudHNSZXNwb25zZRImCgZldmVudHMYASADKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIrMCChZXYXRjaFRhc2tFdmVudHNSZXF1ZXN0EhYKDGFmdGVyX2N1cnNvchgBIAEoCUgAEhgKDmZyb21fYmVnaW5uaW5nGAIgASgISAASEAoIdGFza19pZHMYAyADKAkSJgoGc3RhdGVzGAQgAygOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEj8KBmxhYmVscxgFIAMoCzIvLnRhc2tsaWZlLnYxLldhdGNoVGFza0V2ZW50c1JlcXVlc3QuTGFiZWxzRW50cnkSNAoRcHJvZ3Jlc3NfaW50ZXJ2YWwYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24aLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVzdGFydCJRChdXYXRjaFRhc2tFdmVudHNSZXNwb25zZRImCgZldmVudHMYASADKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQSDgoGY3Vyc29yGAIgASgJImYKEEhlYXJ0YmVhdFJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIOCgZ3b3JrZXIYAiABKAkSMQoObGVhc2VfZHVyYXRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iNAoRSGVhcnRiZWF0UmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2siGAoWR2V0U3RhdGVNYWNoaW5lUmVxdWVzdCKnAQoXR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USLQoGc3RhdGVzGAEgAygLMh0udGFza2xpZmUudjEuU3RhdGVEZXNjcmlwdGlvbhIvCgdhY3Rpb25zGAIgAygLMh4udGFza2xpZmUudjEuQWN0aW9uRGVzY3JpcHRpb24SLAoLdHJhbnNpdGlvbnMYAyADKAsyFy50YXNrbGlmZS52MS5UcmFuc2l0aW9uIroBChBTdGF0ZURlc2NyaXB0aW9uEiUKBXN0YXRlGAEgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEiQKBGtpbmQYAiABKA4yFi50YXNrbGlmZS52MS5TdGF0ZUtpbmQSEwoLZGVzY3JpcHRpb24YAyABKAkSEgoKZW50ZXJlZF9ieRgEIAEoCRIwCg9hbGxvd2VkX2FjdGlvbnMYBSADKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uIqMBChFBY3Rpb25EZXNjcmlwdGlvbhInCgZhY3Rpb24YASABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEg4KBm1ldGhvZBgCIAEoCRIrCgtmcm9tX3N0YXRlcxgDIAMoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIoCgh0b19zdGF0ZRgEIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZSKLAQoKVHJhbnNpdGlvbhIqCgpmcm9tX3N0YXRlGAEgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEicKBmFjdGlvbhgCIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SKAoIdG9fc3RhdGUYAyABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUijwEKEkVucXVldWVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJdChNFbnF1ZXVlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50ItABChBTdGFydFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEg4KBndvcmtlchgGIAEoCRIxCg5sZWFzZV9kdXJhdGlvbhgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFTdGFydFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKgAQoTQ29tcGxldGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIOCgZ3b3JrZXIYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iXgoUQ29tcGxldGVUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQinAEKD0ZhaWxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIOCgZ3b3JrZXIYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWgoQRmFpbFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKNAQoQUmV0cnlUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFSZXRyeVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKNAQoQUGF1c2VUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFQYXVzZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKOAQoRUmVzdW1lVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iXAoSUmVzdW1lVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IowBCg9LaWxsVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWgoQS2lsbFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKPAQoSQWJhbmRvblRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIl0KE0FiYW5kb25UYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQykQoKC1Rhc2tTZXJ2aWNlEk0KCkNyZWF0ZVRhc2sSHi50YXNrbGlmZS52MS5DcmVhdGVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXNwb25zZRJECgdHZXRUYXNrEhsudGFza2xpZmUudjEuR2V0VGFza1JlcXVlc3QaHC50YXNrbGlmZS52MS5HZXRUYXNrUmVzcG9uc2USSgoJTGlzdFRhc2tzEh0udGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdBoeLnRhc2tsaWZlLnYxLkxpc3RUYXNrc1Jlc3BvbnNlElkKDkxpc3RUYXNrRXZlbnRzEiIudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXF1ZXN0GiMudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXNwb25zZRJcCg9HZXRTdGF0ZU1hY2hpbmUSIy50YXNrbGlmZS52MS5HZXRTdGF0ZU1hY2hpbmVSZXF1ZXN0GiQudGFza2xpZmUudjEuR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USXgoPV2F0Y2hUYXNrRXZlbnRzEiMudGFza2xpZmUudjEuV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdBokLnRhc2tsaWZlLnYxLldhdGNoVGFza0V2ZW50c1Jlc3BvbnNlMAESSgoJSGVhcnRiZWF0Eh0udGFza2xpZmUudjEuSGVhcnRiZWF0UmVxdWVzdBoeLnRhc2tsaWZlLnYxLkhlYXJ0YmVhdFJlc3BvbnNlElAKC0VucXVldWVUYXNrEh8udGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXF1ZXN0GiAudGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXNwb25zZRJKCglTdGFydFRhc2sSHS50YXNrbGlmZS52MS5TdGFydFRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuU3RhcnRUYXNrUmVzcG9uc2USUwoMQ29tcGxldGVUYXNrEiAudGFza2xpZmUudjEuQ29tcGxldGVUYXNrUmVxdWVzdBohLnRhc2tsaWZlLnYxLkNvbXBsZXRlVGFza1Jlc3BvbnNlEkcKCEZhaWxUYXNrEhwudGFza2xpZmUudjEuRmFpbFRhc2tSZXF1ZXN0Gh0udGFza2xpZmUudjEuRmFpbFRhc2tSZXNwb25zZRJKCglSZXRyeVRhc2sSHS50YXNrbGlmZS52MS5SZXRyeVRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuUmV0cnlUYXNrUmVzcG9uc2USSgoJUGF1c2VUYXNrEh0udGFza2xpZmUudjEuUGF1c2VUYXNrUmVxdWVzdBoeLnRhc2tsaWZlLnYxLlBhdXNlVGFza1Jlc3BvbnNlEk0KClJlc3VtZVRhc2sSHi50YXNrbGlmZS52MS5SZXN1bWVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLlJlc3VtZVRhc2tSZXNwb25zZRJHCghLaWxsVGFzaxIcLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVxdWVzdBodLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVzcG9uc2USUAoLQWJhbmRvblRhc2sSHy50YXNrbGlmZS52MS5BYmFuZG9uVGFza1JlcXVlc3QaIC50YXNrbGlmZS52MS5BYmFuZG9uVGFza1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_tasklife_v1_task]);
+  fileDesc("Ch50YXNrbGlmZS92MS90YXNrX3NlcnZpY2UucHJvdG8SC3Rhc2tsaWZlLnYxIsYCChFDcmVhdGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEjoKBmxhYmVscxgCIAMoCzIqLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXF1ZXN0LkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YAyADKAkSEAoIcmVydW5fb2YYBCABKAkSLgoMcmV0cnlfcG9saWN5GAUgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSDgoGcmVhc29uGAYgASgJEhAKCG9wZXJhdG9yGAcgASgJEhQKDGF1dG9fZW5xdWV1ZRgIIAEoCBIRCgluYW1lc3BhY2UYCSABKAkSFAoMb25fYmVoYWxmX29mGAogASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiXAoSQ3JlYXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IiEKDkdldFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiMgoPR2V0VGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrIt8BChBMaXN0VGFza3NSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEiYKBnN0YXRlcxgDIAMoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRI5CgZsYWJlbHMYBCADKAsyKS50YXNrbGlmZS52MS5MaXN0VGFza3NSZXF1ZXN0LkxhYmVsc0VudHJ5EhIKCm5hbWVzcGFjZXMYBSADKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJOChFMaXN0VGFza3NSZXNwb25zZRIgCgV0YXNrcxgBIAMoCzIRLnRhc2tsaWZlLnYxLlRhc2sSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk8KFUxpc3RUYXNrRXZlbnRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlkKFkxpc3RUYXNrRXZlbnRzUmVzcG9uc2USJgoGZXZlbnRzGAEgAygLMhYudGFza2xpZmUudjEuVGFza0V2ZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLHAgoWV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdBIWCgxhZnRlcl9jdXJzb3IYASABKAlIABIYCg5mcm9tX2JlZ2lubmluZxgCIAEoCEgAEhAKCHRhc2tfaWRzGAMgAygJEiYKBnN0YXRlcxgEIAMoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRI/CgZsYWJlbHMYBSADKAsyLy50YXNrbGlmZS52MS5XYXRjaFRhc2tFdmVudHNSZXF1ZXN0LkxhYmVsc0VudHJ5EjQKEXByb2dyZXNzX2ludGVydmFsGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhIKCm5hbWVzcGFjZXMYByADKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVzdGFydCJRChdXYXRjaFRhc2tFdmVudHNSZXNwb25zZRImCgZldmVudHMYASADKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQSDgoGY3Vyc29yGAIgASgJImYKEEhlYXJ0YmVhdFJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIOCgZ3b3JrZXIYAiABKAkSMQoObGVhc2VfZHVyYXRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iNAoRSGVhcnRiZWF0UmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2siGAoWR2V0U3RhdGVNYWNoaW5lUmVxdWVzdCKnAQoXR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USLQoGc3RhdGVzGAEgAygLMh0udGFza2xpZmUudjEuU3RhdGVEZXNjcmlwdGlvbhIvCgdhY3Rpb25zGAIgAygLMh4udGFza2xpZmUudjEuQWN0aW9uRGVzY3JpcHRpb24SLAoLdHJhbnNpdGlvbnMYAyADKAsyFy50YXNrbGlmZS52MS5UcmFuc2l0aW9uIroBChBTdGF0ZURlc2NyaXB0aW9uEiUKBXN0YXRlGAEgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEiQKBGtpbmQYAiABKA4yFi50YXNrbGlmZS52MS5TdGF0ZUtpbmQSEwoLZGVzY3JpcHRpb24YAyABKAkSEgoKZW50ZXJlZF9ieRgEIAEoCRIwCg9hbGxvd2VkX2FjdGlvbnMYBSADKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uIqMBChFBY3Rpb25EZXNjcmlwdGlvbhInCgZhY3Rpb24YASABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEg4KBm1ldGhvZBgCIAEoCRIrCgtmcm9tX3N0YXRlcxgDIAMoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIoCgh0b19zdGF0ZRgEIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZSKLAQoKVHJhbnNpdGlvbhIqCgpmcm9tX3N0YXRlGAEgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEicKBmFjdGlvbhgCIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SKAoIdG9fc3RhdGUYAyABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUipQEKEkVucXVldWVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iXQoTRW5xdWV1ZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCLmAQoQU3RhcnRUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIOCgZ3b3JrZXIYBiABKAkSMQoObGVhc2VfZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMb25fYmVoYWxmX29mGAggASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIlsKEVN0YXJ0VGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IrYBChNDb21wbGV0ZVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEg4KBndvcmtlchgGIAEoCRIUCgxvbl9iZWhhbGZfb2YYByABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iXgoUQ29tcGxldGVUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQisgEKD0ZhaWxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIOCgZ3b3JrZXIYBiABKAkSFAoMb25fYmVoYWxmX29mGAcgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIloKEEZhaWxUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQiowEKEFJldHJ5VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIlsKEVJldHJ5VGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IqMBChBQYXVzZVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFQYXVzZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKkAQoRUmVzdW1lVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIlwKElJlc3VtZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKiAQoPS2lsbFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJaChBLaWxsVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IqUBChJBYmFuZG9uVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIl0KE0FiYW5kb25UYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQykQoKC1Rhc2tTZXJ2aWNlEk0KCkNyZWF0ZVRhc2sSHi50YXNrbGlmZS52MS5DcmVhdGVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXNwb25zZRJECgdHZXRUYXNrEhsudGFza2xpZmUudjEuR2V0VGFza1JlcXVlc3QaHC50YXNrbGlmZS52MS5HZXRUYXNrUmVzcG9uc2USSgoJTGlzdFRhc2tzEh0udGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdBoeLnRhc2tsaWZlLnYxLkxpc3RUYXNrc1Jlc3BvbnNlElkKDkxpc3RUYXNrRXZlbnRzEiIudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXF1ZXN0GiMudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXNwb25zZRJcCg9HZXRTdGF0ZU1hY2hpbmUSIy50YXNrbGlmZS52MS5HZXRTdGF0ZU1hY2hpbmVSZXF1ZXN0GiQudGFza2xpZmUudjEuR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USXgoPV2F0Y2hUYXNrRXZlbnRzEiMudGFza2xpZmUudjEuV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdBokLnRhc2tsaWZlLnYxLldhdGNoVGFza0V2ZW50c1Jlc3BvbnNlMAESSgoJSGVhcnRiZWF0Eh0udGFza2xpZmUudjEuSGVhcnRiZWF0UmVxdWVzdBoeLnRhc2tsaWZlLnYxLkhlYXJ0YmVhdFJlc3BvbnNlElAKC0VucXVldWVUYXNrEh8udGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXF1ZXN0GiAudGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXNwb25zZRJKCglTdGFydFRhc2sSHS50YXNrbGlmZS52MS5TdGFydFRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuU3RhcnRUYXNrUmVzcG9uc2USUwoMQ29tcGxldGVUYXNrEiAudGFza2xpZmUudjEuQ29tcGxldGVUYXNrUmVxdWVzdBohLnRhc2tsaWZlLnYxLkNvbXBsZXRlVGFza1Jlc3BvbnNlEkcKCEZhaWxUYXNrEhwudGFza2xpZmUudjEuRmFpbFRhc2tSZXF1ZXN0Gh0udGFza2xpZmUudjEuRmFpbFRhc2tSZXNwb25zZRJKCglSZXRyeVRhc2sSHS50YXNrbGlmZS52MS5SZXRyeVRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuUmV0cnlUYXNrUmVzcG9uc2USSgoJUGF1c2VUYXNrEh0udGFza2xpZmUudjEuUGF1c2VUYXNrUmVxdWVzdBoeLnRhc2tsaWZlLnYxLlBhdXNlVGFza1Jlc3BvbnNlEk0KClJlc3VtZVRhc2sSHi50YXNrbGlmZS52MS5SZXN1bWVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLlJlc3VtZVRhc2tSZXNwb25zZRJHCghLaWxsVGFzaxIcLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVxdWVzdBodLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVzcG9uc2USUAoLQWJhbmRvblRhc2sSHy50YXNrbGlmZS52MS5BYmFuZG9uVGFza1JlcXVlc3QaIC50YXNrbGlmZS52MS5BYmFuZG9uVGFza1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_tasklife_v1_task]);
 
 /**
  * CreateTaskRequest describes a new task.
@@ -81,6 +81,22 @@ export type CreateTaskRequest = Message<"tasklife.v1.CreateTaskRequest"> & {
    * @generated from field: bool auto_enqueue = 8;
    */
   autoEnqueue: boolean;
+
+  /**
+   * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+   * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+   * caller's only namespace when it is granted exactly one, `default` otherwise.
+   *
+   * @generated from field: string namespace = 9;
+   */
+  namespace: string;
+
+  /**
+   * Who the caller acts for, as on the transition requests.
+   *
+   * @generated from field: string on_behalf_of = 10;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -196,6 +212,14 @@ export type ListTasksRequest = Message<"tasklife.v1.ListTasksRequest"> & {
    * @generated from field: map<string, string> labels = 4;
    */
   labels: { [key: string]: string };
+
+  /**
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   *
+   * @generated from field: repeated string namespaces = 5;
+   */
+  namespaces: string[];
 };
 
 /**
@@ -362,6 +386,15 @@ export type WatchTaskEventsRequest = Message<"tasklife.v1.WatchTaskEventsRequest
    * @generated from field: google.protobuf.Duration progress_interval = 6;
    */
   progressInterval?: Duration | undefined;
+
+  /**
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   *
+   * @generated from field: repeated string namespaces = 7;
+   */
+  namespaces: string[];
 };
 
 /**
@@ -674,13 +707,24 @@ export type EnqueueTaskRequest = Message<"tasklife.v1.EnqueueTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
   operator: string;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 6;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -759,9 +803,12 @@ export type StartTaskRequest = Message<"tasklife.v1.StartTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
@@ -782,6 +829,14 @@ export type StartTaskRequest = Message<"tasklife.v1.StartTaskRequest"> & {
    * @generated from field: google.protobuf.Duration lease_duration = 7;
    */
   leaseDuration?: Duration | undefined;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 8;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -860,9 +915,12 @@ export type CompleteTaskRequest = Message<"tasklife.v1.CompleteTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
@@ -876,6 +934,14 @@ export type CompleteTaskRequest = Message<"tasklife.v1.CompleteTaskRequest"> & {
    * @generated from field: string worker = 6;
    */
   worker: string;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 7;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -954,9 +1020,12 @@ export type FailTaskRequest = Message<"tasklife.v1.FailTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
@@ -970,6 +1039,14 @@ export type FailTaskRequest = Message<"tasklife.v1.FailTaskRequest"> & {
    * @generated from field: string worker = 6;
    */
   worker: string;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 7;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -1048,13 +1125,24 @@ export type RetryTaskRequest = Message<"tasklife.v1.RetryTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
   operator: string;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 6;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -1133,13 +1221,24 @@ export type PauseTaskRequest = Message<"tasklife.v1.PauseTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
   operator: string;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 6;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -1218,13 +1317,24 @@ export type ResumeTaskRequest = Message<"tasklife.v1.ResumeTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
   operator: string;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 6;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -1303,13 +1413,24 @@ export type KillTaskRequest = Message<"tasklife.v1.KillTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
   operator: string;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 6;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -1388,13 +1509,24 @@ export type AbandonTaskRequest = Message<"tasklife.v1.AbandonTaskRequest"> & {
   reason: string;
 
   /**
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    *
    * @generated from field: string operator = 5;
    */
   operator: string;
+
+  /**
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   *
+   * @generated from field: string on_behalf_of = 6;
+   */
+  onBehalfOf: string;
 };
 
 /**
@@ -1468,6 +1600,19 @@ export const AbandonTaskResponseSchema: GenMessage<AbandonTaskResponse> = /*@__P
  *   reconnect (to any replica) with the last cursor received.
  * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
  *   backoff.
+ * When the server authenticates callers (docs/concepts/security.md):
+ * - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+ *   or a bearer token that is unknown, expired or badly signed.
+ * - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+ *   metadata `principal`, `method` and `granting_roles`.
+ * - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+ *   naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+ * - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+ *   other than the authenticated principal; metadata `principal`, `operator`.
+ * - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+ *   of open watches on this server; metadata `principal`, `limit`.
+ * A task in a namespace the caller does not reach is reported exactly as a task that
+ * does not exist: TASK_NOT_FOUND.
  * A failed call writes nothing.
  *
  * @generated from service tasklife.v1.TaskService

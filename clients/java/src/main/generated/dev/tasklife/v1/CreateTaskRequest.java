@@ -38,6 +38,8 @@ private static final long serialVersionUID = 0L;
     rerunOf_ = "";
     reason_ = "";
     operator_ = "";
+    namespace_ = "";
+    onBehalfOf_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -471,6 +473,104 @@ java.lang.String defaultValue) {
     return autoEnqueue_;
   }
 
+  public static final int NAMESPACE_FIELD_NUMBER = 9;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object namespace_ = "";
+  /**
+   * <pre>
+   * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+   * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+   * caller's only namespace when it is granted exactly one, `default` otherwise.
+   * </pre>
+   *
+   * <code>string namespace = 9 [json_name = "namespace"];</code>
+   * @return The namespace.
+   */
+  @java.lang.Override
+  public java.lang.String getNamespace() {
+    java.lang.Object ref = namespace_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      namespace_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+   * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+   * caller's only namespace when it is granted exactly one, `default` otherwise.
+   * </pre>
+   *
+   * <code>string namespace = 9 [json_name = "namespace"];</code>
+   * @return The bytes for namespace.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getNamespaceBytes() {
+    java.lang.Object ref = namespace_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      namespace_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int ON_BEHALF_OF_FIELD_NUMBER = 10;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object onBehalfOf_ = "";
+  /**
+   * <pre>
+   * Who the caller acts for, as on the transition requests.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  @java.lang.Override
+  public java.lang.String getOnBehalfOf() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      onBehalfOf_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Who the caller acts for, as on the transition requests.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+   * @return The bytes for onBehalfOf.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getOnBehalfOfBytes() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      onBehalfOf_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -511,6 +611,12 @@ java.lang.String defaultValue) {
     }
     if (autoEnqueue_ != false) {
       output.writeBool(8, autoEnqueue_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(namespace_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 9, namespace_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 10, onBehalfOf_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -553,6 +659,12 @@ java.lang.String defaultValue) {
     if (autoEnqueue_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(8, autoEnqueue_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(namespace_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(9, namespace_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(10, onBehalfOf_);
     }
     return size;
   }
@@ -597,6 +709,10 @@ java.lang.String defaultValue) {
         .equals(other.getOperator())) return false;
     if (getAutoEnqueue()
         != other.getAutoEnqueue()) return false;
+    if (!getNamespace()
+        .equals(other.getNamespace())) return false;
+    if (!getOnBehalfOf()
+        .equals(other.getOnBehalfOf())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -631,6 +747,10 @@ java.lang.String defaultValue) {
     hash = (37 * hash) + AUTO_ENQUEUE_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getAutoEnqueue());
+    hash = (37 * hash) + NAMESPACE_FIELD_NUMBER;
+    hash = (53 * hash) + getNamespace().hashCode();
+    hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
+    hash = (53 * hash) + getOnBehalfOf().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -807,6 +927,8 @@ java.lang.String defaultValue) {
       reason_ = "";
       operator_ = "";
       autoEnqueue_ = false;
+      namespace_ = "";
+      onBehalfOf_ = "";
       return this;
     }
 
@@ -870,6 +992,12 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00000080) != 0)) {
         result.autoEnqueue_ = autoEnqueue_;
       }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.namespace_ = namespace_;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.onBehalfOf_ = onBehalfOf_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -923,6 +1051,16 @@ java.lang.String defaultValue) {
       }
       if (other.getAutoEnqueue() != false) {
         setAutoEnqueue(other.getAutoEnqueue());
+      }
+      if (!other.getNamespace().isEmpty()) {
+        namespace_ = other.namespace_;
+        bitField0_ |= 0x00000100;
+        onChanged();
+      }
+      if (!other.getOnBehalfOf().isEmpty()) {
+        onBehalfOf_ = other.onBehalfOf_;
+        bitField0_ |= 0x00000200;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -994,6 +1132,16 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000080;
               break;
             } // case 64
+            case 74: {
+              namespace_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
+            case 82: {
+              onBehalfOf_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1900,6 +2048,200 @@ java.lang.String defaultValue) {
     public Builder clearAutoEnqueue() {
       bitField0_ = (bitField0_ & ~0x00000080);
       autoEnqueue_ = false;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object namespace_ = "";
+    /**
+     * <pre>
+     * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+     * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+     * caller's only namespace when it is granted exactly one, `default` otherwise.
+     * </pre>
+     *
+     * <code>string namespace = 9 [json_name = "namespace"];</code>
+     * @return The namespace.
+     */
+    public java.lang.String getNamespace() {
+      java.lang.Object ref = namespace_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        namespace_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+     * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+     * caller's only namespace when it is granted exactly one, `default` otherwise.
+     * </pre>
+     *
+     * <code>string namespace = 9 [json_name = "namespace"];</code>
+     * @return The bytes for namespace.
+     */
+    public com.google.protobuf.ByteString
+        getNamespaceBytes() {
+      java.lang.Object ref = namespace_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        namespace_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+     * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+     * caller's only namespace when it is granted exactly one, `default` otherwise.
+     * </pre>
+     *
+     * <code>string namespace = 9 [json_name = "namespace"];</code>
+     * @param value The namespace to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNamespace(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      namespace_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+     * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+     * caller's only namespace when it is granted exactly one, `default` otherwise.
+     * </pre>
+     *
+     * <code>string namespace = 9 [json_name = "namespace"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearNamespace() {
+      namespace_ = getDefaultInstance().getNamespace();
+      bitField0_ = (bitField0_ & ~0x00000100);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+     * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+     * caller's only namespace when it is granted exactly one, `default` otherwise.
+     * </pre>
+     *
+     * <code>string namespace = 9 [json_name = "namespace"];</code>
+     * @param value The bytes for namespace to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNamespaceBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      namespace_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object onBehalfOf_ = "";
+    /**
+     * <pre>
+     * Who the caller acts for, as on the transition requests.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+     * @return The onBehalfOf.
+     */
+    public java.lang.String getOnBehalfOf() {
+      java.lang.Object ref = onBehalfOf_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        onBehalfOf_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the caller acts for, as on the transition requests.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+     * @return The bytes for onBehalfOf.
+     */
+    public com.google.protobuf.ByteString
+        getOnBehalfOfBytes() {
+      java.lang.Object ref = onBehalfOf_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        onBehalfOf_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the caller acts for, as on the transition requests.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+     * @param value The onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOf(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the caller acts for, as on the transition requests.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOnBehalfOf() {
+      onBehalfOf_ = getDefaultInstance().getOnBehalfOf();
+      bitField0_ = (bitField0_ & ~0x00000200);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the caller acts for, as on the transition requests.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+     * @param value The bytes for onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOfBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000200;
       onChanged();
       return this;
     }

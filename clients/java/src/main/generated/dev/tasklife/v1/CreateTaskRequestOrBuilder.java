@@ -233,4 +233,48 @@ java.lang.String defaultValue);
    * @return The autoEnqueue.
    */
   boolean getAutoEnqueue();
+
+  /**
+   * <pre>
+   * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+   * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+   * caller's only namespace when it is granted exactly one, `default` otherwise.
+   * </pre>
+   *
+   * <code>string namespace = 9 [json_name = "namespace"];</code>
+   * @return The namespace.
+   */
+  java.lang.String getNamespace();
+  /**
+   * <pre>
+   * The namespace the task belongs to, for good: 1 to 63 characters of lowercase
+   * letters, digits and `-`, starting and ending with a letter or digit. Empty: the
+   * caller's only namespace when it is granted exactly one, `default` otherwise.
+   * </pre>
+   *
+   * <code>string namespace = 9 [json_name = "namespace"];</code>
+   * @return The bytes for namespace.
+   */
+  com.google.protobuf.ByteString
+      getNamespaceBytes();
+
+  /**
+   * <pre>
+   * Who the caller acts for, as on the transition requests.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  java.lang.String getOnBehalfOf();
+  /**
+   * <pre>
+   * Who the caller acts for, as on the transition requests.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 10 [json_name = "onBehalfOf"];</code>
+   * @return The bytes for onBehalfOf.
+   */
+  com.google.protobuf.ByteString
+      getOnBehalfOfBytes();
 }

@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
     reason_ = "";
     operator_ = "";
     worker_ = "";
+    onBehalfOf_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -242,9 +243,12 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object operator_ = "";
   /**
    * <pre>
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    * </pre>
    *
    * <code>string operator = 5 [json_name = "operator"];</code>
@@ -265,9 +269,12 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    * </pre>
    *
    * <code>string operator = 5 [json_name = "operator"];</code>
@@ -339,6 +346,55 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int ON_BEHALF_OF_FIELD_NUMBER = 7;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object onBehalfOf_ = "";
+  /**
+   * <pre>
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  @java.lang.Override
+  public java.lang.String getOnBehalfOf() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      onBehalfOf_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+   * @return The bytes for onBehalfOf.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getOnBehalfOfBytes() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      onBehalfOf_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -371,6 +427,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(worker_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 6, worker_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 7, onBehalfOf_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -393,6 +452,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(worker_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(6, worker_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(7, onBehalfOf_);
     }
     return size;
   }
@@ -433,6 +495,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getOperator())) return false;
     if (!getWorker()
         .equals(other.getWorker())) return false;
+    if (!getOnBehalfOf()
+        .equals(other.getOnBehalfOf())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -459,6 +523,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getOperator().hashCode();
     hash = (37 * hash) + WORKER_FIELD_NUMBER;
     hash = (53 * hash) + getWorker().hashCode();
+    hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
+    hash = (53 * hash) + getOnBehalfOf().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -601,6 +667,7 @@ private static final long serialVersionUID = 0L;
       reason_ = "";
       operator_ = "";
       worker_ = "";
+      onBehalfOf_ = "";
       return this;
     }
 
@@ -654,6 +721,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000020) != 0)) {
         result.worker_ = worker_;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.onBehalfOf_ = onBehalfOf_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -695,6 +765,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getWorker().isEmpty()) {
         worker_ = other.worker_;
         bitField0_ |= 0x00000020;
+        onChanged();
+      }
+      if (!other.getOnBehalfOf().isEmpty()) {
+        onBehalfOf_ = other.onBehalfOf_;
+        bitField0_ |= 0x00000040;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -751,6 +826,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000020;
               break;
             } // case 50
+            case 58: {
+              onBehalfOf_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1127,9 +1207,12 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object operator_ = "";
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1149,9 +1232,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1172,9 +1258,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1191,9 +1280,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1207,9 +1299,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1324,6 +1419,103 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       worker_ = value;
       bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object onBehalfOf_ = "";
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+     * @return The onBehalfOf.
+     */
+    public java.lang.String getOnBehalfOf() {
+      java.lang.Object ref = onBehalfOf_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        onBehalfOf_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+     * @return The bytes for onBehalfOf.
+     */
+    public com.google.protobuf.ByteString
+        getOnBehalfOfBytes() {
+      java.lang.Object ref = onBehalfOf_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        onBehalfOf_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+     * @param value The onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOf(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOnBehalfOf() {
+      onBehalfOf_ = getDefaultInstance().getOnBehalfOf();
+      bitField0_ = (bitField0_ & ~0x00000040);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+     * @param value The bytes for onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOfBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000040;
       onChanged();
       return this;
     }

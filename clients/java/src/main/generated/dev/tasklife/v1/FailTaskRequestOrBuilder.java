@@ -101,9 +101,12 @@ public interface FailTaskRequestOrBuilder extends
 
   /**
    * <pre>
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    * </pre>
    *
    * <code>string operator = 5 [json_name = "operator"];</code>
@@ -112,9 +115,12 @@ public interface FailTaskRequestOrBuilder extends
   java.lang.String getOperator();
   /**
    * <pre>
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    * </pre>
    *
    * <code>string operator = 5 [json_name = "operator"];</code>
@@ -146,4 +152,26 @@ public interface FailTaskRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getWorkerBytes();
+
+  /**
+   * <pre>
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  java.lang.String getOnBehalfOf();
+  /**
+   * <pre>
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 7 [json_name = "onBehalfOf"];</code>
+   * @return The bytes for onBehalfOf.
+   */
+  com.google.protobuf.ByteString
+      getOnBehalfOfBytes();
 }

@@ -34,6 +34,8 @@ private static final long serialVersionUID = 0L;
   private ListTasksRequest() {
     pageToken_ = "";
     states_ = emptyIntList();
+    namespaces_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -310,6 +312,63 @@ java.lang.String defaultValue) {
     return map.get(key);
   }
 
+  public static final int NAMESPACES_FIELD_NUMBER = 5;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.LazyStringArrayList namespaces_ =
+      com.google.protobuf.LazyStringArrayList.emptyList();
+  /**
+   * <pre>
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+   * @return A list containing the namespaces.
+   */
+  public com.google.protobuf.ProtocolStringList
+      getNamespacesList() {
+    return namespaces_;
+  }
+  /**
+   * <pre>
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+   * @return The count of namespaces.
+   */
+  public int getNamespacesCount() {
+    return namespaces_.size();
+  }
+  /**
+   * <pre>
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+   * @param index The index of the element to return.
+   * @return The namespaces at the given index.
+   */
+  public java.lang.String getNamespaces(int index) {
+    return namespaces_.get(index);
+  }
+  /**
+   * <pre>
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the namespaces at the given index.
+   */
+  public com.google.protobuf.ByteString
+      getNamespacesBytes(int index) {
+    return namespaces_.getByteString(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -344,6 +403,9 @@ java.lang.String defaultValue) {
         internalGetLabels(),
         LabelsDefaultEntryHolder.defaultEntry,
         4);
+    for (int i = 0; i < namespaces_.size(); i++) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 5, namespaces_.getRaw(i));
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -377,6 +439,14 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(4, labels__);
     }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < namespaces_.size(); i++) {
+        dataSize += computeStringSizeNoTag(namespaces_.getRaw(i));
+      }
+      size += dataSize;
+      size += 1 * getNamespacesList().size();
+    }
     return size;
   }
   @java.lang.Override
@@ -408,6 +478,8 @@ java.lang.String defaultValue) {
     if (!states_.equals(other.states_)) return false;
     if (!internalGetLabels().equals(
         other.internalGetLabels())) return false;
+    if (!getNamespacesList()
+        .equals(other.getNamespacesList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -430,6 +502,10 @@ java.lang.String defaultValue) {
     if (!internalGetLabels().getMap().isEmpty()) {
       hash = (37 * hash) + LABELS_FIELD_NUMBER;
       hash = (53 * hash) + internalGetLabels().hashCode();
+    }
+    if (getNamespacesCount() > 0) {
+      hash = (37 * hash) + NAMESPACES_FIELD_NUMBER;
+      hash = (53 * hash) + getNamespacesList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -592,6 +668,8 @@ java.lang.String defaultValue) {
       pageToken_ = "";
       states_ = emptyIntList();
       internalGetMutableLabels().clear();
+      namespaces_ =
+          com.google.protobuf.LazyStringArrayList.emptyList();
       return this;
     }
 
@@ -639,6 +717,10 @@ java.lang.String defaultValue) {
         result.labels_ = internalGetLabels();
         result.labels_.makeImmutable();
       }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        namespaces_.makeImmutable();
+        result.namespaces_ = namespaces_;
+      }
     }
 
     @java.lang.Override
@@ -675,6 +757,16 @@ java.lang.String defaultValue) {
       internalGetMutableLabels().mergeFrom(
           other.internalGetLabels());
       bitField0_ |= 0x00000008;
+      if (!other.namespaces_.isEmpty()) {
+        if (namespaces_.isEmpty()) {
+          namespaces_ = other.namespaces_;
+          bitField0_ |= 0x00000010;
+        } else {
+          ensureNamespacesIsMutable();
+          namespaces_.addAll(other.namespaces_);
+        }
+        onChanged();
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -734,6 +826,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000008;
               break;
             } // case 34
+            case 42: {
+              ensureNamespacesIsMutable();
+              namespaces_.add(input.readStringRequireUtf8());
+              break;
+            } // case 42
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1245,6 +1342,162 @@ java.lang.String defaultValue) {
       internalGetMutableLabels().getMutableMap()
           .putAll(values);
       bitField0_ |= 0x00000008;
+      return this;
+    }
+
+    private com.google.protobuf.LazyStringArrayList namespaces_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    private void ensureNamespacesIsMutable() {
+      if (!namespaces_.isModifiable()) {
+        namespaces_ = new com.google.protobuf.LazyStringArrayList(namespaces_);
+      }
+      bitField0_ |= 0x00000010;
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @return A list containing the namespaces.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getNamespacesList() {
+      namespaces_.makeImmutable();
+      return namespaces_;
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @return The count of namespaces.
+     */
+    public int getNamespacesCount() {
+      return namespaces_.size();
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @param index The index of the element to return.
+     * @return The namespaces at the given index.
+     */
+    public java.lang.String getNamespaces(int index) {
+      return namespaces_.get(index);
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the namespaces at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getNamespacesBytes(int index) {
+      return namespaces_.getByteString(index);
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @param index The index to set the value at.
+     * @param value The namespaces to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNamespaces(
+        int index, java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureNamespacesIsMutable();
+      namespaces_.set(index, value);
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @param value The namespaces to add.
+     * @return This builder for chaining.
+     */
+    public Builder addNamespaces(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureNamespacesIsMutable();
+      namespaces_.add(value);
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @param values The namespaces to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllNamespaces(
+        java.lang.Iterable<java.lang.String> values) {
+      ensureNamespacesIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, namespaces_);
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearNamespaces() {
+      namespaces_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+      bitField0_ = (bitField0_ & ~0x00000010);;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+     * reaches. Naming one it does not reach is PERMISSION_DENIED.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+     * @param value The bytes of the namespaces to add.
+     * @return This builder for chaining.
+     */
+    public Builder addNamespacesBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      ensureNamespacesIsMutable();
+      namespaces_.add(value);
+      bitField0_ |= 0x00000010;
+      onChanged();
       return this;
     }
 

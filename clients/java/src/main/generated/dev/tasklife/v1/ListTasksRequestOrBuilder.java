@@ -150,4 +150,49 @@ java.lang.String defaultValue);
    */
   java.lang.String getLabelsOrThrow(
       java.lang.String key);
+
+  /**
+   * <pre>
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+   * @return A list containing the namespaces.
+   */
+  java.util.List<java.lang.String>
+      getNamespacesList();
+  /**
+   * <pre>
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+   * @return The count of namespaces.
+   */
+  int getNamespacesCount();
+  /**
+   * <pre>
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+   * @param index The index of the element to return.
+   * @return The namespaces at the given index.
+   */
+  java.lang.String getNamespaces(int index);
+  /**
+   * <pre>
+   * Only tasks in these namespaces (up to 100); empty means every namespace the caller
+   * reaches. Naming one it does not reach is PERMISSION_DENIED.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 5 [json_name = "namespaces"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the namespaces at the given index.
+   */
+  com.google.protobuf.ByteString
+      getNamespacesBytes(int index);
 }

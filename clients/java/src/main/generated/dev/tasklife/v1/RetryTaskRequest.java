@@ -37,6 +37,7 @@ private static final long serialVersionUID = 0L;
     requestId_ = "";
     reason_ = "";
     operator_ = "";
+    onBehalfOf_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -241,9 +242,12 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object operator_ = "";
   /**
    * <pre>
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    * </pre>
    *
    * <code>string operator = 5 [json_name = "operator"];</code>
@@ -264,9 +268,12 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    * </pre>
    *
    * <code>string operator = 5 [json_name = "operator"];</code>
@@ -281,6 +288,55 @@ private static final long serialVersionUID = 0L;
           com.google.protobuf.ByteString.copyFromUtf8(
               (java.lang.String) ref);
       operator_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int ON_BEHALF_OF_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object onBehalfOf_ = "";
+  /**
+   * <pre>
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 6 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  @java.lang.Override
+  public java.lang.String getOnBehalfOf() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      onBehalfOf_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 6 [json_name = "onBehalfOf"];</code>
+   * @return The bytes for onBehalfOf.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getOnBehalfOfBytes() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      onBehalfOf_ = b;
       return b;
     } else {
       return (com.google.protobuf.ByteString) ref;
@@ -316,6 +372,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(operator_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 5, operator_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, onBehalfOf_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -335,6 +394,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(operator_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(5, operator_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(6, onBehalfOf_);
     }
     return size;
   }
@@ -373,6 +435,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getReason())) return false;
     if (!getOperator()
         .equals(other.getOperator())) return false;
+    if (!getOnBehalfOf()
+        .equals(other.getOnBehalfOf())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -397,6 +461,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getReason().hashCode();
     hash = (37 * hash) + OPERATOR_FIELD_NUMBER;
     hash = (53 * hash) + getOperator().hashCode();
+    hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
+    hash = (53 * hash) + getOnBehalfOf().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -538,6 +604,7 @@ private static final long serialVersionUID = 0L;
       requestId_ = "";
       reason_ = "";
       operator_ = "";
+      onBehalfOf_ = "";
       return this;
     }
 
@@ -588,6 +655,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000010) != 0)) {
         result.operator_ = operator_;
       }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.onBehalfOf_ = onBehalfOf_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -624,6 +694,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getOperator().isEmpty()) {
         operator_ = other.operator_;
         bitField0_ |= 0x00000010;
+        onChanged();
+      }
+      if (!other.getOnBehalfOf().isEmpty()) {
+        onBehalfOf_ = other.onBehalfOf_;
+        bitField0_ |= 0x00000020;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -675,6 +750,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 42
+            case 50: {
+              onBehalfOf_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1051,9 +1131,12 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object operator_ = "";
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1073,9 +1156,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1096,9 +1182,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1115,9 +1204,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1131,9 +1223,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1146,6 +1241,103 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       operator_ = value;
       bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object onBehalfOf_ = "";
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 6 [json_name = "onBehalfOf"];</code>
+     * @return The onBehalfOf.
+     */
+    public java.lang.String getOnBehalfOf() {
+      java.lang.Object ref = onBehalfOf_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        onBehalfOf_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 6 [json_name = "onBehalfOf"];</code>
+     * @return The bytes for onBehalfOf.
+     */
+    public com.google.protobuf.ByteString
+        getOnBehalfOfBytes() {
+      java.lang.Object ref = onBehalfOf_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        onBehalfOf_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 6 [json_name = "onBehalfOf"];</code>
+     * @param value The onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOf(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 6 [json_name = "onBehalfOf"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOnBehalfOf() {
+      onBehalfOf_ = getDefaultInstance().getOnBehalfOf();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 6 [json_name = "onBehalfOf"];</code>
+     * @param value The bytes for onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOfBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000020;
       onChanged();
       return this;
     }

@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
     reason_ = "";
     operator_ = "";
     worker_ = "";
+    onBehalfOf_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -242,9 +243,12 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object operator_ = "";
   /**
    * <pre>
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    * </pre>
    *
    * <code>string operator = 5 [json_name = "operator"];</code>
@@ -265,9 +269,12 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-   * with `system:` (reserved for the service's own policies). When empty, the
-   * `tasklife-operator` request metadata is used, then `anonymous`.
+   * Who is acting, recorded in the event. When the server authenticates callers, the
+   * operator is always the authenticated principal: leave this empty or set it to the
+   * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+   * 1 to 128 printable characters, not starting with `system:` (reserved for the
+   * service's own policies); when empty, the `tasklife-operator` request metadata is
+   * used, then `anonymous`.
    * </pre>
    *
    * <code>string operator = 5 [json_name = "operator"];</code>
@@ -378,6 +385,55 @@ private static final long serialVersionUID = 0L;
     return leaseDuration_ == null ? com.google.protobuf.Duration.getDefaultInstance() : leaseDuration_;
   }
 
+  public static final int ON_BEHALF_OF_FIELD_NUMBER = 8;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object onBehalfOf_ = "";
+  /**
+   * <pre>
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 8 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  @java.lang.Override
+  public java.lang.String getOnBehalfOf() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      onBehalfOf_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Who the caller acts for (say the person behind a UI), recorded in the event's
+   * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 8 [json_name = "onBehalfOf"];</code>
+   * @return The bytes for onBehalfOf.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getOnBehalfOfBytes() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      onBehalfOf_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -413,6 +469,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000002) != 0)) {
       output.writeMessage(7, getLeaseDuration());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 8, onBehalfOf_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -439,6 +498,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000002) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(7, getLeaseDuration());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(8, onBehalfOf_);
     }
     return size;
   }
@@ -484,6 +546,8 @@ private static final long serialVersionUID = 0L;
       if (!getLeaseDuration()
           .equals(other.getLeaseDuration())) return false;
     }
+    if (!getOnBehalfOf()
+        .equals(other.getOnBehalfOf())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -514,6 +578,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + LEASE_DURATION_FIELD_NUMBER;
       hash = (53 * hash) + getLeaseDuration().hashCode();
     }
+    hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
+    hash = (53 * hash) + getOnBehalfOf().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -667,6 +733,7 @@ private static final long serialVersionUID = 0L;
         leaseDurationBuilder_.dispose();
         leaseDurationBuilder_ = null;
       }
+      onBehalfOf_ = "";
       return this;
     }
 
@@ -726,6 +793,9 @@ private static final long serialVersionUID = 0L;
             : leaseDurationBuilder_.build();
         to_bitField0_ |= 0x00000002;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.onBehalfOf_ = onBehalfOf_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -771,6 +841,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasLeaseDuration()) {
         mergeLeaseDuration(other.getLeaseDuration());
+      }
+      if (!other.getOnBehalfOf().isEmpty()) {
+        onBehalfOf_ = other.onBehalfOf_;
+        bitField0_ |= 0x00000080;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -833,6 +908,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 58
+            case 66: {
+              onBehalfOf_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1209,9 +1289,12 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object operator_ = "";
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1231,9 +1314,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1254,9 +1340,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1273,9 +1362,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1289,9 +1381,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who is acting, recorded in the event: 1 to 128 printable characters, not starting
-     * with `system:` (reserved for the service's own policies). When empty, the
-     * `tasklife-operator` request metadata is used, then `anonymous`.
+     * Who is acting, recorded in the event. When the server authenticates callers, the
+     * operator is always the authenticated principal: leave this empty or set it to the
+     * principal (anything else is PERMISSION_DENIED, OPERATOR_MISMATCH). In open mode:
+     * 1 to 128 printable characters, not starting with `system:` (reserved for the
+     * service's own policies); when empty, the `tasklife-operator` request metadata is
+     * used, then `anonymous`.
      * </pre>
      *
      * <code>string operator = 5 [json_name = "operator"];</code>
@@ -1567,6 +1662,103 @@ private static final long serialVersionUID = 0L;
         leaseDuration_ = null;
       }
       return leaseDurationBuilder_;
+    }
+
+    private java.lang.Object onBehalfOf_ = "";
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 8 [json_name = "onBehalfOf"];</code>
+     * @return The onBehalfOf.
+     */
+    public java.lang.String getOnBehalfOf() {
+      java.lang.Object ref = onBehalfOf_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        onBehalfOf_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 8 [json_name = "onBehalfOf"];</code>
+     * @return The bytes for onBehalfOf.
+     */
+    public com.google.protobuf.ByteString
+        getOnBehalfOfBytes() {
+      java.lang.Object ref = onBehalfOf_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        onBehalfOf_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 8 [json_name = "onBehalfOf"];</code>
+     * @param value The onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOf(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 8 [json_name = "onBehalfOf"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOnBehalfOf() {
+      onBehalfOf_ = getDefaultInstance().getOnBehalfOf();
+      bitField0_ = (bitField0_ & ~0x00000080);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the caller acts for (say the person behind a UI), recorded in the event's
+     * on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 8 [json_name = "onBehalfOf"];</code>
+     * @param value The bytes for onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOfBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.StartTaskRequest)

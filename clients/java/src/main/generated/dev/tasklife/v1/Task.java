@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.LazyStringArrayList.emptyList();
     rerunOf_ = "";
     worker_ = "";
+    namespace_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -683,6 +684,55 @@ java.lang.String defaultValue) {
     return autoEnqueue_;
   }
 
+  public static final int NAMESPACE_FIELD_NUMBER = 16;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object namespace_ = "";
+  /**
+   * <pre>
+   * The namespace the task belongs to, fixed at creation. Callers reach only the
+   * namespaces they are granted.
+   * </pre>
+   *
+   * <code>string namespace = 16 [json_name = "namespace"];</code>
+   * @return The namespace.
+   */
+  @java.lang.Override
+  public java.lang.String getNamespace() {
+    java.lang.Object ref = namespace_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      namespace_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The namespace the task belongs to, fixed at creation. Callers reach only the
+   * namespaces they are granted.
+   * </pre>
+   *
+   * <code>string namespace = 16 [json_name = "namespace"];</code>
+   * @return The bytes for namespace.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getNamespaceBytes() {
+    java.lang.Object ref = namespace_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      namespace_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -744,6 +794,9 @@ java.lang.String defaultValue) {
     }
     if (autoEnqueue_ != false) {
       output.writeBool(15, autoEnqueue_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(namespace_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 16, namespace_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -816,6 +869,9 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(15, autoEnqueue_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(namespace_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(16, namespace_);
+    }
     return size;
   }
   @java.lang.Override
@@ -887,6 +943,8 @@ java.lang.String defaultValue) {
     }
     if (getAutoEnqueue()
         != other.getAutoEnqueue()) return false;
+    if (!getNamespace()
+        .equals(other.getNamespace())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -946,6 +1004,8 @@ java.lang.String defaultValue) {
     hash = (37 * hash) + AUTO_ENQUEUE_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getAutoEnqueue());
+    hash = (37 * hash) + NAMESPACE_FIELD_NUMBER;
+    hash = (53 * hash) + getNamespace().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1154,6 +1214,7 @@ java.lang.String defaultValue) {
         nextAttemptTimeBuilder_ = null;
       }
       autoEnqueue_ = false;
+      namespace_ = "";
       return this;
     }
 
@@ -1253,6 +1314,9 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00004000) != 0)) {
         result.autoEnqueue_ = autoEnqueue_;
       }
+      if (((from_bitField0_ & 0x00008000) != 0)) {
+        result.namespace_ = namespace_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1325,6 +1389,11 @@ java.lang.String defaultValue) {
       }
       if (other.getAutoEnqueue() != false) {
         setAutoEnqueue(other.getAutoEnqueue());
+      }
+      if (!other.getNamespace().isEmpty()) {
+        namespace_ = other.namespace_;
+        bitField0_ |= 0x00008000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1441,6 +1510,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00004000;
               break;
             } // case 120
+            case 130: {
+              namespace_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00008000;
+              break;
+            } // case 130
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3228,6 +3302,103 @@ java.lang.String defaultValue) {
     public Builder clearAutoEnqueue() {
       bitField0_ = (bitField0_ & ~0x00004000);
       autoEnqueue_ = false;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object namespace_ = "";
+    /**
+     * <pre>
+     * The namespace the task belongs to, fixed at creation. Callers reach only the
+     * namespaces they are granted.
+     * </pre>
+     *
+     * <code>string namespace = 16 [json_name = "namespace"];</code>
+     * @return The namespace.
+     */
+    public java.lang.String getNamespace() {
+      java.lang.Object ref = namespace_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        namespace_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The namespace the task belongs to, fixed at creation. Callers reach only the
+     * namespaces they are granted.
+     * </pre>
+     *
+     * <code>string namespace = 16 [json_name = "namespace"];</code>
+     * @return The bytes for namespace.
+     */
+    public com.google.protobuf.ByteString
+        getNamespaceBytes() {
+      java.lang.Object ref = namespace_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        namespace_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The namespace the task belongs to, fixed at creation. Callers reach only the
+     * namespaces they are granted.
+     * </pre>
+     *
+     * <code>string namespace = 16 [json_name = "namespace"];</code>
+     * @param value The namespace to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNamespace(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      namespace_ = value;
+      bitField0_ |= 0x00008000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The namespace the task belongs to, fixed at creation. Callers reach only the
+     * namespaces they are granted.
+     * </pre>
+     *
+     * <code>string namespace = 16 [json_name = "namespace"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearNamespace() {
+      namespace_ = getDefaultInstance().getNamespace();
+      bitField0_ = (bitField0_ & ~0x00008000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The namespace the task belongs to, fixed at creation. Callers reach only the
+     * namespaces they are granted.
+     * </pre>
+     *
+     * <code>string namespace = 16 [json_name = "namespace"];</code>
+     * @param value The bytes for namespace to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNamespaceBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      namespace_ = value;
+      bitField0_ |= 0x00008000;
       onChanged();
       return this;
     }

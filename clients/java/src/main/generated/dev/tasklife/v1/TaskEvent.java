@@ -41,6 +41,8 @@ private static final long serialVersionUID = 0L;
     operator_ = "";
     reason_ = "";
     requestId_ = "";
+    namespace_ = "";
+    onBehalfOf_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -257,8 +259,9 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object operator_ = "";
   /**
    * <pre>
-   * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-   * service made itself. Never empty.
+   * Who made the change: the authenticated principal (in open mode, the operator the
+   * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+   * empty.
    * </pre>
    *
    * <code>string operator = 7 [json_name = "operator"];</code>
@@ -279,8 +282,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-   * service made itself. Never empty.
+   * Who made the change: the authenticated principal (in open mode, the operator the
+   * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+   * empty.
    * </pre>
    *
    * <code>string operator = 7 [json_name = "operator"];</code>
@@ -436,6 +440,100 @@ private static final long serialVersionUID = 0L;
     return createTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createTime_;
   }
 
+  public static final int NAMESPACE_FIELD_NUMBER = 11;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object namespace_ = "";
+  /**
+   * <pre>
+   * The task's namespace.
+   * </pre>
+   *
+   * <code>string namespace = 11 [json_name = "namespace"];</code>
+   * @return The namespace.
+   */
+  @java.lang.Override
+  public java.lang.String getNamespace() {
+    java.lang.Object ref = namespace_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      namespace_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The task's namespace.
+   * </pre>
+   *
+   * <code>string namespace = 11 [json_name = "namespace"];</code>
+   * @return The bytes for namespace.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getNamespaceBytes() {
+    java.lang.Object ref = namespace_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      namespace_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int ON_BEHALF_OF_FIELD_NUMBER = 12;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object onBehalfOf_ = "";
+  /**
+   * <pre>
+   * Who the operator said it acted for, unverified; empty when not given.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  @java.lang.Override
+  public java.lang.String getOnBehalfOf() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      onBehalfOf_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Who the operator said it acted for, unverified; empty when not given.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+   * @return The bytes for onBehalfOf.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getOnBehalfOfBytes() {
+    java.lang.Object ref = onBehalfOf_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      onBehalfOf_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -480,6 +578,12 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(10, getCreateTime());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(namespace_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 11, namespace_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 12, onBehalfOf_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -518,6 +622,12 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(10, getCreateTime());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(namespace_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(11, namespace_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(12, onBehalfOf_);
     }
     return size;
   }
@@ -563,6 +673,10 @@ private static final long serialVersionUID = 0L;
       if (!getCreateTime()
           .equals(other.getCreateTime())) return false;
     }
+    if (!getNamespace()
+        .equals(other.getNamespace())) return false;
+    if (!getOnBehalfOf()
+        .equals(other.getOnBehalfOf())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -597,6 +711,10 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + CREATE_TIME_FIELD_NUMBER;
       hash = (53 * hash) + getCreateTime().hashCode();
     }
+    hash = (37 * hash) + NAMESPACE_FIELD_NUMBER;
+    hash = (53 * hash) + getNamespace().hashCode();
+    hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
+    hash = (53 * hash) + getOnBehalfOf().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -753,6 +871,8 @@ private static final long serialVersionUID = 0L;
         createTimeBuilder_.dispose();
         createTimeBuilder_ = null;
       }
+      namespace_ = "";
+      onBehalfOf_ = "";
       return this;
     }
 
@@ -820,6 +940,12 @@ private static final long serialVersionUID = 0L;
             : createTimeBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.namespace_ = namespace_;
+      }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.onBehalfOf_ = onBehalfOf_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -874,6 +1000,16 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasCreateTime()) {
         mergeCreateTime(other.getCreateTime());
+      }
+      if (!other.getNamespace().isEmpty()) {
+        namespace_ = other.namespace_;
+        bitField0_ |= 0x00000400;
+        onChanged();
+      }
+      if (!other.getOnBehalfOf().isEmpty()) {
+        onBehalfOf_ = other.onBehalfOf_;
+        bitField0_ |= 0x00000800;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -951,6 +1087,16 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000200;
               break;
             } // case 82
+            case 90: {
+              namespace_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 90
+            case 98: {
+              onBehalfOf_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 98
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1423,8 +1569,9 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object operator_ = "";
     /**
      * <pre>
-     * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-     * service made itself. Never empty.
+     * Who made the change: the authenticated principal (in open mode, the operator the
+     * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+     * empty.
      * </pre>
      *
      * <code>string operator = 7 [json_name = "operator"];</code>
@@ -1444,8 +1591,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-     * service made itself. Never empty.
+     * Who made the change: the authenticated principal (in open mode, the operator the
+     * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+     * empty.
      * </pre>
      *
      * <code>string operator = 7 [json_name = "operator"];</code>
@@ -1466,8 +1614,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-     * service made itself. Never empty.
+     * Who made the change: the authenticated principal (in open mode, the operator the
+     * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+     * empty.
      * </pre>
      *
      * <code>string operator = 7 [json_name = "operator"];</code>
@@ -1484,8 +1633,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-     * service made itself. Never empty.
+     * Who made the change: the authenticated principal (in open mode, the operator the
+     * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+     * empty.
      * </pre>
      *
      * <code>string operator = 7 [json_name = "operator"];</code>
@@ -1499,8 +1649,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-     * service made itself. Never empty.
+     * Who made the change: the authenticated principal (in open mode, the operator the
+     * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+     * empty.
      * </pre>
      *
      * <code>string operator = 7 [json_name = "operator"];</code>
@@ -1863,6 +2014,190 @@ private static final long serialVersionUID = 0L;
         createTime_ = null;
       }
       return createTimeBuilder_;
+    }
+
+    private java.lang.Object namespace_ = "";
+    /**
+     * <pre>
+     * The task's namespace.
+     * </pre>
+     *
+     * <code>string namespace = 11 [json_name = "namespace"];</code>
+     * @return The namespace.
+     */
+    public java.lang.String getNamespace() {
+      java.lang.Object ref = namespace_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        namespace_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The task's namespace.
+     * </pre>
+     *
+     * <code>string namespace = 11 [json_name = "namespace"];</code>
+     * @return The bytes for namespace.
+     */
+    public com.google.protobuf.ByteString
+        getNamespaceBytes() {
+      java.lang.Object ref = namespace_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        namespace_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The task's namespace.
+     * </pre>
+     *
+     * <code>string namespace = 11 [json_name = "namespace"];</code>
+     * @param value The namespace to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNamespace(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      namespace_ = value;
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's namespace.
+     * </pre>
+     *
+     * <code>string namespace = 11 [json_name = "namespace"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearNamespace() {
+      namespace_ = getDefaultInstance().getNamespace();
+      bitField0_ = (bitField0_ & ~0x00000400);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's namespace.
+     * </pre>
+     *
+     * <code>string namespace = 11 [json_name = "namespace"];</code>
+     * @param value The bytes for namespace to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNamespaceBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      namespace_ = value;
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object onBehalfOf_ = "";
+    /**
+     * <pre>
+     * Who the operator said it acted for, unverified; empty when not given.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+     * @return The onBehalfOf.
+     */
+    public java.lang.String getOnBehalfOf() {
+      java.lang.Object ref = onBehalfOf_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        onBehalfOf_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the operator said it acted for, unverified; empty when not given.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+     * @return The bytes for onBehalfOf.
+     */
+    public com.google.protobuf.ByteString
+        getOnBehalfOfBytes() {
+      java.lang.Object ref = onBehalfOf_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        onBehalfOf_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who the operator said it acted for, unverified; empty when not given.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+     * @param value The onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOf(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the operator said it acted for, unverified; empty when not given.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOnBehalfOf() {
+      onBehalfOf_ = getDefaultInstance().getOnBehalfOf();
+      bitField0_ = (bitField0_ & ~0x00000800);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who the operator said it acted for, unverified; empty when not given.
+     * </pre>
+     *
+     * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+     * @param value The bytes for onBehalfOf to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOnBehalfOfBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      onBehalfOf_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.TaskEvent)

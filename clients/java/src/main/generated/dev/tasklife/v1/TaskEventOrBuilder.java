@@ -122,8 +122,9 @@ public interface TaskEventOrBuilder extends
 
   /**
    * <pre>
-   * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-   * service made itself. Never empty.
+   * Who made the change: the authenticated principal (in open mode, the operator the
+   * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+   * empty.
    * </pre>
    *
    * <code>string operator = 7 [json_name = "operator"];</code>
@@ -132,8 +133,9 @@ public interface TaskEventOrBuilder extends
   java.lang.String getOperator();
   /**
    * <pre>
-   * Who made the change: the caller's operator, or `system:&lt;policy&gt;` for a change the
-   * service made itself. Never empty.
+   * Who made the change: the authenticated principal (in open mode, the operator the
+   * caller named), or `system:&lt;policy&gt;` for a change the service made itself. Never
+   * empty.
    * </pre>
    *
    * <code>string operator = 7 [json_name = "operator"];</code>
@@ -211,4 +213,44 @@ public interface TaskEventOrBuilder extends
    * <code>.google.protobuf.Timestamp create_time = 10 [json_name = "createTime"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getCreateTimeOrBuilder();
+
+  /**
+   * <pre>
+   * The task's namespace.
+   * </pre>
+   *
+   * <code>string namespace = 11 [json_name = "namespace"];</code>
+   * @return The namespace.
+   */
+  java.lang.String getNamespace();
+  /**
+   * <pre>
+   * The task's namespace.
+   * </pre>
+   *
+   * <code>string namespace = 11 [json_name = "namespace"];</code>
+   * @return The bytes for namespace.
+   */
+  com.google.protobuf.ByteString
+      getNamespaceBytes();
+
+  /**
+   * <pre>
+   * Who the operator said it acted for, unverified; empty when not given.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+   * @return The onBehalfOf.
+   */
+  java.lang.String getOnBehalfOf();
+  /**
+   * <pre>
+   * Who the operator said it acted for, unverified; empty when not given.
+   * </pre>
+   *
+   * <code>string on_behalf_of = 12 [json_name = "onBehalfOf"];</code>
+   * @return The bytes for onBehalfOf.
+   */
+  com.google.protobuf.ByteString
+      getOnBehalfOfBytes();
 }

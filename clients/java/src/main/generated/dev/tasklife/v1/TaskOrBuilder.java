@@ -399,4 +399,26 @@ java.lang.String defaultValue);
    * @return The autoEnqueue.
    */
   boolean getAutoEnqueue();
+
+  /**
+   * <pre>
+   * The namespace the task belongs to, fixed at creation. Callers reach only the
+   * namespaces they are granted.
+   * </pre>
+   *
+   * <code>string namespace = 16 [json_name = "namespace"];</code>
+   * @return The namespace.
+   */
+  java.lang.String getNamespace();
+  /**
+   * <pre>
+   * The namespace the task belongs to, fixed at creation. Callers reach only the
+   * namespaces they are granted.
+   * </pre>
+   *
+   * <code>string namespace = 16 [json_name = "namespace"];</code>
+   * @return The bytes for namespace.
+   */
+  com.google.protobuf.ByteString
+      getNamespaceBytes();
 }

@@ -64,7 +64,7 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "ier\030\003 \001(\001R\021backoffMultiplier\022:\n\013max_back" +
       "off\030\004 \001(\0132\031.google.protobuf.DurationR\nma" +
       "xBackoff\022\033\n\006jitter\030\005 \001(\001H\000R\006jitter\210\001\001B\t\n" +
-      "\007_jitter\"\373\005\n\004Task\022\027\n\007task_id\030\001 \001(\tR\006task" +
+      "\007_jitter\"\231\006\n\004Task\022\027\n\007task_id\030\001 \001(\tR\006task" +
       "Id\022,\n\005state\030\002 \001(\0162\026.tasklife.v1.TaskStat" +
       "eR\005state\022\030\n\007version\030\003 \001(\003R\007version\0225\n\006la" +
       "bels\030\004 \003(\0132\035.tasklife.v1.Task.LabelsEntr" +
@@ -81,37 +81,39 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "\0132\032.google.protobuf.TimestampR\021lastHeart" +
       "beatTime\022F\n\021next_attempt_time\030\016 \001(\0132\032.go" +
       "ogle.protobuf.TimestampR\017nextAttemptTime" +
-      "\022!\n\014auto_enqueue\030\017 \001(\010R\013autoEnqueue\0329\n\013L" +
-      "abelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 " +
-      "\001(\tR\005value:\0028\001\"\201\003\n\tTaskEvent\022\027\n\007task_id\030" +
-      "\001 \001(\tR\006taskId\022\030\n\007version\030\002 \001(\003R\007version\022" +
-      "\026\n\006cursor\030\003 \001(\tR\006cursor\0225\n\nfrom_state\030\004 " +
-      "\001(\0162\026.tasklife.v1.TaskStateR\tfromState\0221" +
-      "\n\010to_state\030\005 \001(\0162\026.tasklife.v1.TaskState" +
-      "R\007toState\022/\n\006action\030\006 \001(\0162\027.tasklife.v1." +
-      "TaskActionR\006action\022\032\n\010operator\030\007 \001(\tR\010op" +
-      "erator\022\026\n\006reason\030\010 \001(\tR\006reason\022\035\n\nreques" +
-      "t_id\030\t \001(\tR\trequestId\022;\n\013create_time\030\n \001" +
-      "(\0132\032.google.protobuf.TimestampR\ncreateTi" +
-      "me*\377\001\n\tTaskState\022\032\n\026TASK_STATE_UNSPECIFI" +
-      "ED\020\000\022\026\n\022TASK_STATE_CREATED\020\001\022\024\n\020TASK_STA" +
-      "TE_READY\020\002\022\026\n\022TASK_STATE_RUNNING\020\003\022\030\n\024TA" +
-      "SK_STATE_SUCCEEDED\020\004\022\025\n\021TASK_STATE_FAILE" +
-      "D\020\005\022\027\n\023TASK_STATE_RETRYING\020\006\022\025\n\021TASK_STA" +
-      "TE_PAUSED\020\007\022\025\n\021TASK_STATE_KILLED\020\010\022\030\n\024TA" +
-      "SK_STATE_ABANDONED\020\t*\214\001\n\tStateKind\022\032\n\026ST" +
-      "ATE_KIND_UNSPECIFIED\020\000\022\026\n\022STATE_KIND_INI" +
-      "TIAL\020\001\022\025\n\021STATE_KIND_STABLE\020\002\022\033\n\027STATE_K" +
-      "IND_TRANSITIONAL\020\003\022\027\n\023STATE_KIND_TERMINA" +
-      "L\020\004*\226\002\n\nTaskAction\022\033\n\027TASK_ACTION_UNSPEC" +
-      "IFIED\020\000\022\026\n\022TASK_ACTION_CREATE\020\001\022\027\n\023TASK_" +
-      "ACTION_ENQUEUE\020\002\022\025\n\021TASK_ACTION_START\020\003\022" +
-      "\030\n\024TASK_ACTION_COMPLETE\020\004\022\024\n\020TASK_ACTION" +
-      "_FAIL\020\005\022\025\n\021TASK_ACTION_RETRY\020\006\022\025\n\021TASK_A" +
-      "CTION_PAUSE\020\007\022\026\n\022TASK_ACTION_RESUME\020\010\022\024\n" +
-      "\020TASK_ACTION_KILL\020\t\022\027\n\023TASK_ACTION_ABAND" +
-      "ON\020\nB\036\n\017dev.tasklife.v1B\tTaskProtoP\001b\006pr" +
-      "oto3"
+      "\022!\n\014auto_enqueue\030\017 \001(\010R\013autoEnqueue\022\034\n\tn" +
+      "amespace\030\020 \001(\tR\tnamespace\0329\n\013LabelsEntry" +
+      "\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value" +
+      ":\0028\001\"\301\003\n\tTaskEvent\022\027\n\007task_id\030\001 \001(\tR\006tas" +
+      "kId\022\030\n\007version\030\002 \001(\003R\007version\022\026\n\006cursor\030" +
+      "\003 \001(\tR\006cursor\0225\n\nfrom_state\030\004 \001(\0162\026.task" +
+      "life.v1.TaskStateR\tfromState\0221\n\010to_state" +
+      "\030\005 \001(\0162\026.tasklife.v1.TaskStateR\007toState\022" +
+      "/\n\006action\030\006 \001(\0162\027.tasklife.v1.TaskAction" +
+      "R\006action\022\032\n\010operator\030\007 \001(\tR\010operator\022\026\n\006" +
+      "reason\030\010 \001(\tR\006reason\022\035\n\nrequest_id\030\t \001(\t" +
+      "R\trequestId\022;\n\013create_time\030\n \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\ncreateTime\022\034\n\tname" +
+      "space\030\013 \001(\tR\tnamespace\022 \n\014on_behalf_of\030\014" +
+      " \001(\tR\nonBehalfOf*\377\001\n\tTaskState\022\032\n\026TASK_S" +
+      "TATE_UNSPECIFIED\020\000\022\026\n\022TASK_STATE_CREATED" +
+      "\020\001\022\024\n\020TASK_STATE_READY\020\002\022\026\n\022TASK_STATE_R" +
+      "UNNING\020\003\022\030\n\024TASK_STATE_SUCCEEDED\020\004\022\025\n\021TA" +
+      "SK_STATE_FAILED\020\005\022\027\n\023TASK_STATE_RETRYING" +
+      "\020\006\022\025\n\021TASK_STATE_PAUSED\020\007\022\025\n\021TASK_STATE_" +
+      "KILLED\020\010\022\030\n\024TASK_STATE_ABANDONED\020\t*\214\001\n\tS" +
+      "tateKind\022\032\n\026STATE_KIND_UNSPECIFIED\020\000\022\026\n\022" +
+      "STATE_KIND_INITIAL\020\001\022\025\n\021STATE_KIND_STABL" +
+      "E\020\002\022\033\n\027STATE_KIND_TRANSITIONAL\020\003\022\027\n\023STAT" +
+      "E_KIND_TERMINAL\020\004*\226\002\n\nTaskAction\022\033\n\027TASK" +
+      "_ACTION_UNSPECIFIED\020\000\022\026\n\022TASK_ACTION_CRE" +
+      "ATE\020\001\022\027\n\023TASK_ACTION_ENQUEUE\020\002\022\025\n\021TASK_A" +
+      "CTION_START\020\003\022\030\n\024TASK_ACTION_COMPLETE\020\004\022" +
+      "\024\n\020TASK_ACTION_FAIL\020\005\022\025\n\021TASK_ACTION_RET" +
+      "RY\020\006\022\025\n\021TASK_ACTION_PAUSE\020\007\022\026\n\022TASK_ACTI" +
+      "ON_RESUME\020\010\022\024\n\020TASK_ACTION_KILL\020\t\022\027\n\023TAS" +
+      "K_ACTION_ABANDON\020\nB\036\n\017dev.tasklife.v1B\tT" +
+      "askProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -130,7 +132,7 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_Task_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_Task_descriptor,
-        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", });
+        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", });
     internal_static_tasklife_v1_Task_LabelsEntry_descriptor =
       internal_static_tasklife_v1_Task_descriptor.getNestedType(0);
     internal_static_tasklife_v1_Task_LabelsEntry_fieldAccessorTable = new
@@ -142,7 +144,7 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_TaskEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskEvent_descriptor,
-        new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", });
+        new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

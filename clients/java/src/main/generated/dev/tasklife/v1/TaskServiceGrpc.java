@@ -38,6 +38,19 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  *   reconnect (to any replica) with the last cursor received.
  * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
  *   backoff.
+ * When the server authenticates callers (docs/concepts/security.md):
+ * - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+ *   or a bearer token that is unknown, expired or badly signed.
+ * - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+ *   metadata `principal`, `method` and `granting_roles`.
+ * - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+ *   naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+ * - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+ *   other than the authenticated principal; metadata `principal`, `operator`.
+ * - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+ *   of open watches on this server; metadata `principal`, `limit`.
+ * A task in a namespace the caller does not reach is reported exactly as a task that
+ * does not exist: TASK_NOT_FOUND.
  * A failed call writes nothing.
  * </pre>
  */
@@ -640,6 +653,19 @@ public final class TaskServiceGrpc {
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
    *   backoff.
+   * When the server authenticates callers (docs/concepts/security.md):
+   * - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+   *   or a bearer token that is unknown, expired or badly signed.
+   * - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+   *   metadata `principal`, `method` and `granting_roles`.
+   * - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+   *   naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+   * - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+   *   other than the authenticated principal; metadata `principal`, `operator`.
+   * - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+   *   of open watches on this server; metadata `principal`, `limit`.
+   * A task in a namespace the caller does not reach is reported exactly as a task that
+   * does not exist: TASK_NOT_FOUND.
    * A failed call writes nothing.
    * </pre>
    */
@@ -889,6 +915,19 @@ public final class TaskServiceGrpc {
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
    *   backoff.
+   * When the server authenticates callers (docs/concepts/security.md):
+   * - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+   *   or a bearer token that is unknown, expired or badly signed.
+   * - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+   *   metadata `principal`, `method` and `granting_roles`.
+   * - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+   *   naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+   * - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+   *   other than the authenticated principal; metadata `principal`, `operator`.
+   * - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+   *   of open watches on this server; metadata `principal`, `limit`.
+   * A task in a namespace the caller does not reach is reported exactly as a task that
+   * does not exist: TASK_NOT_FOUND.
    * A failed call writes nothing.
    * </pre>
    */
@@ -937,6 +976,19 @@ public final class TaskServiceGrpc {
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
    *   backoff.
+   * When the server authenticates callers (docs/concepts/security.md):
+   * - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+   *   or a bearer token that is unknown, expired or badly signed.
+   * - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+   *   metadata `principal`, `method` and `granting_roles`.
+   * - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+   *   naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+   * - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+   *   other than the authenticated principal; metadata `principal`, `operator`.
+   * - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+   *   of open watches on this server; metadata `principal`, `limit`.
+   * A task in a namespace the caller does not reach is reported exactly as a task that
+   * does not exist: TASK_NOT_FOUND.
    * A failed call writes nothing.
    * </pre>
    */
@@ -1213,6 +1265,19 @@ public final class TaskServiceGrpc {
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
    *   backoff.
+   * When the server authenticates callers (docs/concepts/security.md):
+   * - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+   *   or a bearer token that is unknown, expired or badly signed.
+   * - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+   *   metadata `principal`, `method` and `granting_roles`.
+   * - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+   *   naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+   * - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+   *   other than the authenticated principal; metadata `principal`, `operator`.
+   * - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+   *   of open watches on this server; metadata `principal`, `limit`.
+   * A task in a namespace the caller does not reach is reported exactly as a task that
+   * does not exist: TASK_NOT_FOUND.
    * A failed call writes nothing.
    * </pre>
    */
@@ -1475,6 +1540,19 @@ public final class TaskServiceGrpc {
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
    *   backoff.
+   * When the server authenticates callers (docs/concepts/security.md):
+   * - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+   *   or a bearer token that is unknown, expired or badly signed.
+   * - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+   *   metadata `principal`, `method` and `granting_roles`.
+   * - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+   *   naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+   * - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+   *   other than the authenticated principal; metadata `principal`, `operator`.
+   * - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+   *   of open watches on this server; metadata `principal`, `limit`.
+   * A task in a namespace the caller does not reach is reported exactly as a task that
+   * does not exist: TASK_NOT_FOUND.
    * A failed call writes nothing.
    * </pre>
    */
@@ -1736,6 +1814,19 @@ public final class TaskServiceGrpc {
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
    *   backoff.
+   * When the server authenticates callers (docs/concepts/security.md):
+   * - CREDENTIALS_MISSING, CREDENTIALS_INVALID (UNAUTHENTICATED): no usable credential,
+   *   or a bearer token that is unknown, expired or badly signed.
+   * - ROLE_NOT_GRANTED (PERMISSION_DENIED): the caller's roles do not include the method;
+   *   metadata `principal`, `method` and `granting_roles`.
+   * - NAMESPACE_NOT_GRANTED (PERMISSION_DENIED): CreateTask into, or a namespaces filter
+   *   naming, a namespace the caller does not reach; metadata `principal`, `namespace`.
+   * - OPERATOR_MISMATCH (PERMISSION_DENIED): the operator field or metadata names someone
+   *   other than the authenticated principal; metadata `principal`, `operator`.
+   * - TOO_MANY_STREAMS (RESOURCE_EXHAUSTED): the principal already has the maximum number
+   *   of open watches on this server; metadata `principal`, `limit`.
+   * A task in a namespace the caller does not reach is reported exactly as a task that
+   * does not exist: TASK_NOT_FOUND.
    * A failed call writes nothing.
    * </pre>
    */

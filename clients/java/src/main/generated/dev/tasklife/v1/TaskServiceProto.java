@@ -227,7 +227,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     java.lang.String[] descriptorData = {
       "\n\036tasklife/v1/task_service.proto\022\013taskli" +
       "fe.v1\032\036google/protobuf/duration.proto\032\026t" +
-      "asklife/v1/task.proto\"\371\002\n\021CreateTaskRequ" +
+      "asklife/v1/task.proto\"\271\003\n\021CreateTaskRequ" +
       "est\022\027\n\007task_id\030\001 \001(\tR\006taskId\022B\n\006labels\030\002" +
       " \003(\0132*.tasklife.v1.CreateTaskRequest.Lab" +
       "elsEntryR\006labels\022\035\n\ndepends_on\030\003 \003(\tR\tde" +
@@ -235,172 +235,183 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "try_policy\030\005 \001(\0132\030.tasklife.v1.RetryPoli" +
       "cyR\013retryPolicy\022\026\n\006reason\030\006 \001(\tR\006reason\022" +
       "\032\n\010operator\030\007 \001(\tR\010operator\022!\n\014auto_enqu" +
-      "eue\030\010 \001(\010R\013autoEnqueue\0329\n\013LabelsEntry\022\020\n" +
-      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028" +
-      "\001\"i\n\022CreateTaskResponse\022%\n\004task\030\001 \001(\0132\021." +
-      "tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026." +
-      "tasklife.v1.TaskEventR\005event\")\n\016GetTaskR" +
-      "equest\022\027\n\007task_id\030\001 \001(\tR\006taskId\"8\n\017GetTa" +
-      "skResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.T" +
-      "askR\004task\"\374\001\n\020ListTasksRequest\022\033\n\tpage_s" +
-      "ize\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR" +
-      "\tpageToken\022.\n\006states\030\003 \003(\0162\026.tasklife.v1" +
-      ".TaskStateR\006states\022A\n\006labels\030\004 \003(\0132).tas" +
-      "klife.v1.ListTasksRequest.LabelsEntryR\006l" +
-      "abels\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
-      "\n\005value\030\002 \001(\tR\005value:\0028\001\"d\n\021ListTasksRes" +
-      "ponse\022\'\n\005tasks\030\001 \003(\0132\021.tasklife.v1.TaskR" +
-      "\005tasks\022&\n\017next_page_token\030\002 \001(\tR\rnextPag" +
-      "eToken\"l\n\025ListTaskEventsRequest\022\027\n\007task_" +
-      "id\030\001 \001(\tR\006taskId\022\033\n\tpage_size\030\002 \001(\005R\010pag" +
-      "eSize\022\035\n\npage_token\030\003 \001(\tR\tpageToken\"p\n\026" +
-      "ListTaskEventsResponse\022.\n\006events\030\001 \003(\0132\026" +
-      ".tasklife.v1.TaskEventR\006events\022&\n\017next_p" +
-      "age_token\030\002 \001(\tR\rnextPageToken\"\206\003\n\026Watch" +
-      "TaskEventsRequest\022#\n\014after_cursor\030\001 \001(\tH" +
-      "\000R\013afterCursor\022\'\n\016from_beginning\030\002 \001(\010H\000" +
-      "R\rfromBeginning\022\031\n\010task_ids\030\003 \003(\tR\007taskI" +
-      "ds\022.\n\006states\030\004 \003(\0162\026.tasklife.v1.TaskSta" +
-      "teR\006states\022G\n\006labels\030\005 \003(\0132/.tasklife.v1" +
-      ".WatchTaskEventsRequest.LabelsEntryR\006lab" +
-      "els\022F\n\021progress_interval\030\006 \001(\0132\031.google." +
-      "protobuf.DurationR\020progressInterval\0329\n\013L" +
-      "abelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 " +
-      "\001(\tR\005value:\0028\001B\007\n\005start\"a\n\027WatchTaskEven" +
-      "tsResponse\022.\n\006events\030\001 \003(\0132\026.tasklife.v1" +
-      ".TaskEventR\006events\022\026\n\006cursor\030\002 \001(\tR\006curs" +
-      "or\"\205\001\n\020HeartbeatRequest\022\027\n\007task_id\030\001 \001(\t" +
-      "R\006taskId\022\026\n\006worker\030\002 \001(\tR\006worker\022@\n\016leas" +
-      "e_duration\030\003 \001(\0132\031.google.protobuf.Durat" +
-      "ionR\rleaseDuration\":\n\021HeartbeatResponse\022" +
-      "%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\030" +
-      "\n\026GetStateMachineRequest\"\305\001\n\027GetStateMac" +
-      "hineResponse\0225\n\006states\030\001 \003(\0132\035.tasklife." +
-      "v1.StateDescriptionR\006states\0228\n\007actions\030\002" +
-      " \003(\0132\036.tasklife.v1.ActionDescriptionR\007ac" +
-      "tions\0229\n\013transitions\030\003 \003(\0132\027.tasklife.v1" +
-      ".TransitionR\013transitions\"\357\001\n\020StateDescri" +
-      "ption\022,\n\005state\030\001 \001(\0162\026.tasklife.v1.TaskS" +
-      "tateR\005state\022*\n\004kind\030\002 \001(\0162\026.tasklife.v1." +
-      "StateKindR\004kind\022 \n\013description\030\003 \001(\tR\013de" +
-      "scription\022\035\n\nentered_by\030\004 \001(\tR\tenteredBy" +
-      "\022@\n\017allowed_actions\030\005 \003(\0162\027.tasklife.v1." +
-      "TaskActionR\016allowedActions\"\310\001\n\021ActionDes" +
-      "cription\022/\n\006action\030\001 \001(\0162\027.tasklife.v1.T" +
-      "askActionR\006action\022\026\n\006method\030\002 \001(\tR\006metho" +
-      "d\0227\n\013from_states\030\003 \003(\0162\026.tasklife.v1.Tas" +
-      "kStateR\nfromStates\0221\n\010to_state\030\004 \001(\0162\026.t" +
-      "asklife.v1.TaskStateR\007toState\"\247\001\n\nTransi" +
-      "tion\0225\n\nfrom_state\030\001 \001(\0162\026.tasklife.v1.T" +
-      "askStateR\tfromState\022/\n\006action\030\002 \001(\0162\027.ta" +
-      "sklife.v1.TaskActionR\006action\0221\n\010to_state" +
-      "\030\003 \001(\0162\026.tasklife.v1.TaskStateR\007toState\"" +
-      "\305\001\n\022EnqueueTaskRequest\022\027\n\007task_id\030\001 \001(\tR" +
-      "\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017exp" +
-      "ectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treq" +
-      "uestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operat" +
-      "or\030\005 \001(\tR\010operatorB\023\n\021_expected_version\"" +
-      "j\n\023EnqueueTaskResponse\022%\n\004task\030\001 \001(\0132\021.t" +
-      "asklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.t" +
-      "asklife.v1.TaskEventR\005event\"\235\002\n\020StartTas" +
-      "kRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020exp" +
-      "ected_version\030\002 \001(\003H\000R\017expectedVersion\210\001" +
-      "\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reas" +
-      "on\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010oper" +
-      "ator\022\026\n\006worker\030\006 \001(\tR\006worker\022@\n\016lease_du" +
-      "ration\030\007 \001(\0132\031.google.protobuf.DurationR" +
-      "\rleaseDurationB\023\n\021_expected_version\"h\n\021S" +
-      "tartTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklif" +
-      "e.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklif" +
-      "e.v1.TaskEventR\005event\"\336\001\n\023CompleteTaskRe" +
+      "eue\030\010 \001(\010R\013autoEnqueue\022\034\n\tnamespace\030\t \001(" +
+      "\tR\tnamespace\022 \n\014on_behalf_of\030\n \001(\tR\nonBe" +
+      "halfOf\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
+      "\024\n\005value\030\002 \001(\tR\005value:\0028\001\"i\n\022CreateTaskR" +
+      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
+      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
+      "EventR\005event\")\n\016GetTaskRequest\022\027\n\007task_i" +
+      "d\030\001 \001(\tR\006taskId\"8\n\017GetTaskResponse\022%\n\004ta" +
+      "sk\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\234\002\n\020Li" +
+      "stTasksRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageS" +
+      "ize\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022.\n\006st" +
+      "ates\030\003 \003(\0162\026.tasklife.v1.TaskStateR\006stat" +
+      "es\022A\n\006labels\030\004 \003(\0132).tasklife.v1.ListTas" +
+      "ksRequest.LabelsEntryR\006labels\022\036\n\nnamespa" +
+      "ces\030\005 \003(\tR\nnamespaces\0329\n\013LabelsEntry\022\020\n\003" +
+      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001" +
+      "\"d\n\021ListTasksResponse\022\'\n\005tasks\030\001 \003(\0132\021.t" +
+      "asklife.v1.TaskR\005tasks\022&\n\017next_page_toke" +
+      "n\030\002 \001(\tR\rnextPageToken\"l\n\025ListTaskEvents" +
+      "Request\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage" +
+      "_size\030\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(" +
+      "\tR\tpageToken\"p\n\026ListTaskEventsResponse\022." +
+      "\n\006events\030\001 \003(\0132\026.tasklife.v1.TaskEventR\006" +
+      "events\022&\n\017next_page_token\030\002 \001(\tR\rnextPag" +
+      "eToken\"\246\003\n\026WatchTaskEventsRequest\022#\n\014aft" +
+      "er_cursor\030\001 \001(\tH\000R\013afterCursor\022\'\n\016from_b" +
+      "eginning\030\002 \001(\010H\000R\rfromBeginning\022\031\n\010task_" +
+      "ids\030\003 \003(\tR\007taskIds\022.\n\006states\030\004 \003(\0162\026.tas" +
+      "klife.v1.TaskStateR\006states\022G\n\006labels\030\005 \003" +
+      "(\0132/.tasklife.v1.WatchTaskEventsRequest." +
+      "LabelsEntryR\006labels\022F\n\021progress_interval" +
+      "\030\006 \001(\0132\031.google.protobuf.DurationR\020progr" +
+      "essInterval\022\036\n\nnamespaces\030\007 \003(\tR\nnamespa" +
+      "ces\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005" +
+      "value\030\002 \001(\tR\005value:\0028\001B\007\n\005start\"a\n\027Watch" +
+      "TaskEventsResponse\022.\n\006events\030\001 \003(\0132\026.tas" +
+      "klife.v1.TaskEventR\006events\022\026\n\006cursor\030\002 \001" +
+      "(\tR\006cursor\"\205\001\n\020HeartbeatRequest\022\027\n\007task_" +
+      "id\030\001 \001(\tR\006taskId\022\026\n\006worker\030\002 \001(\tR\006worker" +
+      "\022@\n\016lease_duration\030\003 \001(\0132\031.google.protob" +
+      "uf.DurationR\rleaseDuration\":\n\021HeartbeatR" +
+      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
+      "R\004task\"\030\n\026GetStateMachineRequest\"\305\001\n\027Get" +
+      "StateMachineResponse\0225\n\006states\030\001 \003(\0132\035.t" +
+      "asklife.v1.StateDescriptionR\006states\0228\n\007a" +
+      "ctions\030\002 \003(\0132\036.tasklife.v1.ActionDescrip" +
+      "tionR\007actions\0229\n\013transitions\030\003 \003(\0132\027.tas" +
+      "klife.v1.TransitionR\013transitions\"\357\001\n\020Sta" +
+      "teDescription\022,\n\005state\030\001 \001(\0162\026.tasklife." +
+      "v1.TaskStateR\005state\022*\n\004kind\030\002 \001(\0162\026.task" +
+      "life.v1.StateKindR\004kind\022 \n\013description\030\003" +
+      " \001(\tR\013description\022\035\n\nentered_by\030\004 \001(\tR\te" +
+      "nteredBy\022@\n\017allowed_actions\030\005 \003(\0162\027.task" +
+      "life.v1.TaskActionR\016allowedActions\"\310\001\n\021A" +
+      "ctionDescription\022/\n\006action\030\001 \001(\0162\027.taskl" +
+      "ife.v1.TaskActionR\006action\022\026\n\006method\030\002 \001(" +
+      "\tR\006method\0227\n\013from_states\030\003 \003(\0162\026.tasklif" +
+      "e.v1.TaskStateR\nfromStates\0221\n\010to_state\030\004" +
+      " \001(\0162\026.tasklife.v1.TaskStateR\007toState\"\247\001" +
+      "\n\nTransition\0225\n\nfrom_state\030\001 \001(\0162\026.taskl" +
+      "ife.v1.TaskStateR\tfromState\022/\n\006action\030\002 " +
+      "\001(\0162\027.tasklife.v1.TaskActionR\006action\0221\n\010" +
+      "to_state\030\003 \001(\0162\026.tasklife.v1.TaskStateR\007" +
+      "toState\"\347\001\n\022EnqueueTaskRequest\022\027\n\007task_i" +
+      "d\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 \001(" +
+      "\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 " +
+      "\001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032" +
+      "\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behalf_" +
+      "of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_versio" +
+      "n\"j\n\023EnqueueTaskResponse\022%\n\004task\030\001 \001(\0132\021" +
+      ".tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026" +
+      ".tasklife.v1.TaskEventR\005event\"\277\002\n\020StartT" +
+      "askRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020e" +
+      "xpected_version\030\002 \001(\003H\000R\017expectedVersion" +
+      "\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006re" +
+      "ason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010op" +
+      "erator\022\026\n\006worker\030\006 \001(\tR\006worker\022@\n\016lease_" +
+      "duration\030\007 \001(\0132\031.google.protobuf.Duratio" +
+      "nR\rleaseDuration\022 \n\014on_behalf_of\030\010 \001(\tR\n" +
+      "onBehalfOfB\023\n\021_expected_version\"h\n\021Start" +
+      "TaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1" +
+      ".TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1" +
+      ".TaskEventR\005event\"\200\002\n\023CompleteTaskReques" +
+      "t\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_v" +
+      "ersion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nre" +
+      "quest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(" +
+      "\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n" +
+      "\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf_of\030\007 " +
+      "\001(\tR\nonBehalfOfB\023\n\021_expected_version\"k\n\024" +
+      "CompleteTaskResponse\022%\n\004task\030\001 \001(\0132\021.tas" +
+      "klife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tas" +
+      "klife.v1.TaskEventR\005event\"\374\001\n\017FailTaskRe" +
       "quest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expect" +
       "ed_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035" +
       "\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030" +
       "\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operato" +
-      "r\022\026\n\006worker\030\006 \001(\tR\006workerB\023\n\021_expected_v" +
-      "ersion\"k\n\024CompleteTaskResponse\022%\n\004task\030\001" +
-      " \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002" +
-      " \001(\0132\026.tasklife.v1.TaskEventR\005event\"\332\001\n\017" +
-      "FailTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId" +
-      "\022.\n\020expected_version\030\002 \001(\003H\000R\017expectedVe" +
-      "rsion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022" +
-      "\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(" +
-      "\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006workerB\023\n\021_" +
-      "expected_version\"g\n\020FailTaskResponse\022%\n\004" +
-      "task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005e" +
-      "vent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005even" +
-      "t\"\303\001\n\020RetryTaskRequest\022\027\n\007task_id\030\001 \001(\tR" +
-      "\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017exp" +
-      "ectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treq" +
-      "uestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operat" +
-      "or\030\005 \001(\tR\010operatorB\023\n\021_expected_version\"" +
-      "h\n\021RetryTaskResponse\022%\n\004task\030\001 \001(\0132\021.tas" +
+      "r\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf_o" +
+      "f\030\007 \001(\tR\nonBehalfOfB\023\n\021_expected_version" +
+      "\"g\n\020FailTaskResponse\022%\n\004task\030\001 \001(\0132\021.tas" +
       "klife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tas" +
-      "klife.v1.TaskEventR\005event\"\303\001\n\020PauseTaskR" +
+      "klife.v1.TaskEventR\005event\"\345\001\n\020RetryTaskR" +
       "equest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expec" +
       "ted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022" +
       "\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason" +
       "\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operat" +
-      "orB\023\n\021_expected_version\"h\n\021PauseTaskResp" +
-      "onse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004t" +
-      "ask\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEve" +
-      "ntR\005event\"\304\001\n\021ResumeTaskRequest\022\027\n\007task_" +
-      "id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 \001" +
-      "(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003" +
-      " \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022" +
-      "\032\n\010operator\030\005 \001(\tR\010operatorB\023\n\021_expected" +
-      "_version\"i\n\022ResumeTaskResponse\022%\n\004task\030\001" +
-      " \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002" +
-      " \001(\0132\026.tasklife.v1.TaskEventR\005event\"\302\001\n\017" +
-      "KillTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId" +
-      "\022.\n\020expected_version\030\002 \001(\003H\000R\017expectedVe" +
-      "rsion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022" +
-      "\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(" +
-      "\tR\010operatorB\023\n\021_expected_version\"g\n\020Kill" +
+      "or\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021" +
+      "_expected_version\"h\n\021RetryTaskResponse\022%" +
+      "\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n" +
+      "\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005ev" +
+      "ent\"\345\001\n\020PauseTaskRequest\022\027\n\007task_id\030\001 \001(" +
+      "\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017e" +
+      "xpectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\tr" +
+      "equestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010oper" +
+      "ator\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001" +
+      "(\tR\nonBehalfOfB\023\n\021_expected_version\"h\n\021P" +
+      "auseTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklif" +
+      "e.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklif" +
+      "e.v1.TaskEventR\005event\"\346\001\n\021ResumeTaskRequ" +
+      "est\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected" +
+      "_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\n" +
+      "request_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 " +
+      "\001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022" +
+      " \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_ex" +
+      "pected_version\"i\n\022ResumeTaskResponse\022%\n\004" +
+      "task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005e" +
+      "vent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005even" +
+      "t\"\344\001\n\017KillTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017expe" +
+      "ctedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequ" +
+      "estId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operato" +
+      "r\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR" +
+      "\nonBehalfOfB\023\n\021_expected_version\"g\n\020Kill" +
       "TaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1" +
       ".TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1" +
-      ".TaskEventR\005event\"\305\001\n\022AbandonTaskRequest" +
+      ".TaskEventR\005event\"\347\001\n\022AbandonTaskRequest" +
       "\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_ve" +
       "rsion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreq" +
       "uest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\t" +
-      "R\006reason\022\032\n\010operator\030\005 \001(\tR\010operatorB\023\n\021" +
-      "_expected_version\"j\n\023AbandonTaskResponse" +
-      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
-      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
-      "event2\221\n\n\013TaskService\022M\n\nCreateTask\022\036.ta" +
-      "sklife.v1.CreateTaskRequest\032\037.tasklife.v" +
-      "1.CreateTaskResponse\022D\n\007GetTask\022\033.taskli" +
-      "fe.v1.GetTaskRequest\032\034.tasklife.v1.GetTa" +
-      "skResponse\022J\n\tListTasks\022\035.tasklife.v1.Li" +
-      "stTasksRequest\032\036.tasklife.v1.ListTasksRe" +
-      "sponse\022Y\n\016ListTaskEvents\022\".tasklife.v1.L" +
-      "istTaskEventsRequest\032#.tasklife.v1.ListT" +
-      "askEventsResponse\022\\\n\017GetStateMachine\022#.t" +
-      "asklife.v1.GetStateMachineRequest\032$.task" +
-      "life.v1.GetStateMachineResponse\022^\n\017Watch" +
-      "TaskEvents\022#.tasklife.v1.WatchTaskEvents" +
-      "Request\032$.tasklife.v1.WatchTaskEventsRes" +
-      "ponse0\001\022J\n\tHeartbeat\022\035.tasklife.v1.Heart" +
-      "beatRequest\032\036.tasklife.v1.HeartbeatRespo" +
-      "nse\022P\n\013EnqueueTask\022\037.tasklife.v1.Enqueue" +
-      "TaskRequest\032 .tasklife.v1.EnqueueTaskRes" +
-      "ponse\022J\n\tStartTask\022\035.tasklife.v1.StartTa" +
-      "skRequest\032\036.tasklife.v1.StartTaskRespons" +
-      "e\022S\n\014CompleteTask\022 .tasklife.v1.Complete" +
-      "TaskRequest\032!.tasklife.v1.CompleteTaskRe" +
-      "sponse\022G\n\010FailTask\022\034.tasklife.v1.FailTas" +
-      "kRequest\032\035.tasklife.v1.FailTaskResponse\022" +
-      "J\n\tRetryTask\022\035.tasklife.v1.RetryTaskRequ" +
-      "est\032\036.tasklife.v1.RetryTaskResponse\022J\n\tP" +
-      "auseTask\022\035.tasklife.v1.PauseTaskRequest\032" +
-      "\036.tasklife.v1.PauseTaskResponse\022M\n\nResum" +
-      "eTask\022\036.tasklife.v1.ResumeTaskRequest\032\037." +
-      "tasklife.v1.ResumeTaskResponse\022G\n\010KillTa" +
-      "sk\022\034.tasklife.v1.KillTaskRequest\032\035.taskl" +
-      "ife.v1.KillTaskResponse\022P\n\013AbandonTask\022\037" +
-      ".tasklife.v1.AbandonTaskRequest\032 .taskli" +
-      "fe.v1.AbandonTaskResponseB%\n\017dev.tasklif" +
-      "e.v1B\020TaskServiceProtoP\001b\006proto3"
+      "R\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014" +
+      "on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expec" +
+      "ted_version\"j\n\023AbandonTaskResponse\022%\n\004ta" +
+      "sk\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005eve" +
+      "nt\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event2" +
+      "\221\n\n\013TaskService\022M\n\nCreateTask\022\036.tasklife" +
+      ".v1.CreateTaskRequest\032\037.tasklife.v1.Crea" +
+      "teTaskResponse\022D\n\007GetTask\022\033.tasklife.v1." +
+      "GetTaskRequest\032\034.tasklife.v1.GetTaskResp" +
+      "onse\022J\n\tListTasks\022\035.tasklife.v1.ListTask" +
+      "sRequest\032\036.tasklife.v1.ListTasksResponse" +
+      "\022Y\n\016ListTaskEvents\022\".tasklife.v1.ListTas" +
+      "kEventsRequest\032#.tasklife.v1.ListTaskEve" +
+      "ntsResponse\022\\\n\017GetStateMachine\022#.tasklif" +
+      "e.v1.GetStateMachineRequest\032$.tasklife.v" +
+      "1.GetStateMachineResponse\022^\n\017WatchTaskEv" +
+      "ents\022#.tasklife.v1.WatchTaskEventsReques" +
+      "t\032$.tasklife.v1.WatchTaskEventsResponse0" +
+      "\001\022J\n\tHeartbeat\022\035.tasklife.v1.HeartbeatRe" +
+      "quest\032\036.tasklife.v1.HeartbeatResponse\022P\n" +
+      "\013EnqueueTask\022\037.tasklife.v1.EnqueueTaskRe" +
+      "quest\032 .tasklife.v1.EnqueueTaskResponse\022" +
+      "J\n\tStartTask\022\035.tasklife.v1.StartTaskRequ" +
+      "est\032\036.tasklife.v1.StartTaskResponse\022S\n\014C" +
+      "ompleteTask\022 .tasklife.v1.CompleteTaskRe" +
+      "quest\032!.tasklife.v1.CompleteTaskResponse" +
+      "\022G\n\010FailTask\022\034.tasklife.v1.FailTaskReque" +
+      "st\032\035.tasklife.v1.FailTaskResponse\022J\n\tRet" +
+      "ryTask\022\035.tasklife.v1.RetryTaskRequest\032\036." +
+      "tasklife.v1.RetryTaskResponse\022J\n\tPauseTa" +
+      "sk\022\035.tasklife.v1.PauseTaskRequest\032\036.task" +
+      "life.v1.PauseTaskResponse\022M\n\nResumeTask\022" +
+      "\036.tasklife.v1.ResumeTaskRequest\032\037.taskli" +
+      "fe.v1.ResumeTaskResponse\022G\n\010KillTask\022\034.t" +
+      "asklife.v1.KillTaskRequest\032\035.tasklife.v1" +
+      ".KillTaskResponse\022P\n\013AbandonTask\022\037.taskl" +
+      "ife.v1.AbandonTaskRequest\032 .tasklife.v1." +
+      "AbandonTaskResponseB%\n\017dev.tasklife.v1B\020" +
+      "TaskServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -413,7 +424,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_CreateTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_CreateTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "Reason", "Operator", "AutoEnqueue", });
+        new java.lang.String[] { "TaskId", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "Reason", "Operator", "AutoEnqueue", "Namespace", "OnBehalfOf", });
     internal_static_tasklife_v1_CreateTaskRequest_LabelsEntry_descriptor =
       internal_static_tasklife_v1_CreateTaskRequest_descriptor.getNestedType(0);
     internal_static_tasklife_v1_CreateTaskRequest_LabelsEntry_fieldAccessorTable = new
@@ -443,7 +454,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_ListTasksRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTasksRequest_descriptor,
-        new java.lang.String[] { "PageSize", "PageToken", "States", "Labels", });
+        new java.lang.String[] { "PageSize", "PageToken", "States", "Labels", "Namespaces", });
     internal_static_tasklife_v1_ListTasksRequest_LabelsEntry_descriptor =
       internal_static_tasklife_v1_ListTasksRequest_descriptor.getNestedType(0);
     internal_static_tasklife_v1_ListTasksRequest_LabelsEntry_fieldAccessorTable = new
@@ -473,7 +484,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_WatchTaskEventsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_WatchTaskEventsRequest_descriptor,
-        new java.lang.String[] { "AfterCursor", "FromBeginning", "TaskIds", "States", "Labels", "ProgressInterval", "Start", });
+        new java.lang.String[] { "AfterCursor", "FromBeginning", "TaskIds", "States", "Labels", "ProgressInterval", "Namespaces", "Start", });
     internal_static_tasklife_v1_WatchTaskEventsRequest_LabelsEntry_descriptor =
       internal_static_tasklife_v1_WatchTaskEventsRequest_descriptor.getNestedType(0);
     internal_static_tasklife_v1_WatchTaskEventsRequest_LabelsEntry_fieldAccessorTable = new
@@ -533,7 +544,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_EnqueueTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_EnqueueTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_EnqueueTaskResponse_descriptor =
       getDescriptor().getMessageType(18);
     internal_static_tasklife_v1_EnqueueTaskResponse_fieldAccessorTable = new
@@ -545,7 +556,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_StartTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_StartTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", "LeaseDuration", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", "LeaseDuration", "OnBehalfOf", });
     internal_static_tasklife_v1_StartTaskResponse_descriptor =
       getDescriptor().getMessageType(20);
     internal_static_tasklife_v1_StartTaskResponse_fieldAccessorTable = new
@@ -557,7 +568,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_CompleteTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_CompleteTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", "OnBehalfOf", });
     internal_static_tasklife_v1_CompleteTaskResponse_descriptor =
       getDescriptor().getMessageType(22);
     internal_static_tasklife_v1_CompleteTaskResponse_fieldAccessorTable = new
@@ -569,7 +580,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_FailTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_FailTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", "OnBehalfOf", });
     internal_static_tasklife_v1_FailTaskResponse_descriptor =
       getDescriptor().getMessageType(24);
     internal_static_tasklife_v1_FailTaskResponse_fieldAccessorTable = new
@@ -581,7 +592,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_RetryTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_RetryTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_RetryTaskResponse_descriptor =
       getDescriptor().getMessageType(26);
     internal_static_tasklife_v1_RetryTaskResponse_fieldAccessorTable = new
@@ -593,7 +604,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_PauseTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_PauseTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_PauseTaskResponse_descriptor =
       getDescriptor().getMessageType(28);
     internal_static_tasklife_v1_PauseTaskResponse_fieldAccessorTable = new
@@ -605,7 +616,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_ResumeTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ResumeTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_ResumeTaskResponse_descriptor =
       getDescriptor().getMessageType(30);
     internal_static_tasklife_v1_ResumeTaskResponse_fieldAccessorTable = new
@@ -617,7 +628,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_KillTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_KillTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_KillTaskResponse_descriptor =
       getDescriptor().getMessageType(32);
     internal_static_tasklife_v1_KillTaskResponse_fieldAccessorTable = new
@@ -629,7 +640,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_AbandonTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_AbandonTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_AbandonTaskResponse_descriptor =
       getDescriptor().getMessageType(34);
     internal_static_tasklife_v1_AbandonTaskResponse_fieldAccessorTable = new

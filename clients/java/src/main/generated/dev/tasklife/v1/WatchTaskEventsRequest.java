@@ -36,6 +36,8 @@ private static final long serialVersionUID = 0L;
     taskIds_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
     states_ = emptyIntList();
+    namespaces_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -479,6 +481,67 @@ java.lang.String defaultValue) {
     return progressInterval_ == null ? com.google.protobuf.Duration.getDefaultInstance() : progressInterval_;
   }
 
+  public static final int NAMESPACES_FIELD_NUMBER = 7;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.LazyStringArrayList namespaces_ =
+      com.google.protobuf.LazyStringArrayList.emptyList();
+  /**
+   * <pre>
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+   * @return A list containing the namespaces.
+   */
+  public com.google.protobuf.ProtocolStringList
+      getNamespacesList() {
+    return namespaces_;
+  }
+  /**
+   * <pre>
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+   * @return The count of namespaces.
+   */
+  public int getNamespacesCount() {
+    return namespaces_.size();
+  }
+  /**
+   * <pre>
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+   * @param index The index of the element to return.
+   * @return The namespaces at the given index.
+   */
+  public java.lang.String getNamespaces(int index) {
+    return namespaces_.get(index);
+  }
+  /**
+   * <pre>
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the namespaces at the given index.
+   */
+  public com.google.protobuf.ByteString
+      getNamespacesBytes(int index) {
+    return namespaces_.getByteString(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -519,6 +582,9 @@ java.lang.String defaultValue) {
         5);
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(6, getProgressInterval());
+    }
+    for (int i = 0; i < namespaces_.size(); i++) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 7, namespaces_.getRaw(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -566,6 +632,14 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(6, getProgressInterval());
     }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < namespaces_.size(); i++) {
+        dataSize += computeStringSizeNoTag(namespaces_.getRaw(i));
+      }
+      size += dataSize;
+      size += 1 * getNamespacesList().size();
+    }
     return size;
   }
   @java.lang.Override
@@ -600,6 +674,8 @@ java.lang.String defaultValue) {
       if (!getProgressInterval()
           .equals(other.getProgressInterval())) return false;
     }
+    if (!getNamespacesList()
+        .equals(other.getNamespacesList())) return false;
     if (!getStartCase().equals(other.getStartCase())) return false;
     switch (startCase_) {
       case 1:
@@ -639,6 +715,10 @@ java.lang.String defaultValue) {
     if (hasProgressInterval()) {
       hash = (37 * hash) + PROGRESS_INTERVAL_FIELD_NUMBER;
       hash = (53 * hash) + getProgressInterval().hashCode();
+    }
+    if (getNamespacesCount() > 0) {
+      hash = (37 * hash) + NAMESPACES_FIELD_NUMBER;
+      hash = (53 * hash) + getNamespacesList().hashCode();
     }
     switch (startCase_) {
       case 1:
@@ -826,6 +906,8 @@ java.lang.String defaultValue) {
         progressIntervalBuilder_.dispose();
         progressIntervalBuilder_ = null;
       }
+      namespaces_ =
+          com.google.protobuf.LazyStringArrayList.emptyList();
       startCase_ = 0;
       start_ = null;
       return this;
@@ -881,6 +963,10 @@ java.lang.String defaultValue) {
             : progressIntervalBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        namespaces_.makeImmutable();
+        result.namespaces_ = namespaces_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -927,6 +1013,16 @@ java.lang.String defaultValue) {
       bitField0_ |= 0x00000010;
       if (other.hasProgressInterval()) {
         mergeProgressInterval(other.getProgressInterval());
+      }
+      if (!other.namespaces_.isEmpty()) {
+        if (namespaces_.isEmpty()) {
+          namespaces_ = other.namespaces_;
+          bitField0_ |= 0x00000040;
+        } else {
+          ensureNamespacesIsMutable();
+          namespaces_.addAll(other.namespaces_);
+        }
+        onChanged();
       }
       switch (other.getStartCase()) {
         case AFTER_CURSOR: {
@@ -1014,6 +1110,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000020;
               break;
             } // case 50
+            case 58: {
+              ensureNamespacesIsMutable();
+              namespaces_.add(input.readStringRequireUtf8());
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1891,6 +1992,171 @@ java.lang.String defaultValue) {
         progressInterval_ = null;
       }
       return progressIntervalBuilder_;
+    }
+
+    private com.google.protobuf.LazyStringArrayList namespaces_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    private void ensureNamespacesIsMutable() {
+      if (!namespaces_.isModifiable()) {
+        namespaces_ = new com.google.protobuf.LazyStringArrayList(namespaces_);
+      }
+      bitField0_ |= 0x00000040;
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @return A list containing the namespaces.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getNamespacesList() {
+      namespaces_.makeImmutable();
+      return namespaces_;
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @return The count of namespaces.
+     */
+    public int getNamespacesCount() {
+      return namespaces_.size();
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @param index The index of the element to return.
+     * @return The namespaces at the given index.
+     */
+    public java.lang.String getNamespaces(int index) {
+      return namespaces_.get(index);
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the namespaces at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getNamespacesBytes(int index) {
+      return namespaces_.getByteString(index);
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @param index The index to set the value at.
+     * @param value The namespaces to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNamespaces(
+        int index, java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureNamespacesIsMutable();
+      namespaces_.set(index, value);
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @param value The namespaces to add.
+     * @return This builder for chaining.
+     */
+    public Builder addNamespaces(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureNamespacesIsMutable();
+      namespaces_.add(value);
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @param values The namespaces to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllNamespaces(
+        java.lang.Iterable<java.lang.String> values) {
+      ensureNamespacesIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, namespaces_);
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearNamespaces() {
+      namespaces_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+      bitField0_ = (bitField0_ & ~0x00000040);;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of tasks in these namespaces (up to 100); empty means every namespace
+     * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+     * namespaces the caller does not reach are never sent, whatever the filters.
+     * </pre>
+     *
+     * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+     * @param value The bytes of the namespaces to add.
+     * @return This builder for chaining.
+     */
+    public Builder addNamespacesBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      ensureNamespacesIsMutable();
+      namespaces_.add(value);
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.WatchTaskEventsRequest)

@@ -243,5 +243,54 @@ java.lang.String defaultValue);
    */
   com.google.protobuf.DurationOrBuilder getProgressIntervalOrBuilder();
 
+  /**
+   * <pre>
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+   * @return A list containing the namespaces.
+   */
+  java.util.List<java.lang.String>
+      getNamespacesList();
+  /**
+   * <pre>
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+   * @return The count of namespaces.
+   */
+  int getNamespacesCount();
+  /**
+   * <pre>
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+   * @param index The index of the element to return.
+   * @return The namespaces at the given index.
+   */
+  java.lang.String getNamespaces(int index);
+  /**
+   * <pre>
+   * Only events of tasks in these namespaces (up to 100); empty means every namespace
+   * the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
+   * namespaces the caller does not reach are never sent, whatever the filters.
+   * </pre>
+   *
+   * <code>repeated string namespaces = 7 [json_name = "namespaces"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the namespaces at the given index.
+   */
+  com.google.protobuf.ByteString
+      getNamespacesBytes(int index);
+
   dev.tasklife.v1.WatchTaskEventsRequest.StartCase getStartCase();
 }

@@ -37,15 +37,23 @@ import com.google.protobuf.Message;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
 import io.grpc.ClientInterceptors;
+import io.grpc.CompositeChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.ManagedChannelRegistry;
 import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
 import io.grpc.stub.MetadataUtils;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -54,7 +62,8 @@ import java.util.function.Supplier;
  * A connection to a Tasklife server: every {@code tasklife.v1.TaskService} RPC as a blocking
  * method taking and returning the generated messages, failures as {@link TasklifeException}s
  * decoded from the status details, plus {@link #compareAndSwap} and a resuming {@link #watch}.
- * Thread-safe; share one per process and close it at the end.
+ * Thread-safe; share one per process and close it at the end. With a bearer token in the
+ * {@link ConnectOptions}, every call carries it, watches and {@link #stub()} calls included.
  *
  * <pre>{@code
  * try (TasklifeClient client = TasklifeClient.connect(ConnectOptions.plaintext("127.0.0.1:50051"))) {
@@ -85,21 +94,64 @@ public final class TasklifeClient implements AutoCloseable {
     this.stub = TaskServiceGrpc.newBlockingStub(calls);
   }
 
-  /** Opens a channel to the server. It connects lazily: an unreachable server shows on the first call. */
+  /**
+   * Opens a channel to the server. It connects lazily: an unreachable server shows on the first call.
+   *
+   * @throws IllegalStateException for a bearer token over plaintext without {@link
+   *     ConnectOptions#withInsecureBearerToken}
+   * @throws UncheckedIOException if a CA or client certificate file cannot be read
+   * @throws IllegalArgumentException if the CA or client certificate is not usable PEM
+   */
   public static TasklifeClient connect(ConnectOptions options) {
-    return new TasklifeClient(Grpc.newChannelBuilder(options.address(), credentials(options)).build(), options);
+    ChannelCredentials credentials = transportCredentials(options);
+    if (options.bearerToken().isPresent()) {
+      if (!options.tls() && !options.bearerTokenOverPlaintext()) {
+        throw new IllegalStateException("withBearerToken sends a secret, so it needs TLS (ConnectOptions.tls, "
+            + "withCaFile, ...); to send it over plaintext to a loopback server, use withInsecureBearerToken");
+      }
+      credentials = CompositeChannelCredentials.create(credentials,
+          new BearerTokenCredentials(options.bearerToken().get(), options.bearerTokenOverPlaintext()));
+    }
+    ManagedChannelBuilder<?> channel;
+    try {
+      channel = Grpc.newChannelBuilder(options.address(), credentials);
+    } catch (ManagedChannelRegistry.ProviderNotFoundException e) {
+      // What grpc-java says when, for one, the CA or client certificate is not usable PEM.
+      throw new IllegalArgumentException("cannot open a channel with " + options + ": " + e.getMessage(), e);
+    }
+    options.serverName().ifPresent(channel::overrideAuthority);
+    return new TasklifeClient(channel.build(), options);
   }
 
-  private static ChannelCredentials credentials(ConnectOptions options) {
+  private static ChannelCredentials transportCredentials(ConnectOptions options) {
     if (!options.tls()) {
       return InsecureChannelCredentials.create();
     }
     TlsChannelCredentials.Builder tls = TlsChannelCredentials.newBuilder();
-    if (options.caFile().isPresent()) {
+    if (options.caFile().isPresent() || options.caPem().isPresent()) {
+      ByteArrayOutputStream roots = new ByteArrayOutputStream();
+      if (options.caFile().isPresent()) {
+        try {
+          roots.writeBytes(Files.readAllBytes(options.caFile().get()));
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot read the CA file " + options.caFile().get(), e);
+        }
+        roots.write('\n');
+      }
+      options.caPem().ifPresent(pem -> roots.writeBytes(pem.getBytes(StandardCharsets.US_ASCII)));
       try {
-        tls.trustManager(options.caFile().get().toFile());
+        tls.trustManager(new ByteArrayInputStream(roots.toByteArray()));
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot read the CA file " + options.caFile().get(), e);
+        throw new UncheckedIOException("cannot read the CA certificates", e);
+      }
+    }
+    if (options.clientCertificateChain().isPresent()) {
+      Path chain = options.clientCertificateChain().get();
+      Path key = options.clientPrivateKey().orElseThrow();
+      try {
+        tls.keyManager(chain.toFile(), key.toFile());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the client certificate " + chain + " or its key " + key, e);
       }
     }
     return tls.build();
@@ -205,8 +257,8 @@ public final class TasklifeClient implements AutoCloseable {
 
   /**
    * The generated stub behind this client, for anything the wrapper lacks. Its calls carry the
-   * operator header and, when unary, the default deadline; they throw gRPC's own
-   * StatusRuntimeException.
+   * bearer token, the operator header and, when unary, the default deadline; they throw gRPC's
+   * own StatusRuntimeException.
    */
   public TaskServiceBlockingStub stub() {
     return stub;

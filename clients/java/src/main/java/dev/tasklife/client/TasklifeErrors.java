@@ -35,6 +35,16 @@ final class TasklifeErrors {
       case "TASK_NOT_FOUND":
         return new TaskNotFoundException(error);
       default:
+        break;
+    }
+    switch (status.getCode()) {
+      case UNAUTHENTICATED:
+        return new UnauthenticatedException(error);
+      case PERMISSION_DENIED:
+        return new PermissionDeniedException(error);
+      case RESOURCE_EXHAUSTED:
+        return new ResourceExhaustedException(error);
+      default:
         return error;
     }
   }

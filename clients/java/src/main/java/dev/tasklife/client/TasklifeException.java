@@ -18,8 +18,10 @@ import java.util.Optional;
  *
  * <p>The reasons a caller usually handles have their own subclasses: {@link
  * InvalidTransitionException}, {@link VersionMismatchException} and {@link
- * TaskNotFoundException}. Errors gRPC produced itself (an unreachable server, a deadline)
- * come as this class with an empty reason.
+ * TaskNotFoundException}; so do three status codes, whatever their reason: {@link
+ * UnauthenticatedException}, {@link PermissionDeniedException} and {@link
+ * ResourceExhaustedException}. Other errors gRPC produced itself (an unreachable server, a
+ * deadline) come as this class with an empty reason.
  */
 public class TasklifeException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -85,7 +87,7 @@ public class TasklifeException extends RuntimeException {
     return detail(ResourceInfo.class);
   }
 
-  private <T extends Message> Optional<T> detail(Class<T> type) {
+  <T extends Message> Optional<T> detail(Class<T> type) {
     for (Any any : details) {
       if (any.is(type)) {
         try {

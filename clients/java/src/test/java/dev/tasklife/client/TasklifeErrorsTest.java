@@ -9,6 +9,7 @@ import com.google.protobuf.Any;
 import com.google.rpc.BadRequest;
 import com.google.rpc.Code;
 import com.google.rpc.ErrorInfo;
+import com.google.rpc.QuotaFailure;
 import dev.tasklife.v1.TaskState;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -122,6 +123,51 @@ class TasklifeErrorsTest {
     assertEquals("", error.reason());
     assertEquals(Map.of(), error.metadata());
     assertEquals("connection refused", error.serverMessage());
+  }
+
+  @Test
+  void unauthenticatedHasItsOwnTypeWithTheReason() {
+    UnauthenticatedException error = assertInstanceOf(UnauthenticatedException.class,
+        decode(Code.UNAUTHENTICATED, "CREDENTIALS_MISSING", Map.of()));
+
+    assertEquals(Status.Code.UNAUTHENTICATED, error.code());
+    assertEquals("CREDENTIALS_MISSING", error.reason());
+  }
+
+  @Test
+  void permissionDeniedNamesThePrincipalAndKeepsTheMetadata() {
+    PermissionDeniedException error = assertInstanceOf(PermissionDeniedException.class,
+        decode(Code.PERMISSION_DENIED, "ROLE_NOT_GRANTED",
+            Map.of("principal", "etl", "method", "KillTask", "granting_roles", "operator,admin")));
+
+    assertEquals("ROLE_NOT_GRANTED", error.reason());
+    assertEquals("etl", error.principal());
+    assertEquals("operator,admin", error.metadata().get("granting_roles"));
+  }
+
+  @Test
+  void tooManyStreamsExposesTheLimitAndTheQuotaFailure() {
+    QuotaFailure quota = QuotaFailure.newBuilder()
+        .addViolations(QuotaFailure.Violation.newBuilder().setSubject("principals/etl")).build();
+    ResourceExhaustedException error = assertInstanceOf(ResourceExhaustedException.class,
+        decode(com.google.rpc.Status.newBuilder().setCode(Code.RESOURCE_EXHAUSTED_VALUE).setMessage("too many")
+            .addDetails(Any.pack(errorInfo("tasklife.dev", "TOO_MANY_STREAMS", Map.of("principal", "etl", "limit", "100"))))
+            .addDetails(Any.pack(quota)).build()));
+
+    assertEquals("TOO_MANY_STREAMS", error.reason());
+    assertEquals("etl", error.principal());
+    assertEquals(100, error.limit().orElseThrow());
+    assertEquals(quota, error.quotaFailure().orElseThrow());
+  }
+
+  @Test
+  void theseCodesGetTheirTypeEvenWithoutDetails() {
+    ResourceExhaustedException tooLarge = assertInstanceOf(ResourceExhaustedException.class,
+        TasklifeErrors.decode(Status.RESOURCE_EXHAUSTED.withDescription("message too large").asRuntimeException()));
+    assertEquals("", tooLarge.reason());
+    assertTrue(tooLarge.limit().isEmpty());
+    assertInstanceOf(UnauthenticatedException.class,
+        TasklifeErrors.decode(Status.UNAUTHENTICATED.withDescription("proxy says no").asRuntimeException()));
   }
 
   private static TasklifeException decode(Code code, String reason, Map<String, String> metadata) {

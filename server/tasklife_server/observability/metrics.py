@@ -1,0 +1,124 @@
+"""The Prometheus metrics of one server process, in a registry of their own.
+
+The hot paths (a transition, an RPC, a delivered stream message) each cost one dictionary
+look-up and one increment or observation: the labelled children are resolved once and kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import grpc
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, PlatformCollector, ProcessCollector
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from tasklife_server.domain.policies import TimerAction
+from tasklife_server.domain.states import Action
+
+# From a fast GetTask to a WatchTaskEvents stream held open for an hour.
+RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600)
+LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        ProcessCollector(registry=self.registry)
+        PlatformCollector(registry=self.registry)
+        self._transitions = Counter(
+            "tasklife_transitions_total",
+            "Transition attempts, by action and outcome (applied, replayed, or the refusal).",
+            ["action", "outcome"],
+            registry=self.registry,
+        )
+        self._rpc_duration = Histogram(
+            "tasklife_rpc_duration_seconds",
+            "Time from receiving an RPC to its status; for a stream, the whole stream.",
+            ["method", "code"],
+            buckets=RPC_BUCKETS,
+            registry=self.registry,
+        )
+        self.watch_streams_open = Gauge(
+            "tasklife_watch_streams_open", "WatchTaskEvents streams open now.", registry=self.registry
+        )
+        self._stream_lag = Histogram(
+            "tasklife_stream_lag_seconds",
+            "Per live stream message with events: time from the commit of its oldest event to sending it.",
+            buckets=LAG_BUCKETS,
+            registry=self.registry,
+        )
+        self._policy_actions = Counter(
+            "tasklife_policy_actions_total",
+            "Timers fired by the lifecycle policies, by timer action.",
+            ["action"],
+            registry=self.registry,
+        )
+        self._transition_children: dict[tuple[Action, str], Any] = {}
+        self._policy_children = {a: self._policy_actions.labels(a.value) for a in TimerAction}
+        self._rpc_children: dict[tuple[str, grpc.StatusCode], Any] = {}
+
+    def transition(self, action: Action, outcome: str) -> None:
+        """`store.on_transition` callback."""
+        key = (action, outcome)
+        child = self._transition_children.get(key)
+        if child is None:
+            child = self._transition_children[key] = self._transitions.labels(action.value, outcome)
+        child.inc()
+
+    def policy_action(self, action: TimerAction) -> None:
+        """`TimerRunner(on_action=...)` callback."""
+        self._policy_children[action].inc()
+
+    def rpc_finished(self, method: str, code: grpc.StatusCode, seconds: float) -> None:
+        key = (method, code)
+        child = self._rpc_children.get(key)
+        if child is None:
+            child = self._rpc_children[key] = self._rpc_duration.labels(method, code.name)
+        child.observe(seconds)
+
+    def stream_delivered(self, items: Iterable[Any]) -> None:
+        """`EventHub(on_delivery=...)` callback: one observation per message, for its oldest event."""
+        oldest = min(item.event.created_at for item in items)
+        self._stream_lag.observe(max(time.time() - oldest.timestamp(), 0.0))
+
+    def watch_pool(self, stats: Callable[[], Mapping[str, int]]) -> None:
+        """Exposes the database pool's counters, read at each scrape."""
+        self.registry.register(PoolCollector(stats))
+
+
+class PoolCollector(Collector):
+    """tasklife_db_pool_connections{state} from psycopg_pool's get_stats(), read at scrape time."""
+
+    def __init__(self, stats: Callable[[], Mapping[str, int]]):
+        self._stats = stats
+
+    def describe(self) -> list[GaugeMetricFamily]:
+        return list(self._families({}))
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        return self._families(self._stats())
+
+    @staticmethod
+    def _families(stats: Mapping[str, int]) -> Iterable[GaugeMetricFamily]:
+        size = stats.get("pool_size", 0)
+        available = stats.get("pool_available", 0)
+        connections = GaugeMetricFamily(
+            "tasklife_db_pool_connections",
+            "Database pool: open connections (size), idle (available), lent out (in_use), "
+            "and requests waiting for one (waiting).",
+            labels=["state"],
+        )
+        for state, value in (
+            ("size", size),
+            ("available", available),
+            ("in_use", size - available),
+            ("waiting", stats.get("requests_waiting", 0)),
+        ):
+            connections.add_metric([state], value)
+        yield connections
+        yield GaugeMetricFamily(
+            "tasklife_db_pool_max_connections", "The most connections the pool may open.", value=stats.get("pool_max", 0)
+        )

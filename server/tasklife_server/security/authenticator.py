@@ -1,0 +1,111 @@
+"""From a call's metadata and TLS peer to a Principal; and the gate every TaskService call passes."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from typing import Iterator, Sequence
+
+import grpc
+
+from tasklife_server.config import SecuritySettings
+from tasklife_server.domain.access import LOCAL_ADMIN, Principal, principal_name_problem, roles_granting
+from tasklife_server.domain.errors import RoleNotGranted, TooManyStreams, Unauthenticated
+from tasklife_server.security.jwt_tokens import InvalidToken, JwtVerifier
+from tasklife_server.security.principals_file import PrincipalsFile, token_digest
+
+AUTHORIZATION_KEY = "authorization"
+_BEARER = "bearer "
+
+
+class Authenticator:
+    def __init__(self, settings: SecuritySettings):
+        self.required = settings.authentication
+        self._principals = PrincipalsFile.load(settings.principals_file) if settings.principals_file else None
+        self._jwt = (
+            JwtVerifier(settings.jwt_key_file, settings.jwt_issuer, settings.jwt_audience)
+            if settings.jwt_key_file
+            else None
+        )
+        self._certificates = settings.tls_client_ca_file is not None
+
+    def principal(self, context: grpc.aio.ServicerContext) -> Principal:
+        if not self.required:
+            return LOCAL_ADMIN
+        token = _bearer_token(context.invocation_metadata() or ())
+        if token is not None:
+            return self._token_principal(token)
+        if self._certificates:
+            name = _certificate_name(context)
+            if name is not None:
+                return self._named(name)
+        raise Unauthenticated(
+            "CREDENTIALS_MISSING",
+            "this server requires credentials: send `authorization: Bearer <token>` metadata"
+            + (" or a client certificate" if self._certificates else ""),
+        )
+
+    def _token_principal(self, token: str) -> Principal:
+        if self._jwt is not None and token.count(".") == 2:
+            try:
+                return self._jwt.principal(token)
+            except InvalidToken as exc:
+                raise Unauthenticated("CREDENTIALS_INVALID", str(exc)) from None
+        principal = self._principals.by_token_digest.get(token_digest(token)) if self._principals else None
+        if principal is None:
+            raise Unauthenticated("CREDENTIALS_INVALID", "the bearer token is not known to this server")
+        return principal
+
+    def _named(self, name: str) -> Principal:
+        problem = principal_name_problem(name)
+        if problem:
+            raise Unauthenticated("CREDENTIALS_INVALID", f"the client certificate's common name {problem}")
+        known = self._principals.by_name.get(name) if self._principals else None
+        # A certificate from the trusted CA proves the name; grants come only from the file.
+        return known or Principal(name, frozenset(), frozenset())
+
+
+def _bearer_token(metadata: Sequence[tuple[str, str | bytes]]) -> str | None:
+    for key, value in metadata:
+        if key == AUTHORIZATION_KEY:
+            text = value.decode(errors="replace") if isinstance(value, bytes) else value
+            if not text.lower().startswith(_BEARER) or not text[len(_BEARER):].strip():
+                raise Unauthenticated("CREDENTIALS_INVALID", "the authorization metadata must be `Bearer <token>`")
+            return text[len(_BEARER):].strip()
+    return None
+
+
+def _certificate_name(context: grpc.aio.ServicerContext) -> str | None:
+    names = context.auth_context().get("x509_common_name") or ()
+    return names[0].decode(errors="replace") if names else None
+
+
+class Gate:
+    """Admits a call to a TaskService method: authenticates it and checks the caller's roles."""
+
+    def __init__(self, authenticator: Authenticator, max_streams_per_principal: int):
+        self._authenticator = authenticator
+        self._max_streams = max_streams_per_principal
+        self._open_streams: Counter[str] = Counter()
+
+    def admit(self, context: grpc.aio.ServicerContext, method: str) -> Principal:
+        principal = self._authenticator.principal(context)
+        if not principal.may_call(method):
+            raise RoleNotGranted(principal.name, method, tuple(r.value for r in roles_granting(method)))
+        return principal
+
+    @contextlib.contextmanager
+    def stream_slot(self, principal: Principal) -> Iterator[None]:
+        """Holds one of the principal's open-watch slots while the watch runs."""
+        if not principal.authenticated:
+            yield
+            return
+        if self._open_streams[principal.name] >= self._max_streams:
+            raise TooManyStreams(principal.name, self._max_streams)
+        self._open_streams[principal.name] += 1
+        try:
+            yield
+        finally:
+            self._open_streams[principal.name] -= 1
+            if not self._open_streams[principal.name]:
+                del self._open_streams[principal.name]
