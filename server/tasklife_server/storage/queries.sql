@@ -62,8 +62,7 @@ WITH current_row AS (
 ), prior AS (
     SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s AND EXISTS (SELECT FROM current_row)
 ), checks AS (
-    SELECT c.id,
-           c.state = ANY(%(from_states)s::text[]) AS state_ok,
+    SELECT c.state = ANY(%(from_states)s::text[]) AS state_ok,
            (%(expected_version)s::bigint IS NULL OR c.version = %(expected_version)s::bigint) AS version_ok,
            (NOT %(gated)s OR c.state <> 'created'
             OR NOT EXISTS (SELECT FROM tasks AS u WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL)) AS gate_open,
@@ -75,7 +74,7 @@ WITH current_row AS (
     SET state = %(to_state)s,
         version = c.version + 1,
         updated_at = clock_timestamp(),
-        attempt = c.attempt + %(starting)s::int,
+        attempt = c.attempt + %(starting)s::bool::int,
         -- An expired lease releases the worker: its late CompleteTask/FailTask is refused.
         worker = CASE WHEN %(starting)s THEN %(worker)s WHEN %(release_worker)s THEN NULL ELSE t.worker END,
         lease_duration_ms = CASE WHEN %(starting)s THEN %(lease_ms)s::bigint ELSE t.lease_duration_ms END,
