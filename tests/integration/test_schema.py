@@ -47,6 +47,22 @@ def test_migrations_downgrade_and_upgrade_again(empty_database_url: str) -> None
     assert schema_differences(empty_database_url) == []
 
 
+def test_upgrading_to_namespaces_puts_existing_tasks_and_events_in_default(empty_database_url: str) -> None:
+    migrate.upgrade(empty_database_url, "0002")
+    with psycopg.connect(empty_database_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO tasks (id, state, version) VALUES ('old-1', 'created', 1)")
+        conn.execute(
+            "INSERT INTO task_events (task_id, version, action, to_state, operator) "
+            "VALUES ('old-1', 1, 'create', 'created', 'alice')"
+        )
+    migrate.upgrade(empty_database_url)
+    with psycopg.connect(empty_database_url) as conn:
+        assert conn.execute("SELECT namespace FROM tasks WHERE id = 'old-1'").fetchone() == ("default",)
+        assert conn.execute(
+            "SELECT namespace, on_behalf_of FROM task_events WHERE task_id = 'old-1'"
+        ).fetchone() == ("default", None)
+
+
 def test_upgrading_twice_changes_nothing(empty_database_url: str) -> None:
     migrate.upgrade(empty_database_url)
     migrate.upgrade(empty_database_url)

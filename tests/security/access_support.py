@@ -25,10 +25,13 @@ JWT_AUDIENCE = "tasklife"
 class Grant:
     roles: tuple[str, ...]
     namespaces: tuple[str, ...]
+    # A token of a JWT's shape, which must still be read as this principal's.
+    dotted: bool = False
 
     @property
     def token(self) -> str:
-        return f"token-of-{'-'.join(self.roles)}-{'-'.join(self.namespaces)}-0123456789"
+        token = f"token-of-{'-'.join(self.roles)}-{'-'.join(self.namespaces)}-0123456789"
+        return token.replace("-", ".", 2) if self.dotted else token
 
 
 # The principals of the authenticated test server, by name.
@@ -41,6 +44,7 @@ PRINCIPALS = {
     "admin-everywhere": Grant(("admin",), ("*",)),
     "scheduler-ab": Grant(("scheduler", "viewer"), (NAMESPACE_A, NAMESPACE_B)),
     "nobody": Grant((), (NAMESPACE_A,)),
+    "dotted-viewer": Grant(("viewer",), (NAMESPACE_B,), dotted=True),
 }
 
 

@@ -149,6 +149,12 @@ def test_an_authorization_header_that_is_not_bearer_is_unauthenticated(secured_c
     assert failure.error_info.reason == "CREDENTIALS_INVALID"
 
 
+def test_a_listed_token_shaped_like_a_jwt_is_still_its_principal(secured_channel: grpc.Channel) -> None:
+    assert PRINCIPALS["dotted-viewer"].token.count(".") == 2
+    stub = as_principal(secured_channel, "dotted-viewer")
+    assert stub.ListTasks(task_service_pb2.ListTasksRequest(namespaces=[NAMESPACE_B])).tasks is not None
+
+
 def test_health_and_reflection_need_no_credentials(secured_channel: grpc.Channel) -> None:
     health = health_pb2_grpc.HealthStub(secured_channel)
     response = health.Check(health_pb2.HealthCheckRequest(service="tasklife.v1.TaskService"))

@@ -46,15 +46,16 @@ class Authenticator:
         )
 
     def _token_principal(self, token: str) -> Principal:
+        # The file first: a token listed there is never mistaken for a JWT, whatever its shape.
+        principal = self._principals.by_token_digest.get(token_digest(token)) if self._principals else None
+        if principal is not None:
+            return principal
         if self._jwt is not None and token.count(".") == 2:
             try:
                 return self._jwt.principal(token)
             except InvalidToken as exc:
                 raise Unauthenticated("CREDENTIALS_INVALID", str(exc)) from None
-        principal = self._principals.by_token_digest.get(token_digest(token)) if self._principals else None
-        if principal is None:
-            raise Unauthenticated("CREDENTIALS_INVALID", "the bearer token is not known to this server")
-        return principal
+        raise Unauthenticated("CREDENTIALS_INVALID", "the bearer token is not known to this server")
 
     def _named(self, name: str) -> Principal:
         problem = principal_name_problem(name)
