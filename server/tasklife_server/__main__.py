@@ -60,6 +60,7 @@ async def serve(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(signal.SIGHUP, reload_credentials, authenticator)
         host = settings.listen.rsplit(":", 1)[0]
         # Tests and scripts read this line to learn the port when --listen ends in :0.
         print(f"tasklife: serving on {host}:{port}", flush=True)
@@ -77,6 +78,16 @@ async def serve(
         await listener.stop()
         await notifier.stop()
         await store.close()
+
+
+def reload_credentials(authenticator: Authenticator) -> None:
+    """SIGHUP: rotate tokens and keys without a restart; a bad file changes nothing."""
+    try:
+        count = authenticator.reload()
+    except SecurityConfigError as exc:
+        log.error("reload refused, the previous principals and keys stay in force: %s", exc)
+        return
+    log.info("reloaded the principals file and JWT key: %d principals", count)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

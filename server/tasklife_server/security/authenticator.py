@@ -21,13 +21,19 @@ _BEARER = "bearer "
 class Authenticator:
     def __init__(self, settings: SecuritySettings):
         self.required = settings.authentication
-        self._principals = PrincipalsFile.load(settings.principals_file) if settings.principals_file else None
-        self._jwt = (
-            JwtVerifier(settings.jwt_key_file, settings.jwt_issuer, settings.jwt_audience)
-            if settings.jwt_key_file
-            else None
-        )
+        self._settings = settings
+        self._principals, self._jwt = _credential_sources(settings)
         self._certificates = settings.tls_client_ca_file is not None
+
+    def reload(self) -> int:
+        """Reads the principals file and JWT key again (on SIGHUP); returns the principal count.
+
+        All or nothing: a file that cannot be used raises SecurityConfigError and the
+        current principals and key stay in force.
+        """
+        principals, jwt_verifier = _credential_sources(self._settings)
+        self._principals, self._jwt = principals, jwt_verifier
+        return len(principals.by_name) if principals else 0
 
     def principal(self, context: grpc.aio.ServicerContext) -> Principal:
         if not self.required:
@@ -64,6 +70,16 @@ class Authenticator:
         known = self._principals.by_name.get(name) if self._principals else None
         # A certificate from the trusted CA proves the name; grants come only from the file.
         return known or Principal(name, frozenset(), frozenset())
+
+
+def _credential_sources(settings: SecuritySettings) -> tuple[PrincipalsFile | None, JwtVerifier | None]:
+    principals = PrincipalsFile.load(settings.principals_file) if settings.principals_file else None
+    jwt_verifier = (
+        JwtVerifier(settings.jwt_key_file, settings.jwt_issuer, settings.jwt_audience)
+        if settings.jwt_key_file
+        else None
+    )
+    return principals, jwt_verifier
 
 
 def _bearer_token(metadata: Sequence[tuple[str, str | bytes]]) -> str | None:

@@ -10,7 +10,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from tasklife_server.domain.access import (
     EVERY_NAMESPACE,
@@ -72,16 +72,16 @@ class PrincipalsFile:
         by_name: dict[str, Principal] = {}
         for name, entry in entries.items():
             where = f"{path}: [principals.{name}]"
-            principal, digest = _principal(name, entry, where)
-            if digest is not None:
+            principal, digests = _principal(name, entry, where)
+            for digest in digests:
                 if digest in by_digest:
-                    raise SecurityConfigError(f"{where}: its token is also the token of {by_digest[digest].name!r}")
+                    raise SecurityConfigError(f"{where}: its token is also a token of {by_digest[digest].name!r}")
                 by_digest[digest] = principal
             by_name[name] = principal
         return cls(by_digest, by_name)
 
 
-def _principal(name: str, entry: Any, where: str) -> tuple[Principal, str | None]:
+def _principal(name: str, entry: Any, where: str) -> tuple[Principal, list[str]]:
     problem = principal_name_problem(name)
     if problem:
         raise SecurityConfigError(f"{where}: the name {problem}")
@@ -90,17 +90,29 @@ def _principal(name: str, entry: Any, where: str) -> tuple[Principal, str | None
     unknown = set(entry) - _KEYS
     if unknown:
         raise SecurityConfigError(f"{where}: unknown field {sorted(unknown)[0]!r}; fields are {', '.join(sorted(_KEYS))}")
-    if "token" in entry and "token_sha256" in entry:
-        raise SecurityConfigError(f"{where}: give token or token_sha256, not both")
-    digest = None
-    if "token" in entry:
-        if not isinstance(entry["token"], str) or len(entry["token"]) < 16:
-            raise SecurityConfigError(f"{where}.token: must be a string of at least 16 characters")
-        digest = token_digest(entry["token"])
-    elif "token_sha256" in entry:
-        digest = entry["token_sha256"]
-        if not isinstance(digest, str) or not _SHA256_HEX.fullmatch(digest):
-            raise SecurityConfigError(f"{where}.token_sha256: must be 64 lowercase hex digits")
+    digests = [token_digest(t) for t in _strings(entry, "token", where, _usable_token)]
+    digests += _strings(entry, "token_sha256", where, _sha256_hex)
     roles = parse_roles(entry.get("roles", []), f"{where}.roles")
     namespaces = parse_namespaces(entry.get("namespaces", []), f"{where}.namespaces")
-    return Principal(name, roles, namespaces), digest
+    return Principal(name, roles, namespaces), digests
+
+
+def _usable_token(value: str) -> str | None:
+    return None if len(value) >= 16 else "must be at least 16 characters"
+
+
+def _sha256_hex(value: str) -> str | None:
+    return None if _SHA256_HEX.fullmatch(value) else "must be 64 lowercase hex digits"
+
+
+def _strings(entry: dict[str, Any], field: str, where: str, problem: Callable[[str], str | None]) -> list[str]:
+    """A field that holds one string or a list of them (several tokens: rotation without a gap)."""
+    value = entry.get(field, [])
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise SecurityConfigError(f"{where}.{field}: must be a string or a list of strings")
+    for item in values:
+        reason = problem(item)
+        if reason:
+            raise SecurityConfigError(f"{where}.{field}: {reason}")
+    return values
