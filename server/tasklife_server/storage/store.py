@@ -175,16 +175,22 @@ class TaskStore:
     async def transition(
         self, command: TransitionCommand, timer: Timer | None | Literal["policy"] = "policy", conn: AsyncConnection | None = None
     ) -> Change:
-        """Applies one action (see _transition), telling the transition observers how it went."""
+        """Applies one action (see _transition), telling the transition observers how it went.
+
+        Inside a caller's transaction (`conn`) nothing is reported: the caller reports what
+        it committed with `observe`, so that a rolled-back move is never counted.
+        """
+        if conn is not None:
+            return (await self._transition(command, timer, conn))[0]
         try:
             change, outcome = await self._transition(command, timer, conn)
         except TasklifeError as refusal:
-            self._observe(command.action, _snake_case(type(refusal).__name__))
+            self.observe(command.action, _snake_case(type(refusal).__name__))
             raise
-        self._observe(command.action, outcome)
+        self.observe(command.action, outcome)
         return change
 
-    def _observe(self, action: Action, outcome: str) -> None:
+    def observe(self, action: Action, outcome: str) -> None:
         for callback in self._transition_observers:
             callback(action, outcome)
 

@@ -103,45 +103,51 @@ class TimerRunner:
                 return False
             task, action = claimed
             fired = False
+            moved: Action | None = None
             try:
                 async with conn.transaction():  # a savepoint, so a failure can push the timer back
-                    await self._fire(conn, task, action)
+                    moved = await self._fire(conn, task, action)
                 fired = True
             except Exception:  # noqa: BLE001 - one bad timer must not stop the others
                 log.exception("timer %s of task %s failed; trying again later", action.value, task.task_id)
                 await self._store.set_timer(conn, task, Timer(action, _POISON_DELAY_MS))
         self._store.committed_elsewhere()
+        if fired and moved is not None:
+            self._store.observe(moved, "applied")
         if fired and self._on_action is not None:
             self._on_action(action)
         return True
 
-    async def _fire(self, conn: AsyncConnection, task: Task, action: TimerAction) -> None:
+    async def _fire(self, conn: AsyncConnection, task: Task, action: TimerAction) -> Action | None:
+        """Does what the timer says; returns the action it moved the task with, if any."""
         if action is TimerAction.EXPIRE_LEASE:
-            await self._move(conn, task, Action.FAIL, SYSTEM_LEASE, _lease_reason(task), releases_worker=True)
-        elif action is TimerAction.PLAN_RETRY:
-            await self._plan_retry(conn, task)
-        elif action is TimerAction.ENQUEUE:
+            return await self._move(conn, task, Action.FAIL, SYSTEM_LEASE, _lease_reason(task), releases_worker=True)
+        if action is TimerAction.PLAN_RETRY:
+            return await self._plan_retry(conn, task)
+        if action is TimerAction.ENQUEUE:
             policy = self._policies.effective_retry(task.spec.retry_policy)
             reason = f"backoff over: attempt {task.attempt + 1} of {policy.max_attempts} is queued"
-            await self._move(conn, task, Action.ENQUEUE, SYSTEM_RETRY, reason)
-        elif action is TimerAction.AUTO_ENQUEUE:
+            return await self._move(conn, task, Action.ENQUEUE, SYSTEM_RETRY, reason)
+        if action is TimerAction.AUTO_ENQUEUE:
             try:
-                await self._move(conn, task, Action.ENQUEUE, SYSTEM_GATE, "every upstream task has succeeded")
+                return await self._move(conn, task, Action.ENQUEUE, SYSTEM_GATE, "every upstream task has succeeded")
             except DependenciesNotMet:
                 await self._store.set_timer(conn, task, None)  # the next upstream success re-arms it
-        elif action is TimerAction.ABANDON:
+                return None
+        if action is TimerAction.ABANDON:
             age = self._policies.retention_ms.get(task.state)
             reason = f"{task.state.value} for longer than its retention of {age / 1000:g}s" if age else "retention"
-            await self._move(conn, task, Action.ABANDON, SYSTEM_RETENTION, reason)
+            return await self._move(conn, task, Action.ABANDON, SYSTEM_RETENTION, reason)
+        return None
 
-    async def _plan_retry(self, conn: AsyncConnection, task: Task) -> None:
+    async def _plan_retry(self, conn: AsyncConnection, task: Task) -> Action | None:
         policy = self._policies.effective_retry(task.spec.retry_policy)
         if not attempts_left(policy, task.attempt):
             await self._store.set_timer(conn, task, self._policies.retention_timer(State.FAILED))
-            return
+            return None
         delay = backoff_ms(policy, task.attempt)
         reason = f"attempt {task.attempt} of {policy.max_attempts} failed; next attempt in {delay / 1000:g}s"
-        await self._move(conn, task, Action.RETRY, SYSTEM_RETRY, reason, timer=Timer(TimerAction.ENQUEUE, delay))
+        return await self._move(conn, task, Action.RETRY, SYSTEM_RETRY, reason, timer=Timer(TimerAction.ENQUEUE, delay))
 
     async def _move(
         self,
@@ -153,7 +159,8 @@ class TimerRunner:
         *,
         releases_worker: bool = False,
         timer: Timer | None | str = "policy",
-    ) -> None:
+    ) -> Action | None:
+        """Moves the task; returns the action, or None when the timer no longer applied."""
         command = TransitionCommand(
             task_id=task.task_id,
             action=action,
@@ -171,6 +178,8 @@ class TimerRunner:
             # timer no longer fits the task: drop it rather than fire it again.
             log.warning("timer %s of task %s no longer applies: %s", action.value, task.task_id, refusal)
             await self._store.set_timer(conn, task, None)
+            return None
+        return action
 
 
 def _lease_reason(task: Task) -> str:
