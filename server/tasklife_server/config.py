@@ -237,7 +237,7 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     )
     security.add_argument(
         "--jwt-key-file", type=Path, default=_path(env, "TASKLIFE_JWT_KEY_FILE"),
-        help="PEM public key that signs accepted JWT bearer tokens (env TASKLIFE_JWT_KEY_FILE)",
+        help="PEM public key(s) that sign accepted JWT bearer tokens; several may be listed (env TASKLIFE_JWT_KEY_FILE)",
     )
     security.add_argument("--jwt-issuer", default=env.get("TASKLIFE_JWT_ISSUER") or None,
                           help="required `iss` of JWTs (env TASKLIFE_JWT_ISSUER)")

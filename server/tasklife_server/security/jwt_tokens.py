@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
+from typing import Any
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
@@ -24,6 +26,21 @@ class InvalidToken(ValueError):
     pass
 
 
+def _public_keys(key_file: Path) -> list[object]:
+    try:
+        text = key_file.read_bytes()
+    except OSError as exc:
+        raise SecurityConfigError(f"cannot read the JWT key file {key_file}: {exc.strerror}") from None
+    blocks = re.findall(rb"-----BEGIN PUBLIC KEY-----.+?-----END PUBLIC KEY-----", text, re.DOTALL)
+    try:
+        keys = [load_pem_public_key(block) for block in blocks]
+    except ValueError:
+        keys = []
+    if not keys:
+        raise SecurityConfigError(f"{key_file} holds no usable PEM public key (--jwt-key-file)")
+    return keys
+
+
 def _algorithms_for(key: object) -> list[str]:
     """Only the asymmetric algorithms of the key's type: never `none` or HMAC."""
     if isinstance(key, rsa.RSAPublicKey):
@@ -37,13 +54,9 @@ def _algorithms_for(key: object) -> list[str]:
 
 class JwtVerifier:
     def __init__(self, key_file: Path, issuer: str | None, audience: str | None):
-        try:
-            self._key = load_pem_public_key(key_file.read_bytes())
-        except OSError as exc:
-            raise SecurityConfigError(f"cannot read the JWT key file {key_file}: {exc.strerror}") from None
-        except ValueError:
-            raise SecurityConfigError(f"{key_file} is not a PEM public key (--jwt-key-file)") from None
-        self._algorithms = _algorithms_for(self._key)
+        # Several keys may be listed one after the other: during a rotation, tokens signed by
+        # the old key and by the new one are both accepted.
+        self._keys = [(key, _algorithms_for(key)) for key in _public_keys(key_file)]
         self._issuer = issuer
         self._audience = audience
         self._cache: dict[str, tuple[Principal, float]] = {}
@@ -59,18 +72,7 @@ class JwtVerifier:
         return principal
 
     def _verify(self, token: str) -> tuple[Principal, float]:
-        try:
-            claims = jwt.decode(
-                token,
-                self._key,
-                algorithms=self._algorithms,
-                issuer=self._issuer,
-                audience=self._audience,
-                leeway=LEEWAY_SECONDS,
-                options={"require": ["sub", "exp"], "verify_aud": self._audience is not None},
-            )
-        except jwt.PyJWTError as exc:
-            raise InvalidToken(f"the JWT is not accepted: {exc}") from None
+        claims = self._claims(token)
         name = claims["sub"]
         problem = principal_name_problem(name) if isinstance(name, str) else "must be a string"
         if problem:
@@ -81,3 +83,25 @@ class JwtVerifier:
         except SecurityConfigError as exc:
             raise InvalidToken(str(exc)) from None
         return Principal(name, roles, namespaces), float(claims["exp"])
+
+    def _claims(self, token: str) -> dict[str, Any]:
+        """The verified claims, from the first key that the token's signature matches."""
+        problem: Exception = InvalidToken("no configured key is of the token's algorithm")
+        for key, algorithms in self._keys:
+            try:
+                return jwt.decode(
+                    token,
+                    key,
+                    algorithms=algorithms,
+                    issuer=self._issuer,
+                    audience=self._audience,
+                    leeway=LEEWAY_SECONDS,
+                    options={"require": ["sub", "exp"], "verify_aud": self._audience is not None},
+                )
+            except jwt.InvalidSignatureError as exc:
+                problem = exc  # perhaps signed by the next key
+            except jwt.PyJWTError as exc:
+                problem = exc
+                if not isinstance(exc, jwt.InvalidAlgorithmError):
+                    break  # expired, wrong audience...: the same under any key
+        raise InvalidToken(f"the JWT is not accepted: {problem}")
