@@ -8,6 +8,7 @@ import signal
 import sys
 from typing import Sequence
 
+import grpc
 import psycopg
 import psycopg_pool
 import sqlalchemy.exc
@@ -29,7 +30,11 @@ log = logging.getLogger("tasklife")
 
 
 async def serve(
-    settings: config.Settings, database_url: str, authenticator: Authenticator, telemetry: Telemetry
+    settings: config.Settings,
+    database_url: str,
+    authenticator: Authenticator,
+    credentials: grpc.ServerCredentials | None,
+    telemetry: Telemetry,
 ) -> None:
     if settings.migrate:
         await asyncio.to_thread(migrate.upgrade, database_url)
@@ -53,7 +58,7 @@ async def serve(
         listener.start()
         timers.start()
         grpc_server, port, health_servicer = await server.start(
-            store, hub, settings, authenticator, interceptors=telemetry.interceptors()
+            store, hub, settings, authenticator, credentials, interceptors=telemetry.interceptors()
         )
         # Before the lines below: whoever reads them may send SIGTERM at once.
         stop = asyncio.Event()
@@ -95,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.configure(settings.observability.log_format, settings.log_level)
     try:
         # Before the database starts: a refused exposure or a bad certificate fails at once.
-        transport.check(settings.listen, settings.security)
+        credentials = transport.prepare(settings.listen, settings.security)
         authenticator = Authenticator(settings.security)
     except (transport.BindError, SecurityConfigError) as exc:
         log.error("%s", exc)
@@ -112,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         database_url = embedded.url
         log.info("using the embedded PostgreSQL in %s", settings.data_dir.resolve())
     try:
-        asyncio.run(serve(settings, database_url, authenticator, telemetry))
+        asyncio.run(serve(settings, database_url, authenticator, credentials, telemetry))
     except server.BindError as exc:
         log.error("%s", exc)
         return 2

@@ -244,23 +244,23 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
     security.add_argument("--jwt-audience", default=env.get("TASKLIFE_JWT_AUDIENCE") or None,
                           help="required `aud` of JWTs (env TASKLIFE_JWT_AUDIENCE)")
     security.add_argument(
-        "--max-message-bytes", type=_positive_int, default=env.get("TASKLIFE_MAX_MESSAGE_BYTES", str(4 * 1024 * 1024)),
+        "--max-message-bytes", type=_positive_int, default=env.get("TASKLIFE_MAX_MESSAGE_BYTES", str(SecuritySettings.max_message_bytes)),
         help="largest request accepted, in bytes (env TASKLIFE_MAX_MESSAGE_BYTES, default %(default)s)",
     )
     security.add_argument(
         "--max-streams-per-principal", type=_positive_int,
-        default=env.get("TASKLIFE_MAX_STREAMS_PER_PRINCIPAL", "100"),
+        default=env.get("TASKLIFE_MAX_STREAMS_PER_PRINCIPAL", str(SecuritySettings.max_streams_per_principal)),
         help="open WatchTaskEvents streams per authenticated principal and server process "
         "(env TASKLIFE_MAX_STREAMS_PER_PRINCIPAL, default %(default)s)",
     )
     observe = parser.add_argument_group("observability (see docs/how-to/observe.md)")
     observe.add_argument(
-        "--metrics-listen", default=env.get("TASKLIFE_METRICS_LISTEN", "127.0.0.1:9464"),
+        "--metrics-listen", default=env.get("TASKLIFE_METRICS_LISTEN", ObservabilitySettings.metrics_listen),
         help="host:port serving Prometheus metrics at /metrics; port 0 picks a free one, empty disables "
         "(env TASKLIFE_METRICS_LISTEN, default %(default)s)",
     )
     observe.add_argument(
-        "--log-format", choices=["auto", "json", "text"], default=env.get("TASKLIFE_LOG_FORMAT", "auto"),
+        "--log-format", choices=["auto", "json", "text"], default=env.get("TASKLIFE_LOG_FORMAT", ObservabilitySettings.log_format),
         help="auto: text on a terminal, JSON lines otherwise (env TASKLIFE_LOG_FORMAT, default %(default)s)",
     )
     observe.add_argument(

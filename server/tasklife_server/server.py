@@ -26,10 +26,12 @@ async def start(
     hub: EventHub,
     settings: Settings,
     authenticator: Authenticator,
+    credentials: grpc.ServerCredentials | None,
     *,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
-    """Starts serving on `settings.listen`; returns the server, the bound port and its health service.
+    """Starts serving on `settings.listen`, with TLS when `credentials` (from transport.prepare)
+    are given; returns the server, the bound port and its health service.
 
     `interceptors` (telemetry) go first, outside the error translation, to see the final status.
     """
@@ -45,7 +47,7 @@ async def start(
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = transport.bind(server, settings.listen, settings.security)
+    port = transport.bind(server, settings.listen, credentials)
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -93,16 +93,15 @@ def server_credentials(security: SecuritySettings) -> grpc.ServerCredentials | N
     )
 
 
-def check(listen: str, security: SecuritySettings) -> None:
-    """Every start-up check, without opening anything: run before the database starts."""
+def prepare(listen: str, security: SecuritySettings) -> grpc.ServerCredentials | None:
+    """Every start-up check, without opening anything (run before the database starts);
+    returns the credentials for `bind`: None for plaintext."""
     check_exposure(listen, security)
-    server_credentials(security)
+    return server_credentials(security)
 
 
-def bind(server: grpc.aio.Server, listen: str, security: SecuritySettings) -> int:
-    """Adds the listening port, TLS when configured; returns the bound port."""
-    check_exposure(listen, security)
-    credentials = server_credentials(security)
+def bind(server: grpc.aio.Server, listen: str, credentials: grpc.ServerCredentials | None) -> int:
+    """Adds the listening port, TLS when `prepare` gave credentials; returns the bound port."""
     try:
         if credentials is None:
             port = server.add_insecure_port(listen)

@@ -7,6 +7,7 @@ are compared exactly.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -485,17 +486,20 @@ def test_serve_help_lists_the_servers_options() -> None:
     assert bad.code == 2 and "unrecognized arguments: --no-such-option" in bad.err
 
 
-def test_serve_runs_the_server_with_the_given_options(database_url: str) -> None:
+@contextlib.contextmanager
+def served_by_the_cli(database_url: str, *options: str) -> Iterator[str]:
+    """`tasklife serve` on a free loopback port with `options`; yields its address, and checks
+    that it stops cleanly on SIGTERM."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tasklife.cli", "serve", "--listen", "127.0.0.1:0", "--database-url", database_url,
-         "--log-level", "WARNING", "--no-migrate", "--metrics-listen", "127.0.0.1:0"],
+         "--log-level", "WARNING", "--no-migrate", *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment(), cwd=ROOT,
     )
     try:
         line = process.stdout.readline()
         match = re.search(r"serving on (\S+)", line)
         assert match, line + process.stderr.read()
-        assert tasklife("--address", match.group(1), "state-machine").code == 0
+        yield match.group(1)
         process.terminate()
         assert process.wait(15) == 0
     finally:
@@ -503,6 +507,11 @@ def test_serve_runs_the_server_with_the_given_options(database_url: str) -> None
         process.wait()
         process.stdout.close()
         process.stderr.close()
+
+
+def test_serve_runs_the_server_with_the_given_options(database_url: str) -> None:
+    with served_by_the_cli(database_url, "--metrics-listen", "127.0.0.1:0") as address:
+        assert tasklife("--address", address, "state-machine").code == 0
 
 
 def test_serve_and_migrate_without_the_server_package_say_so() -> None:

@@ -8,17 +8,14 @@ which the contract allows (an operator equal to the principal).
 from __future__ import annotations
 
 import hashlib
-import re
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import OPERATOR, environment, tasklife
-from tests.conftest import ROOT, ServerProcess
+from tests.cli.test_cli import OPERATOR, served_by_the_cli, tasklife
+from tests.conftest import ServerProcess
 from tests.security.certs import Pki, write_pki
 
 TOKEN = "s3cret-token-of-the-cli-tests"
@@ -189,23 +186,8 @@ def test_bad_connection_options_exit_2(pki: Pki, tmp_path: Path) -> None:
 
 
 def test_serve_passes_the_tls_options_to_the_server(database_url: str, pki: Pki) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tasklife.cli", "serve", "--listen", "127.0.0.1:0", "--database-url", database_url,
-         "--log-level", "WARNING", "--no-migrate", *server_tls(pki)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment(), cwd=ROOT,
-    )
-    try:
-        line = process.stdout.readline()
-        match = re.search(r"serving on (\S+)", line)
-        assert match, line + process.stderr.read()
-        assert tasklife("--address", match.group(1), "--ca-file", str(pki.ca), "state-machine").code == 0
-        process.terminate()
-        assert process.wait(15) == 0
-    finally:
-        process.kill()
-        process.wait()
-        process.stdout.close()
-        process.stderr.close()
+    with served_by_the_cli(database_url, *server_tls(pki)) as address:
+        assert tasklife("--address", address, "--ca-file", str(pki.ca), "state-machine").code == 0
 
 
 def test_serve_refuses_to_expose_plaintext_naming_the_flags(database_url: str) -> None:

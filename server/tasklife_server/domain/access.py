@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-from tasklife_server.domain.model import DEFAULT_NAMESPACE, SYSTEM_OPERATOR_PREFIX
+from tasklife_server.domain.model import DEFAULT_NAMESPACE
 from tasklife_server.domain.states import Action
 
 EVERY_NAMESPACE = "*"
@@ -21,20 +21,10 @@ NAMESPACE_RULE = (
     "with a letter or digit"
 )
 _NAMESPACE = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
-MAX_PRINCIPAL_CHARS = 128
 
 
 def is_valid_namespace(name: str) -> bool:
     return _NAMESPACE.fullmatch(name) is not None
-
-
-def principal_name_problem(name: str) -> str | None:
-    """Why `name` cannot be a principal (it becomes the audit operator), or None."""
-    if not 1 <= len(name) <= MAX_PRINCIPAL_CHARS or not name.isprintable() or name != name.strip():
-        return f"must be 1 to {MAX_PRINCIPAL_CHARS} printable characters without leading or trailing space"
-    if name.startswith(SYSTEM_OPERATOR_PREFIX):
-        return f"must not start with {SYSTEM_OPERATOR_PREFIX!r}, which is reserved for Tasklife's own policies"
-    return None
 
 
 class Role(enum.Enum):

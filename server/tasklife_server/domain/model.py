@@ -10,7 +10,27 @@ from tasklife_server.domain.states import Action, State
 
 ANONYMOUS_OPERATOR = "anonymous"
 DEFAULT_NAMESPACE = "default"
+MAX_NAME_CHARS = 128
 SYSTEM_OPERATOR_PREFIX = "system:"
+
+
+def is_clean_name(value: str) -> bool:
+    """1 to 128 printable characters with no leading or trailing white space: the shape of
+    every name a caller gives (operator, worker, on_behalf_of)."""
+    return 0 < len(value) <= MAX_NAME_CHARS and value.isprintable() and value == value.strip()
+
+
+def operator_problem(name: str) -> str | None:
+    """Why `name` cannot be recorded as an event's operator (so neither be a principal), or None."""
+    if not name:
+        return "must not be empty"
+    if len(name) > MAX_NAME_CHARS:
+        return f"must be at most {MAX_NAME_CHARS} characters"
+    if not is_clean_name(name):
+        return "must be printable, with no leading or trailing white space"
+    if name.startswith(SYSTEM_OPERATOR_PREFIX):
+        return f"the {SYSTEM_OPERATOR_PREFIX!r} prefix is reserved for Tasklife's own policies"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

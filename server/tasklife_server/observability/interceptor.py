@@ -19,6 +19,7 @@ import grpc
 from tasklife_server.observability import request_ids
 from tasklife_server.observability.metrics import Metrics
 from tasklife_server.service.convert import SERVICE_NAME
+from tasklife_server.service.handlers import rewrapped
 
 access_log = logging.getLogger("tasklife.access")
 WATCH_METHOD = f"/{SERVICE_NAME}/WatchTaskEvents"
@@ -66,21 +67,11 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler  # UNIMPLEMENTED: unknown paths get no series of their own
         method = self._method(handler_call_details.method)
-        for kind, wrap in (
-            ("unary_unary", self._unary),
-            ("stream_unary", self._unary),
-            ("unary_stream", self._stream),
-            ("stream_stream", self._stream),
-        ):
-            behavior = getattr(handler, kind)
-            if behavior is not None:
-                make = getattr(grpc, f"{kind}_rpc_method_handler")
-                return make(
-                    wrap(behavior, method),
-                    request_deserializer=handler.request_deserializer,
-                    response_serializer=handler.response_serializer,
-                )
-        return handler
+        return rewrapped(
+            handler,
+            unary=lambda behavior: self._unary(behavior, method),
+            stream=lambda behavior: self._stream(behavior, method),
+        )
 
     def _method(self, path: str) -> _Method:
         method = self._methods.get(path)

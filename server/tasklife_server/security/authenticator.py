@@ -9,7 +9,8 @@ from typing import Iterator, Sequence
 import grpc
 
 from tasklife_server.config import SecuritySettings
-from tasklife_server.domain.access import LOCAL_ADMIN, Principal, principal_name_problem, roles_granting
+from tasklife_server.domain.access import LOCAL_ADMIN, Principal, roles_granting
+from tasklife_server.domain.model import operator_problem
 from tasklife_server.domain.errors import RoleNotGranted, TooManyStreams, Unauthenticated
 from tasklife_server.security.jwt_tokens import InvalidToken, JwtVerifier
 from tasklife_server.security.principals_file import PrincipalsFile, token_digest
@@ -64,9 +65,10 @@ class Authenticator:
         raise Unauthenticated("CREDENTIALS_INVALID", "the bearer token is not known to this server")
 
     def _named(self, name: str) -> Principal:
-        problem = principal_name_problem(name)
+        problem = operator_problem(name)
         if problem:
-            raise Unauthenticated("CREDENTIALS_INVALID", f"the client certificate's common name {problem}")
+            message = f"the client certificate's common name cannot be a principal: {problem}"
+            raise Unauthenticated("CREDENTIALS_INVALID", message)
         known = self._principals.by_name.get(name) if self._principals else None
         # A certificate from the trusted CA proves the name; grants come only from the file.
         return known or Principal(name, frozenset(), frozenset())

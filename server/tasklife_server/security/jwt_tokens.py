@@ -11,7 +11,8 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from tasklife_server.domain.access import Principal, principal_name_problem
+from tasklife_server.domain.access import Principal
+from tasklife_server.domain.model import operator_problem
 from tasklife_server.security.principals_file import SecurityConfigError, parse_namespaces, parse_roles
 
 ROLES_CLAIM = "tasklife_roles"
@@ -74,9 +75,9 @@ class JwtVerifier:
     def _verify(self, token: str) -> tuple[Principal, float]:
         claims = self._claims(token)
         name = claims["sub"]
-        problem = principal_name_problem(name) if isinstance(name, str) else "must be a string"
+        problem = operator_problem(name) if isinstance(name, str) else "must be a string"
         if problem:
-            raise InvalidToken(f"the JWT's sub {problem}")
+            raise InvalidToken(f"the JWT's sub cannot be a principal: {problem}")
         try:
             roles = parse_roles(claims.get(ROLES_CLAIM, []), f"the JWT's {ROLES_CLAIM} claim")
             namespaces = parse_namespaces(claims.get(NAMESPACES_CLAIM, []), f"the JWT's {NAMESPACES_CLAIM} claim")

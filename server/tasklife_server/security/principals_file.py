@@ -18,8 +18,8 @@ from tasklife_server.domain.access import (
     Principal,
     Role,
     is_valid_namespace,
-    principal_name_problem,
 )
+from tasklife_server.domain.model import operator_problem
 
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 _KEYS = {"token", "token_sha256", "roles", "namespaces"}
@@ -82,9 +82,9 @@ class PrincipalsFile:
 
 
 def _principal(name: str, entry: Any, where: str) -> tuple[Principal, list[str]]:
-    problem = principal_name_problem(name)
+    problem = operator_problem(name)
     if problem:
-        raise SecurityConfigError(f"{where}: the name {problem}")
+        raise SecurityConfigError(f"{where}: the name cannot be a principal: {problem}")
     if not isinstance(entry, dict):
         raise SecurityConfigError(f"{where}: must be a table")
     unknown = set(entry) - _KEYS

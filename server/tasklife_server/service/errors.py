@@ -38,6 +38,7 @@ from tasklife_server.domain.errors import (
 )
 from tasklife_server.observability import request_ids
 from tasklife_server.service.convert import state_name
+from tasklife_server.service.handlers import rewrapped
 
 DOMAIN = "tasklife.dev"
 log = logging.getLogger(__name__)
@@ -260,19 +261,11 @@ class ErrorTranslationInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler
         method = handler_call_details.method
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                _guard_unary(handler.unary_unary, method),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                _guard_stream(handler.unary_stream, method),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        return rewrapped(
+            handler,
+            unary=lambda behavior: _guard_unary(behavior, method),
+            stream=lambda behavior: _guard_stream(behavior, method),
+        )
 
 
 def _guard_unary(behavior: Callable[..., Awaitable[Any]], method: str) -> Callable[..., Awaitable[Any]]:

@@ -17,17 +17,18 @@ from tasklife_server.domain.errors import FieldViolation, InvalidRequest, Namesp
 from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
     ANONYMOUS_OPERATOR,
-    SYSTEM_OPERATOR_PREFIX,
+    MAX_NAME_CHARS,
     RetryPolicy,
     TaskSpec,
     TransitionCommand,
+    is_clean_name,
+    operator_problem,
 )
 from tasklife_server.domain.states import Action, State
 from tasklife_server.domain.watch import Start, StartKind, WatchFilter
 from tasklife_server.service.convert import PB_TO_STATE
 
 MAX_REASON_BYTES = 4096
-MAX_OPERATOR_CHARS = 128
 MAX_LABELS = 64
 MAX_LABEL_VALUE_CHARS = 255
 MAX_DEPENDENCIES = 100
@@ -39,7 +40,6 @@ MAX_WATCHED_TASKS = 1000
 MAX_NAMESPACE_FILTER = 100
 MIN_LEASE_MS = 100
 MAX_LEASE_MS = 24 * 3600 * 1000
-MAX_WORKER_CHARS = 128
 DEFAULT_PROGRESS_SECONDS = 10.0
 MIN_PROGRESS_SECONDS = 0.05
 MAX_PROGRESS_SECONDS = 3600.0
@@ -89,22 +89,19 @@ def resolve_operator(value: str, metadata_operator: str | None, caller: Principa
         return caller.name
     field = "operator" if value else "metadata tasklife-operator"
     operator = value or metadata_operator or ANONYMOUS_OPERATOR
-    if len(operator) > MAX_OPERATOR_CHARS:
-        problems.add(field, f"must be at most {MAX_OPERATOR_CHARS} characters")
-    elif not operator.isprintable() or operator != operator.strip():
-        problems.add(field, "must be printable, with no leading or trailing white space")
-    elif operator.startswith(SYSTEM_OPERATOR_PREFIX):
-        problems.add(field, f"the {SYSTEM_OPERATOR_PREFIX!r} prefix is reserved for Tasklife's own policies")
+    problem = operator_problem(operator)
+    if problem:
+        problems.add(field, problem)
     return operator
 
 
 def on_behalf_of(value: str, problems: Violations) -> str | None:
     if not value:
         return None
-    if len(value) > MAX_OPERATOR_CHARS or not value.isprintable() or value != value.strip():
+    if not is_clean_name(value):
         problems.add(
             "on_behalf_of",
-            f"must be at most {MAX_OPERATOR_CHARS} printable characters, without leading or trailing space",
+            f"must be at most {MAX_NAME_CHARS} printable characters, without leading or trailing space",
         )
     return value
 
@@ -142,8 +139,8 @@ def check_worker(value: str, problems: Violations, *, required: bool = False) ->
         if required:
             problems.add("worker", "is required")
         return None
-    if len(value) > MAX_WORKER_CHARS or not value.isprintable() or value != value.strip():
-        problems.add("worker", f"must be 1 to {MAX_WORKER_CHARS} printable characters, without leading or trailing space")
+    if not is_clean_name(value):
+        problems.add("worker", f"must be 1 to {MAX_NAME_CHARS} printable characters, without leading or trailing space")
     return value
 
 

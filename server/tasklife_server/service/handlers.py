@@ -1,0 +1,30 @@
+"""Wrapping a gRPC method handler's behaviour: what every server interceptor here does."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import grpc
+
+Behavior = Callable[..., Any]
+
+
+def rewrapped(
+    handler: grpc.RpcMethodHandler, unary: Callable[[Behavior], Behavior], stream: Callable[[Behavior], Behavior]
+) -> grpc.RpcMethodHandler:
+    """`handler` with its behaviour wrapped by `unary` (one response) or `stream` (a stream of them)."""
+    for kind, wrap in (
+        ("unary_unary", unary),
+        ("stream_unary", unary),
+        ("unary_stream", stream),
+        ("stream_stream", stream),
+    ):
+        behavior = getattr(handler, kind)
+        if behavior is not None:
+            make = getattr(grpc, f"{kind}_rpc_method_handler")
+            return make(
+                wrap(behavior),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+    return handler
