@@ -15,6 +15,7 @@ import sqlalchemy.exc
 
 
 from tasklife_server import config, server, transport
+from tasklife_server.http import listener as http_listener
 from tasklife_server.observability import Telemetry, TelemetryError, logs
 from tasklife_server.security.authenticator import Authenticator
 from tasklife_server.security.principals_file import SecurityConfigError
@@ -35,6 +36,7 @@ async def serve(
     authenticator: Authenticator,
     credentials: grpc.ServerCredentials | None,
     telemetry: Telemetry,
+    http_socket: http_listener.HttpSocket | None,
 ) -> None:
     if settings.migrate:
         await asyncio.to_thread(migrate.upgrade, database_url)
@@ -52,14 +54,20 @@ async def serve(
     store.on_commit(notifier.poke)
     timers = TimerRunner(store, settings.policies, on_action=telemetry.on_policy_action)
     store.on_timer(timers.timer_set)
+    private = http_listener.PrivateSocket() if http_socket is not None else None
+    http = None
     try:
         await hub.start()
         notifier.start()
         listener.start()
         timers.start()
         grpc_server, port, health_servicer = await server.start(
-            store, hub, settings, authenticator, credentials, interceptors=telemetry.interceptors()
+            store, hub, settings, authenticator, credentials, interceptors=telemetry.interceptors(),
+            private_address=private.address if private is not None else None,
         )
+        if http_socket is not None and private is not None:
+            http = http_listener.HttpListener(http_socket, settings.security, settings.http.cors_origins, private)
+            await http.start()
         # Before the lines below: whoever reads them may send SIGTERM at once.
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -71,13 +79,23 @@ async def serve(
         print(f"tasklife: serving on {host}:{port}", flush=True)
         if telemetry.metrics_url:
             print(f"tasklife: metrics on {telemetry.metrics_url}", flush=True)
+        if http_socket is not None:
+            print(f"tasklife: http on {http_socket.url}", flush=True)
         await stop.wait()
         log.info("shutting down: finishing in-flight calls for up to %ss", settings.grace_seconds)
         await health_servicer.enter_graceful_shutdown()
         # Watches end first, with UNAVAILABLE, so their clients resume on another replica.
         await hub.close()
-        await grpc_server.stop(settings.grace_seconds)
+        # HTTP calls are gRPC calls on the private socket: both stop together.
+        await asyncio.gather(grpc_server.stop(settings.grace_seconds), *([http.stop()] if http else []))
+        http = None
     finally:
+        if http is not None:
+            await http.stop()
+        elif private is not None:
+            private.remove()
+        if http_socket is not None:
+            http_socket.sock.close()  # a no-op once hypercorn adopted it
         await timers.stop()
         await hub.close()
         await listener.stop()
@@ -102,6 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Before the database starts: a refused exposure or a bad certificate fails at once.
         credentials = transport.prepare(settings.listen, settings.security)
         authenticator = Authenticator(settings.security)
+        # Bound now, like the metrics port: a taken port fails before the database starts.
+        http_socket = http_listener.bind(settings.http.listen, settings.security) if settings.http.listen else None
     except (transport.BindError, SecurityConfigError) as exc:
         log.error("%s", exc)
         return 2
@@ -117,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         database_url = embedded.url
         log.info("using the embedded PostgreSQL in %s", settings.data_dir.resolve())
     try:
-        asyncio.run(serve(settings, database_url, authenticator, credentials, telemetry))
+        asyncio.run(serve(settings, database_url, authenticator, credentials, telemetry, http_socket))
     except server.BindError as exc:
         log.error("%s", exc)
         return 2

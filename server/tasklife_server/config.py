@@ -29,6 +29,7 @@ class Settings:
     policies: PolicySettings
     security: "SecuritySettings"
     observability: "ObservabilitySettings"
+    http: "HttpSettings"
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,24 @@ class ObservabilitySettings:
     metrics_listen: str = "127.0.0.1:9464"
     log_format: str = "auto"
     otel: bool = False
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """The HTTP listener: Connect, gRPC-Web and the console (docs/how-to/http-and-console.md)."""
+
+    # host:port; empty disables the listener.
+    listen: str = "127.0.0.1:8080"
+    # Origins whose pages may call the API from a browser; none: cross-origin calls are refused.
+    cors_origins: tuple[str, ...] = ()
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    origins = tuple(o.strip().rstrip("/") for o in text.split(",") if o.strip())
+    for origin in origins:
+        if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
+            raise argparse.ArgumentTypeError(f"{origin!r} is not an origin like https://console.example.com")
+    return origins
 
 
 _UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
@@ -253,6 +272,17 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="open WatchTaskEvents streams per authenticated principal and server process "
         "(env TASKLIFE_MAX_STREAMS_PER_PRINCIPAL, default %(default)s)",
     )
+    http = parser.add_argument_group("HTTP: Connect, gRPC-Web and the console (see docs/how-to/http-and-console.md)")
+    http.add_argument(
+        "--http-listen", default=env.get("TASKLIFE_HTTP_LISTEN", HttpSettings.listen),
+        help="host:port serving TaskService over Connect and gRPC-Web, and the console at /; port 0 "
+        "picks a free one, empty disables (env TASKLIFE_HTTP_LISTEN, default %(default)s)",
+    )
+    http.add_argument(
+        "--http-cors-origins", type=_origins, default=env.get("TASKLIFE_HTTP_CORS_ORIGINS", ""),
+        help="comma-separated origins whose web pages may call the HTTP API; default none: "
+        "CORS is off (env TASKLIFE_HTTP_CORS_ORIGINS)",
+    )
     observe = parser.add_argument_group("observability (see docs/how-to/observe.md)")
     observe.add_argument(
         "--metrics-listen", default=env.get("TASKLIFE_METRICS_LISTEN", ObservabilitySettings.metrics_listen),
@@ -318,4 +348,5 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
             log_format=args.log_format,
             otel=args.otel,
         ),
+        http=HttpSettings(listen=args.http_listen, cors_origins=args.http_cors_origins),
     )

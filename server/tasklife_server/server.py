@@ -29,9 +29,13 @@ async def start(
     credentials: grpc.ServerCredentials | None,
     *,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    private_address: str | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Starts serving on `settings.listen`, with TLS when `credentials` (from transport.prepare)
     are given; returns the server, the bound port and its health service.
+
+    `private_address` (a `unix:` path in a 0700 folder) is a second, plaintext port for the
+    HTTP gateway of this process: its calls pass the same interceptors and authentication.
 
     `interceptors` (telemetry) go first, outside the error translation, to see the final status.
     """
@@ -48,6 +52,8 @@ async def start(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     port = transport.bind(server, settings.listen, credentials)
+    if private_address is not None:
+        transport.bind(server, private_address, None)
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
