@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # A server started without --metrics-listen would take the default port 9464, which another
 # server (of this run, of another test run, of `make run`) may hold: pick a free port instead.
 os.environ.setdefault("TASKLIFE_METRICS_LISTEN", "127.0.0.1:0")
+# The same for the HTTP listener's default 127.0.0.1:8080.
+os.environ.setdefault("TASKLIFE_HTTP_LISTEN", "127.0.0.1:0")
 
 
 def _database_in(admin_url: str) -> Iterator[str]:
@@ -78,14 +80,17 @@ class ServerProcess:
     """A `python -m tasklife_server` child process serving on a free loopback port.
 
     Metrics are served on a free loopback port too (`metrics_url`), unless `extra_args` has
-    its own `--metrics-listen` (an empty one disables them: `metrics_url` is None).
+    its own `--metrics-listen` (an empty one disables them: `metrics_url` is None). So is the
+    HTTP listener (`http_url`, like "http://127.0.0.1:PORT/"), unless `--http-listen` is given.
     """
 
     def __init__(self, database_url: str, *extra_args: str, env: dict[str, str] | None = None):
         # A file, not a pipe: a chatty server must never block on a full pipe.
         self._log = tempfile.TemporaryFile("w+")
         metrics_listen = _option(extra_args, "--metrics-listen")
+        http_listen = _option(extra_args, "--http-listen")
         defaults = ["--metrics-listen", "127.0.0.1:0"] if metrics_listen is None else []
+        defaults += ["--http-listen", "127.0.0.1:0"] if http_listen is None else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tasklife_server", "--listen", "127.0.0.1:0",
              "--database-url", database_url, "--log-level", "WARNING", *defaults, *extra_args],
@@ -100,6 +105,7 @@ class ServerProcess:
         self._stdout: list[str] = []
         self.address = self._read_until(r"serving on (\S+)")
         self.metrics_url = self._read_until(r"metrics on (\S+)") if metrics_listen != "" else None
+        self.http_url = self._read_until(r"http on (\S+)") if http_listen != "" else None
         # Whatever it prints later (e.g. spans of the console exporter) is kept for `stdout`.
         self._drain = threading.Thread(target=self._stdout.extend, args=(self.process.stdout,), daemon=True)
         self._drain.start()

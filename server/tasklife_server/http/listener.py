@@ -25,11 +25,12 @@ from tasklife_server.http.gateway import Gateway
 log = logging.getLogger("tasklife.http")
 # In-flight HTTP calls get this long after the gRPC server's own grace period has begun.
 _HTTP_GRACE_SECONDS = 1.0
+_BACKLOG = 128
 
 
 @dataclass
 class HttpSocket:
-    """The bound, not yet listening HTTP socket and its address."""
+    """The listening HTTP socket, not yet served, and its address."""
 
     sock: socket.socket
     host: str
@@ -54,6 +55,8 @@ def bind(listen: str, security: SecuritySettings) -> HttpSocket:
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
+        # Listening from now: connections wait in the backlog until hypercorn accepts them.
+        sock.listen(_BACKLOG)
     except OSError as exc:
         raise transport.BindError(f"cannot listen for HTTP on {listen}: {exc.strerror or exc}") from None
     return HttpSocket(sock, host, sock.getsockname()[1], tls=security.tls)
@@ -96,7 +99,6 @@ class HttpListener:
         )
         config = _hypercorn_config(self._bound, self._security)
         self._task = asyncio.create_task(serve(app, config, shutdown_trigger=self._stop.wait))  # type: ignore[arg-type]
-        await asyncio.sleep(0)
 
     async def stop(self) -> None:
         """Stops accepting, lets in-flight calls finish briefly, then closes the private channel."""
