@@ -1,0 +1,162 @@
+// One task: its fields and links, the actions its state allows (from GetStateMachine), sent as
+// a compare-and-swap on the version shown; its full history and a timeline; live updates.
+import { StateKind, type Task, type TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
+import { VersionMismatchError } from "../../../clients/typescript/src/errors.js";
+import { mayCall, notGrantedTitle } from "../access.js";
+import { asTasklifeError, describeError } from "../api.js";
+import type { App, Page } from "../app.js";
+import { flash, h, replace } from "../dom.js";
+import { actionName, labelsText, rpcName, stateName, verb, when } from "../format.js";
+import { actionsFrom, transition } from "../machine.js";
+import { askReason } from "../reason.js";
+import { timeline } from "../timeline.js";
+import { section, stateBadge, taskLink } from "../widgets.js";
+
+const HISTORY_PAGE = 500;
+const DOWNSTREAM_SCAN = 1000;
+
+export const taskPage: Page = (root, app, _params, path) => {
+  const taskId = path[1] ?? "";
+  let task: Task | undefined;
+  let history: TaskEvent[] = [];
+  const terminal = (state: number) => app.machine.states.find((s) => s.state === state)?.kind === StateKind.TERMINAL;
+
+  const title = h("h1", {}, taskId);
+  const notice = h("div", { id: "notice" });
+  const fields = h("dl", { class: "fields", id: "fields" });
+  const actions = h("div", { class: "actions", id: "actions" });
+  const historyBody = h("tbody");
+  const timelineBox = h("div");
+  const downstream = h("div", { id: "downstream" }, h("span", { class: "muted" }, "…"));
+  root.append(
+    h("p", {}, h("a", { href: "#/tasks" }, "← Tasks")),
+    title, notice,
+    h("div", { class: "columns" },
+      section("Task", fields),
+      h("div", {}, section("Actions", actions), section("Downstream", downstream))),
+    section("Timeline", timelineBox),
+    section("History",
+      h("table", { class: "history", id: "history" },
+        h("thead", {}, h("tr", {}, ...["Version", "Time", "Move", "Action", "Operator", "Reason", "Request id"].map((t) => h("th", {}, t)))),
+        historyBody)),
+  );
+
+  function field(name: string, ...value: (Node | string)[]): Node[] {
+    return [h("dt", {}, name), h("dd", { "data-field": name }, ...(value.length ? value : [h("span", { class: "muted" }, "—")]))];
+  }
+
+  function drawTask(): void {
+    if (!task) return;
+    const t = task;
+    replace(title, t.taskId, " ", stateBadge(t.state));
+    const lease = t.leaseExpireTime ? `${when(t.leaseExpireTime)}` : "";
+    replace(fields,
+      ...field("namespace", t.namespace),
+      ...field("state", stateBadge(t.state)),
+      ...field("version", String(t.version)),
+      ...field("attempt", String(t.attempt)),
+      ...field("labels", labelsText(t.labels)),
+      ...field("upstream", ...t.dependsOn.flatMap((id, i) => (i ? [", ", taskLink(id)] : [taskLink(id)]))),
+      ...field("rerun of", ...(t.rerunOf ? [taskLink(t.rerunOf)] : [])),
+      ...field("auto enqueue", t.autoEnqueue ? "yes" : "no"),
+      ...field("worker", ...(t.worker ? [t.worker] : [])),
+      ...field("lease expires", ...(lease ? [lease] : [])),
+      ...field("last heartbeat", ...(t.lastHeartbeatTime ? [when(t.lastHeartbeatTime)] : [])),
+      ...field("next attempt", ...(t.nextAttemptTime ? [when(t.nextAttemptTime)] : [])),
+      ...field("retry policy", t.retryPolicy ? `max attempts ${t.retryPolicy.maxAttempts || "default"}` : ""),
+      ...field("created", when(t.createTime)),
+      ...field("updated", when(t.updateTime)),
+    );
+    const allowed = actionsFrom(app.machine, t.state);
+    replace(actions, ...(allowed.length ? allowed.map((a) => {
+      const rpc = rpcName(a.method);
+      const granted = mayCall(app.access, rpc);
+      return h("button", { type: "button", class: "action", "data-rpc": rpc, disabled: !granted,
+        title: granted ? `${rpc}: ${stateName(t.state)} → ${stateName(a.toState)}` : notGrantedTitle(rpc),
+        onclick: () => void act(rpc) }, verb(rpc));
+    }) : [h("p", { class: "muted" }, `No action leaves ${stateName(t.state)}.`)]));
+  }
+
+  function drawHistory(): void {
+    replace(historyBody, ...history.map((e) => h("tr", { "data-version": String(e.version) },
+      h("td", {}, String(e.version)), h("td", { class: "muted" }, when(e.createTime)),
+      h("td", {}, e.fromState ? stateBadge(e.fromState) : "", e.fromState ? " → " : "", stateBadge(e.toState)),
+      h("td", {}, actionName(e.action)),
+      h("td", {}, e.operator, e.onBehalfOf ? h("span", { class: "muted" }, ` for ${e.onBehalfOf}`) : ""),
+      h("td", { class: "reason" }, e.reason), h("td", { class: "muted mono" }, e.requestId))));
+    replace(timelineBox, timeline(history, terminal));
+  }
+
+  async function load(): Promise<void> {
+    try {
+      const [reply, events] = await Promise.all([app.client.getTask({ taskId }), readHistory()]);
+      task = reply.task;
+      history = events;
+      drawTask();
+      drawHistory();
+    } catch (error) {
+      replace(notice, h("div", { class: "banner error" }, describeError(error)));
+    }
+  }
+
+  async function readHistory(): Promise<TaskEvent[]> {
+    const all: TaskEvent[] = [];
+    let pageToken = "";
+    do {
+      const reply = await app.client.listTaskEvents({ taskId, pageSize: HISTORY_PAGE, pageToken });
+      all.push(...reply.events);
+      pageToken = reply.nextPageToken;
+    } while (pageToken);
+    return all;
+  }
+
+  async function findDownstream(): Promise<void> {
+    // No RPC lists a task's dependents: look through the first tasks of its namespace.
+    try {
+      const current = (await app.client.getTask({ taskId })).task;
+      const reply = await app.client.listTasks({ pageSize: DOWNSTREAM_SCAN, namespaces: current ? [current.namespace] : [] });
+      const found = reply.tasks.filter((t) => t.dependsOn.includes(taskId));
+      replace(downstream, ...(found.length ? found.flatMap((t, i) => [i ? ", " : "", taskLink(t.taskId), " ", stateBadge(t.state)])
+        : [h("span", { class: "muted" }, "No task depends on this one" + (reply.nextPageToken ? ` among the first ${DOWNSTREAM_SCAN}.` : "."))]));
+    } catch (error) {
+      replace(downstream, h("span", { class: "error" }, describeError(error)));
+    }
+  }
+
+  async function act(rpc: string): Promise<void> {
+    if (!task) return;
+    const shown = task;
+    const reason = await askReason(`${verb(rpc)} ${shown.taskId}`, `${rpc} from ${stateName(shown.state)}, at version ${shown.version}.`);
+    if (reason === undefined) return;
+    try {
+      const moved = await transition(app.client, rpc, { taskId: shown.taskId, reason, expectedVersion: shown.version });
+      replace(notice, h("div", { class: "banner ok" }, `${verb(rpc)}: now ${moved.task ? stateName(moved.task.state) : "?"} at version ${moved.task?.version ?? "?"}.`));
+    } catch (error) {
+      const failure = asTasklifeError(error);
+      if (failure instanceof VersionMismatchError) {
+        replace(notice, h("div", { class: "banner warn", id: "changed-meanwhile" },
+          h("strong", {}, "Changed meanwhile: "),
+          `the task is now ${stateName(failure.currentState)} at version ${failure.currentVersion}, not version ${shown.version} as shown. `,
+          "Nothing was done; the page shows the task as it is now: decide again."));
+      } else {
+        replace(notice, h("div", { class: "banner error" }, `${rpc} refused: ${describeError(error)}`));
+      }
+    }
+    await load();
+  }
+
+  const stop = app.onEvents((events) => {
+    const mine = events.filter((e) => e.taskId === taskId);
+    if (!mine.length) return;
+    const known = new Set(history.map((e) => e.version));
+    history.push(...mine.filter((e) => !known.has(e.version)));
+    history.sort((a, b) => Number(a.version - b.version));
+    drawHistory();
+    void app.client.getTask({ taskId }).then((r) => { task = r.task; drawTask(); flash(fields); });
+  });
+  void load();
+  void findDownstream();
+  // The timeline's last segment grows while the page is open.
+  const tick = setInterval(() => history.length && replace(timelineBox, timeline(history, terminal)), 5000);
+  return () => { stop(); clearInterval(tick); };
+};

@@ -1,0 +1,195 @@
+// Tasks: filters (state, namespace, labels), paging, live rows, and bulk actions on a selection.
+// A bulk action calls the single transition RPC once per task, with the version the row shows,
+// and reports what happened to each.
+import type { Task, TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
+import { TaskState } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
+import { mayCall, notGrantedTitle } from "../access.js";
+import { describeError } from "../api.js";
+import type { App, Page } from "../app.js";
+import { flash, h, replace } from "../dom.js";
+import { labelsText, parseLabels, stateName, verb, when } from "../format.js";
+import { actionByRpc, states, transition } from "../machine.js";
+import { askReason } from "../reason.js";
+import { stateBadge, taskLink } from "../widgets.js";
+
+const PAGE_SIZE = 25;
+// The operator's manual actions, offered in bulk (each only if the server's machine has it).
+const BULK_RPCS = ["PauseTask", "ResumeTask", "KillTask", "RetryTask", "AbandonTask"];
+
+interface Filter {
+  states: TaskState[];
+  namespace: string;
+  labels: Record<string, string>;
+}
+
+function filterFrom(app: App, params: URLSearchParams): Filter {
+  const wanted = (params.get("state") ?? "").split(",").filter(Boolean);
+  return {
+    states: states(app.machine).filter((s) => wanted.includes(stateName(s))),
+    namespace: params.get("ns") ?? "",
+    labels: parseLabels(params.get("labels") ?? "") ?? {},
+  };
+}
+
+function matches(filter: Filter, task: Task): boolean {
+  return (!filter.states.length || filter.states.includes(task.state))
+    && (!filter.namespace || filter.namespace === task.namespace)
+    && Object.entries(filter.labels).every(([k, v]) => task.labels[k] === v);
+}
+
+export const tasksPage: Page = (root, app, params) => {
+  const filter = filterFrom(app, params);
+  const rows = new Map<string, { task: Task; row: HTMLTableRowElement; box: HTMLInputElement }>();
+  const tokens: string[] = [""]; // page tokens of the pages seen, for "previous"
+  let pageIndex = 0;
+
+  const body = h("tbody");
+  const selectAll = h("input", { type: "checkbox", id: "select-all", title: "Select every task of this page",
+    onchange: () => { for (const r of rows.values()) r.box.checked = selectAll.checked; updateBulk(); } });
+  const pager = h("div", { class: "pager" });
+  const pagerNote = h("span", { class: "muted", id: "new-elsewhere" });
+  let newElsewhere = 0;
+  const selectedCount = h("span", { id: "selected-count" }, "0 selected");
+  const results = h("div", { id: "bulk-results" });
+  const bulkButtons = BULK_RPCS.filter((rpc) => actionByRpc(app.machine, rpc)).map((rpc) => {
+    const granted = mayCall(app.access, rpc);
+    return h("button", { type: "button", class: "action", "data-rpc": rpc, disabled: true,
+      title: granted ? `${rpc} on every selected task` : notGrantedTitle(rpc),
+      "data-granted": String(granted), onclick: () => void bulk(rpc) }, verb(rpc));
+  });
+
+  const stateBoxes = states(app.machine).map((s) =>
+    h("label", { class: "chip" }, h("input", { type: "checkbox", name: "state", value: stateName(s), checked: filter.states.includes(s) }), stateName(s)));
+  const nsInput = h("input", { name: "ns", id: "filter-ns", placeholder: "any namespace", value: filter.namespace });
+  const labelsInput = h("input", { name: "labels", id: "filter-labels", placeholder: "team=data, tier=gold", value: params.get("labels") ?? "" });
+  const form = h("form", { class: "filters", onsubmit: (e: Event) => {
+    e.preventDefault();
+    const query = new URLSearchParams();
+    const chosen = stateBoxes.map((l) => l.querySelector("input")!).filter((i) => i.checked).map((i) => i.value);
+    if (chosen.length) query.set("state", chosen.join(","));
+    if (nsInput.value.trim()) query.set("ns", nsInput.value.trim());
+    if (labelsInput.value.trim()) query.set("labels", labelsInput.value.trim());
+    location.hash = `#/tasks${query.size ? `?${query}` : ""}`;
+  } },
+    h("div", { class: "chips" }, ...stateBoxes),
+    h("div", { class: "row" }, nsInput, labelsInput, h("button", { type: "submit", id: "apply-filter" }, "Filter")),
+  );
+
+  root.append(
+    h("h1", {}, "Tasks"),
+    form,
+    h("div", { class: "bulk" }, selectedCount, ...bulkButtons),
+    results,
+    h("table", { class: "tasks", id: "tasks" },
+      h("thead", {}, h("tr", {}, h("th", {}, selectAll), h("th", {}, "Task"), h("th", {}, "Namespace"), h("th", {}, "State"),
+        h("th", {}, "Version"), h("th", {}, "Attempt"), h("th", {}, "Labels"), h("th", {}, "Updated"))),
+      body),
+    pager,
+  );
+
+  function selected(): Task[] {
+    return [...rows.values()].filter((r) => r.box.checked).map((r) => r.task);
+  }
+
+  function updateBulk(): void {
+    const count = selected().length;
+    selectedCount.textContent = `${count} selected`;
+    for (const button of bulkButtons) button.disabled = count === 0 || button.dataset.granted !== "true";
+  }
+
+  function rowOf(task: Task): HTMLTableRowElement {
+    const box = h("input", { type: "checkbox", class: "select", "aria-label": `select ${task.taskId}`, onchange: updateBulk });
+    const row = h("tr", { "data-task-id": task.taskId });
+    rows.set(task.taskId, { task, row, box });
+    fill(row, task, box);
+    return row;
+  }
+
+  function fill(row: HTMLTableRowElement, task: Task, box: HTMLInputElement): void {
+    replace(row, h("td", {}, box), h("td", {}, taskLink(task.taskId)), h("td", {}, task.namespace), h("td", { class: "state-cell" }, stateBadge(task.state)),
+      h("td", { class: "version" }, String(task.version)), h("td", {}, String(task.attempt)), h("td", { class: "labels" }, labelsText(task.labels)),
+      h("td", { class: "muted" }, when(task.updateTime)));
+  }
+
+  async function load(): Promise<void> {
+    try {
+      const reply = await app.client.listTasks({
+        pageSize: PAGE_SIZE, pageToken: tokens[pageIndex], states: filter.states,
+        namespaces: filter.namespace ? [filter.namespace] : [], labels: filter.labels,
+      });
+      rows.clear();
+      selectAll.checked = false;
+      replace(body, ...reply.tasks.map(rowOf));
+      if (!reply.tasks.length) body.append(h("tr", {}, h("td", { colspan: 8, class: "muted empty" }, "No task matches.")));
+      tokens.length = pageIndex + 1;
+      if (reply.nextPageToken) tokens.push(reply.nextPageToken);
+      newElsewhere = 0;
+      replace(pagerNote);
+      replace(pager, pagerNote,
+        h("button", { type: "button", class: "secondary", disabled: pageIndex === 0, onclick: () => { pageIndex -= 1; void load(); } }, "← Previous"),
+        h("span", { class: "muted" }, `page ${pageIndex + 1}`),
+        h("button", { type: "button", class: "secondary", id: "next-page", disabled: !reply.nextPageToken, onclick: () => { pageIndex += 1; void load(); } }, "Next →"));
+      updateBulk();
+    } catch (error) {
+      replace(body, h("tr", {}, h("td", { colspan: 8, class: "error" }, describeError(error))));
+    }
+  }
+
+  async function bulk(rpc: string): Promise<void> {
+    const targets = selected();
+    const reason = await askReason(`${verb(rpc)} ${targets.length} task${targets.length === 1 ? "" : "s"}`,
+      `Calls ${rpc} once per task, with the version shown here: a task that changed meanwhile is refused.`);
+    if (reason === undefined) return;
+    const list = h("ul", { class: "results" });
+    replace(results, h("div", { class: "card" }, h("h3", {}, `${rpc}: what happened to each task`), list));
+    for (const task of targets) {
+      const item = h("li", { "data-task-id": task.taskId }, taskLink(task.taskId), " … ");
+      list.append(item);
+      try {
+        const moved = await transition(app.client, rpc, { taskId: task.taskId, reason, expectedVersion: task.version });
+        item.className = "ok";
+        replace(item, taskLink(task.taskId), ` → ${moved.task ? stateName(moved.task.state) : "?"} (version ${moved.task?.version ?? "?"})`);
+        if (moved.task) update(moved.task);
+      } catch (error) {
+        item.className = "refused";
+        replace(item, taskLink(task.taskId), " refused: ", h("span", { class: "why" }, describeError(error)));
+      }
+    }
+  }
+
+  function update(task: Task): void {
+    const entry = rows.get(task.taskId);
+    if (!entry || entry.task.version > task.version) return;
+    entry.task = task;
+    fill(entry.row, task, entry.box);
+    flash(entry.row);
+  }
+
+  async function onEvents(events: TaskEvent[]): Promise<void> {
+    for (const event of events) {
+      const entry = rows.get(event.taskId);
+      if (entry) {
+        if (event.version > entry.task.version) {
+          const { task } = await app.client.getTask({ taskId: event.taskId }).catch(() => ({ task: undefined }));
+          if (task) update(task);
+        }
+      } else if (event.version === 1n) {
+        // A new task comes last in ListTasks' order (oldest first): shown at once on the last page.
+        const { task } = await app.client.getTask({ taskId: event.taskId }).catch(() => ({ task: undefined }));
+        if (!task || !matches(filter, task) || rows.has(task.taskId)) continue;
+        if (tokens.length > pageIndex + 1) {
+          newElsewhere += 1;
+          replace(pagerNote, `${newElsewhere} new task${newElsewhere === 1 ? "" : "s"} on later pages`);
+          continue;
+        }
+        body.querySelector("td.empty")?.parentElement?.remove();
+        const row = rowOf(task);
+        body.append(row);
+        flash(row);
+      }
+    }
+  }
+
+  void load();
+  return app.onEvents((events) => void onEvents(events));
+};
