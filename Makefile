@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUF := tools/node_modules/.bin/buf
 
-.PHONY: help install run test lint generate docs clean bench
+.PHONY: help install run test lint generate docs clean bench console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -31,6 +31,10 @@ generate: install ## regenerate every client from proto/ (Python, then each clie
 	$(PY) tools/generate.py
 	@for script in clients/*/generate.sh; do echo "$$script"; bash "$$script" || exit 1; done
 
+console: ## rebuild the web console (console/ -> server/tasklife_server/http/console/, committed)
+	bash console/scripts/ensure-node-modules.sh
+	cd console && npx tsc --noEmit && node build.mjs
+
 docs: install ## regenerate the state diagrams in README.md and docs/ from the transition table
 	$(PY) -m tasklife_server.domain.diagram --write README.md docs/state-machine.md
 
@@ -48,4 +52,4 @@ bench: install ## measure transitions, lifecycles and the stream against their c
 	$(PY) -m bench $(ARGS)
 
 clean: ## remove the venv, node tools and the local database
-	rm -rf $(VENV) tools/node_modules .tasklife
+	rm -rf $(VENV) tools/node_modules console/node_modules .tasklife
