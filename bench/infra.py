@@ -95,7 +95,8 @@ class Server:
         self._log = tempfile.TemporaryFile("w+")
         # Metrics on as in production, each server on a free port of its own.
         args = [PYTHON, "-m", "tasklife_server", "--listen", "127.0.0.1:0", "--database-url", database_url,
-                "--log-level", "WARNING", "--no-migrate", "--metrics-listen", "127.0.0.1:0"]
+                "--log-level", "WARNING", "--no-migrate", "--metrics-listen", "127.0.0.1:0",
+                "--http-listen", "127.0.0.1:0"]
         if pool_size is not None:
             args += ["--pool-size", str(pool_size)]
         self.process = subprocess.Popen([*args, *extra_args], stdout=subprocess.PIPE, stderr=self._log,
@@ -107,6 +108,13 @@ class Server:
             self.stop()
             raise RuntimeError(f"tasklife server did not start: {line}{self.stderr()}")
         self.address = match.group(1)
+        # Then "metrics on ..." and "http on ..." (the HTTP listener, for the Connect figures).
+        self.http_url = ""
+        for line in iter(self.process.stdout.readline, ""):
+            found = re.search(r"http on (\S+)", line)
+            if found:
+                self.http_url = found.group(1)
+                break
         self.pid = self.process.pid
         self._ps = psutil.Process(self.pid)
 

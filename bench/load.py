@@ -9,6 +9,8 @@ is open). Modes:
               closed loop, or paced to `rate` transitions/s in total
   lifecycle   each worker runs CreateTask, EnqueueTask, StartTask, CompleteTask in a loop
   read        GetTask or ListTaskEvents on random tasks named by `id_format` % n
+  connect_read, connect_transition
+              GetTask and the transition bounce over Connect JSON (bench/connect_load.py)
   subscribe   opens `subscribers` WatchTaskEvents streams (subscriber k filters label
               tenant=t<k % tenants>), waits for "stop" on stdin, and reports the latency from
               each event's create_time (the database clock at the transition) to its arrival
@@ -110,6 +112,11 @@ async def closed_loop(make_calls: list[Call], window: Window, interval: float | 
             except grpc.aio.AioRpcError as exc:
                 window.errors += 1
                 window.error_sample = window.error_sample or f"{exc.code().name}: {exc.details()}"
+                await asyncio.sleep(0.01)
+                continue
+            except Exception as exc:  # noqa: BLE001 - a Connect call's refusal (bench/connect_load.py)
+                window.errors += 1
+                window.error_sample = window.error_sample or str(exc)
                 await asyncio.sleep(0.01)
                 continue
             window.record(began, time.perf_counter())
@@ -300,7 +307,12 @@ MODES = {
 
 def main() -> None:
     spec = json.loads(sys.argv[1])
-    result = asyncio.run(MODES[spec["mode"]](spec))
+    if spec["mode"].startswith("connect_"):
+        from bench import connect_load  # imports this module: loaded only when needed
+
+        result = asyncio.run(connect_load.run(spec))
+    else:
+        result = asyncio.run(MODES[spec["mode"]](spec))
     print(json.dumps(result), flush=True)
 
 

@@ -122,6 +122,23 @@ def render(results: dict[str, Any]) -> str:
         if errors:
             add(f"     ! {errors} calls failed: {next(r['error_sample'] for r in lc['raw'] if r['errors'])}")
 
+    hp = results.get("http")
+    if hp:
+        add("")
+        add("3b. The same calls over Connect JSON (the HTTP listener, one keep-alive connection per worker) and gRPC")
+        add(f"{'conc':>4} | {'call':<10} | {'gRPC rate/s':>18} {'p50/p99 ms':>12} {'srv us':>7} | "
+            f"{'Connect JSON rate/s':>19} {'p50/p99 ms':>12} {'srv us':>7} | {'Connect/gRPC':>12}")
+        for c in hp["concurrencies"]:
+            p = hp["points"][str(c)]
+            for what, label in (("get", "GetTask"), ("transition", "transition")):
+                g, k = p[f"grpc_{what}"], p[f"connect_{what}"]
+                add(f"{c:>4} | {label:<10} | {_n(g['rate']) + _range(g, 'rate'):>18} "
+                    f"{_n(g['p50_ms'], 2) + '/' + _n(g['p99_ms'], 2):>12} {_n(g['server_cpu_us_per_op']):>7} | "
+                    f"{_n(k['rate']) + _range(k, 'rate'):>19} {_n(k['p50_ms'], 2) + '/' + _n(k['p99_ms'], 2):>12} "
+                    f"{_n(k['server_cpu_us_per_op']):>7} | {_pct(p[f'ratio_{what}']):>12}")
+        add("     transition: PauseTask/ResumeTask with expected_version, each worker bouncing its own task; "
+            "srv us: server CPU per call")
+
     st = results.get("stream")
     if st:
         add("")

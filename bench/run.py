@@ -19,7 +19,7 @@ from typing import Any
 from bench import ceilings, infra, peer, profile, report, scale, stream
 from bench.stats import summarize
 
-SECTIONS = ("throughput", "lifecycle", "stream", "scale", "peer")
+SECTIONS = ("throughput", "lifecycle", "http", "stream", "scale", "peer")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -47,6 +47,8 @@ class Plan:
     peer_warmup: float = 3.0
     peer_backlog: int = 1000
     peer_drain_jobs: int = 3000
+    http_concurrencies: tuple[int, ...] = (1, 16)
+    http_read_tasks: int = 500
 
 
 FULL = Plan(mode="full")
@@ -130,6 +132,52 @@ class Bench:
                 for rt, rp, re in zip(runs["tasklife"][c], runs["pgbench"][c], runs["empty"][c])
             ]
             point["raw"] = {kind: runs[kind][c] for kind in kinds}
+            out["points"][str(c)] = point
+        return out
+
+    # ---- 3b: the same calls over Connect JSON (the HTTP listener) and gRPC -------------------
+
+    HTTP_KINDS = ("grpc_get", "connect_get", "grpc_transition", "connect_transition")
+
+    def http_run(self, server: infra.Server, kind: str, concurrency: int, id_format: str) -> dict[str, Any]:
+        plan = self.plan
+        grpc_call = kind.startswith("grpc")
+        spec: dict[str, Any] = {"concurrency": concurrency, "channels": min(4, concurrency), "duration": plan.duration,
+                                "warmup": plan.warmup, "target": server.address if grpc_call else server.http_url}
+        if kind.endswith("get"):
+            spec.update(mode="read" if grpc_call else "connect_read", method="GetTask", id_format=id_format,
+                        n=plan.http_read_tasks)
+        else:
+            ids = [f"{infra.unique_prefix('h')}-{i}" for i in range(concurrency)]
+            infra.seed_ready_tasks(self.url, ids)
+            spec.update(mode="transition" if grpc_call else "connect_transition", task_ids=ids, version=2)
+        server_cpu = server.cpu_seconds()
+        result = infra.run_generator(spec)
+        result["server_cpu_us_per_op"] = 1e6 * (server.cpu_seconds() - server_cpu) / max(1, result["total_ops"])
+        if result["errors"]:
+            infra.log(f"{kind} load had {result['errors']} errors: {result['error_sample']}")
+        return result
+
+    def http(self, server: infra.Server) -> dict[str, Any]:
+        plan = self.plan
+        prefix = infra.unique_prefix("read")
+        infra.seed_ready_tasks(self.url, [f"{prefix}-{i}" for i in range(plan.http_read_tasks)])
+        kinds = list(self.HTTP_KINDS)
+        runs = {k: {c: [] for c in plan.http_concurrencies} for k in kinds}
+        for rep in range(plan.reps):
+            for c in plan.http_concurrencies:
+                for kind in kinds[rep % 4:] + kinds[: rep % 4]:
+                    r = self.http_run(server, kind, c, f"{prefix}-%d")
+                    runs[kind][c].append(r)
+                    infra.log(f"  rep {rep + 1} c={c:<3} {kind:<18} {r['rate']:8.0f}/s  p50 {r['p50_ms']:.2f} ms"
+                              f"  p99 {r['p99_ms']:.2f} ms")
+        out: dict[str, Any] = {"concurrencies": list(plan.http_concurrencies), "points": {}}
+        for c in plan.http_concurrencies:
+            point = {k: summarize(runs[k][c], RATE_KEYS + ("server_cpu_us_per_op",)) for k in kinds}
+            for what in ("get", "transition"):
+                grpc_rate, connect_rate = point[f"grpc_{what}"]["rate"], point[f"connect_{what}"]["rate"]
+                point[f"ratio_{what}"] = connect_rate / grpc_rate if grpc_rate else None
+            point["raw"] = {k: runs[k][c] for k in kinds}
             out["points"][str(c)] = point
         return out
 
@@ -294,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
             results["timings"][name] = time.perf_counter() - t0
 
         together = {"lifecycle", "peer"} <= set(sections)
-        if {"throughput", "lifecycle"} & set(sections) or args.profile:
+        if {"throughput", "lifecycle", "http"} & set(sections) or args.profile:
             server = infra.Server(url)
             from tasklife_server import config
 
@@ -308,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
                     results.update(results.pop("lifecycle+peer"))
                 elif "lifecycle" in sections:
                     timed("lifecycle", bench.lifecycle, server)
+                if "http" in sections:
+                    timed("http", bench.http, server)
                 if args.profile:
                     timed("profile", bench.profile, server)
             finally:
