@@ -4,11 +4,15 @@ origins; and in open mode only loopback host names (against DNS rebinding)."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import ssl
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.conftest import ServerProcess
@@ -145,3 +149,28 @@ def test_tls_refuses_plaintext_http(tls_http_server: ServerProcess) -> None:
     plain_url = tls_http_server.http_url.replace("https://", "http://")
     with pytest.raises((ConnectionError, OSError)):
         connect_json(plain_url, "GetStateMachine", {})
+
+
+def gateway_socket_folders(process: ServerProcess) -> list[Path]:
+    sockets = psutil.Process(process.process.pid).net_connections(kind="unix")
+    return sorted({Path(s.laddr).parent for s in sockets if s.laddr and "tasklife-gateway-" in s.laddr})
+
+
+def test_the_private_grpc_socket_is_in_a_folder_only_the_server_user_enters_and_is_gone_after_stop(database_url: str) -> None:
+    process = ServerProcess(database_url)
+    try:
+        [folder] = gateway_socket_folders(process)
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    finally:
+        assert process.stop() == 0
+    assert not folder.exists()
+
+
+def test_ctrl_c_stops_the_http_listener_with_the_server(database_url: str) -> None:
+    process = ServerProcess(database_url)
+    assert connect_json(process.http_url, "GetStateMachine", {}).status == 200
+    process.process.send_signal(signal.SIGINT)
+    assert process.process.wait(15) == 0
+    process.stop()
+    with pytest.raises(ConnectionRefusedError):
+        connect_json(process.http_url, "GetStateMachine", {})

@@ -16,6 +16,15 @@ def test_defaults_need_no_configuration() -> None:
     assert settings.migrate is True
     assert settings.policies.default_retry.max_attempts == 1
     assert settings.policies.retention_ms == {}
+    assert settings.http.listen == "127.0.0.1:8080"
+    assert settings.http.cors_origins == ()
+
+
+def test_the_http_listener_is_configured_by_flag_or_environment() -> None:
+    settings = config.parse([], {"TASKLIFE_HTTP_LISTEN": "", "TASKLIFE_HTTP_CORS_ORIGINS": "https://a.test, https://b.test/"})
+    assert settings.http.listen == ""
+    assert settings.http.cors_origins == ("https://a.test", "https://b.test")
+    assert config.parse(["--http-listen", "127.0.0.1:0"], {}).http.listen == "127.0.0.1:0"
 
 
 def test_environment_variables_configure_the_server() -> None:
@@ -51,6 +60,7 @@ def test_a_flag_wins_over_a_bad_environment_variable() -> None:
         (["--retry-initial-backoff", "soon"], {}, "not a duration"),
         (["--retention", "running=1d"], {}, "is not one of succeeded, failed, killed"),
         (["--retry-initial-backoff", "10m", "--retry-max-backoff", "1m"], {}, "must not be below"),
+        (["--http-cors-origins", "console.example.test"], {}, "is not an origin like https://console.example.com"),
     ],
 )
 def test_a_bad_value_is_a_usage_error_naming_the_option(
