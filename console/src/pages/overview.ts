@@ -19,6 +19,11 @@ export const overviewPage: Page = (root, app) => {
   const perMinute = new Map<number, number>();
   const opened = Date.now();
   let truncated = false;
+  // The version each counted task is at: an event the listing already reflects is not counted
+  // again, and events that arrive while the listing loads wait for it.
+  const known = new Map<string, bigint>();
+  let loaded = false;
+  const early: TaskEvent[] = [];
 
   const table = h("table", { class: "counts", id: "counts" });
   const chart = h("div", { class: "chart", id: "per-minute" });
@@ -86,6 +91,7 @@ export const overviewPage: Page = (root, app) => {
       for (let page = 0; page < SCAN_PAGES; page += 1) {
         const reply = await app.client.listTasks({ pageSize: 1000, pageToken });
         for (const task of reply.tasks) {
+          known.set(task.taskId, task.version);
           bump(task.namespace, task.state, 1);
           if (task.state === TaskState.FAILED) failed.push(task);
         }
@@ -97,6 +103,9 @@ export const overviewPage: Page = (root, app) => {
       replace(table, h("tbody", {}, h("tr", {}, h("td", { class: "error" }, describeError(error)))));
       return;
     }
+    loaded = true;
+    table.dataset.loaded = "true";
+    apply(early.splice(0));
     drawCounts();
     failed.sort((a, b) => (toDate(b.updateTime)?.getTime() ?? 0) - (toDate(a.updateTime)?.getTime() ?? 0));
     for (const task of failed.slice(0, FAILURES)) {
@@ -107,20 +116,27 @@ export const overviewPage: Page = (root, app) => {
     drawFailures();
   }
 
-  const stop = app.onEvents((events) => {
+  function apply(events: TaskEvent[]): void {
     let changed: { namespace: string; state: TaskState } | undefined;
     for (const e of events) {
-      if (e.fromState !== TaskState.UNSPECIFIED) bump(e.namespace, e.fromState, -1);
-      bump(e.namespace, e.toState, 1);
-      changed = { namespace: e.namespace, state: e.toState };
       const at = toDate(e.createTime)?.getTime() ?? Date.now();
       const minute = Math.floor(at / 60000);
       perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+      if ((known.get(e.taskId) ?? 0n) >= e.version) continue; // the listing saw this move already
+      known.set(e.taskId, e.version);
+      if (e.fromState !== TaskState.UNSPECIFIED) bump(e.namespace, e.fromState, -1);
+      bump(e.namespace, e.toState, 1);
+      changed = { namespace: e.namespace, state: e.toState };
       if (e.toState === TaskState.FAILED) failures.push({ taskId: e.taskId, namespace: e.namespace, at, reason: e.reason });
     }
     drawCounts(changed);
     drawChart();
     drawFailures();
+  }
+
+  const stop = app.onEvents((events) => {
+    if (loaded) apply(events);
+    else early.push(...events);
   });
   drawChart();
   void load();
