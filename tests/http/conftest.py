@@ -70,7 +70,9 @@ def require_browser() -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: while Playwright's sync API is running, the main thread counts
+# as inside an event loop, and later tests that call asyncio.run() would fail.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     require_browser()
     from playwright.sync_api import sync_playwright
