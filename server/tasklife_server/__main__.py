@@ -88,11 +88,10 @@ async def serve(
         await hub.close()
         # HTTP calls are gRPC calls on the private socket: both stop together.
         await asyncio.gather(grpc_server.stop(settings.grace_seconds), *([http.stop()] if http else []))
-        http = None
     finally:
         if http is not None:
-            await http.stop()
-        elif private is not None:
+            await http.stop()  # a no-op after the graceful stop above
+        if private is not None:
             private.remove()
         if http_socket is not None:
             http_socket.sock.close()  # a no-op once hypercorn adopted it

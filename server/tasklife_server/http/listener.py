@@ -75,6 +75,7 @@ class PrivateSocket:
 
 class HttpListener:
     def __init__(self, bound: HttpSocket, security: SecuritySettings, cors_origins: tuple[str, ...], private: PrivateSocket):
+        """`private` is the socket the gRPC server already listens on; its owner removes it."""
         self._bound = bound
         self._security = security
         self._cors = CorsPolicy(cors_origins)
@@ -99,15 +100,24 @@ class HttpListener:
         )
         config = _hypercorn_config(self._bound, self._security)
         self._task = asyncio.create_task(serve(app, config, shutdown_trigger=self._stop.wait))  # type: ignore[arg-type]
+        self._task.add_done_callback(_report_failure)
 
     async def stop(self) -> None:
-        """Stops accepting, lets in-flight calls finish briefly, then closes the private channel."""
+        """Stops accepting, lets in-flight calls finish briefly, then closes the private channel.
+        Calling it again does nothing."""
         self._stop.set()
-        if self._task is not None:
-            await self._task
-        if self._channel is not None:
-            await self._channel.close()
-        self._private.remove()
+        task, self._task = self._task, None
+        if task is not None:
+            await task
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            await channel.close()
+
+
+def _report_failure(task: asyncio.Task[None]) -> None:
+    """The listener must not die silently while the gRPC port keeps serving."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the HTTP listener stopped: %s", task.exception(), exc_info=task.exception())
 
 
 def _hypercorn_config(bound: HttpSocket, security: SecuritySettings) -> Config:
