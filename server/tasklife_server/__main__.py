@@ -20,7 +20,7 @@ from tasklife_server.security.authenticator import Authenticator
 from tasklife_server.security.principals_file import SecurityConfigError
 from tasklife_server.storage import migrate
 from tasklife_server.storage.embedded import EmbeddedPostgres
-from tasklife_server.service.convert import event_to_pb
+from tasklife_server.service.convert import event_to_pb, message_size
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.storage.wakeups import CommitListener, CommitNotifier
 from tasklife_server.stream.hub import EventHub, HubSettings
@@ -43,6 +43,7 @@ async def serve(
     hub = EventHub(
         store,
         render=event_to_pb,
+        measure=message_size,
         settings=HubSettings(buffer_batches=settings.stream_buffer),
         on_delivery=telemetry.on_stream_delivery,
     )
@@ -50,7 +51,9 @@ async def serve(
     listener = CommitListener(database_url, on_notify=hub.wake, own=notifier)
     store.on_commit(hub.wake)
     store.on_commit(notifier.poke)
-    timers = TimerRunner(store, settings.policies, on_action=telemetry.on_policy_action)
+    timers = TimerRunner(
+        store, settings.policies, on_action=telemetry.on_policy_action, on_failure=telemetry.on_timer_failure
+    )
     store.on_timer(timers.timer_set)
     try:
         await hub.start()
