@@ -17,8 +17,8 @@ from typing import Any, AsyncIterator, Callable, Iterator, Mapping
 
 from tasklife_server.domain.errors import CursorNotRetained, StreamClosed
 from tasklife_server.domain.model import Event
-from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.domain.watch import ORIGIN, Position, Start, StartKind, WatchFilter, position_of
+from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.stream.index import SubscriptionIndex
 
