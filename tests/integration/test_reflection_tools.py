@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.clients.test_go_client import require_go
 from tests.conftest import ROOT, ServerProcess
 
 TOOLS = {
@@ -27,12 +27,7 @@ BUILD_TIMEOUT = 900  # a cold build downloads and compiles gRPC on two cores
 
 @pytest.fixture(scope="module")
 def tools() -> dict[str, Path]:
-    go = shutil.which("go")
-    if go is None:
-        message = "the Go toolchain is missing, so grpcurl and ghz cannot be built to test reflection"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(f"SKIPPED, NOT TESTED: {message}")
+    go = require_go()
     built = {}
     for name, package in TOOLS.items():
         binary = GO_BIN / name
