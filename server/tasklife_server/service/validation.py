@@ -18,6 +18,7 @@ from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
     ANONYMOUS_OPERATOR,
     MAX_NAME_CHARS,
+    MAX_REASON_BYTES,
     RetryPolicy,
     TaskSpec,
     TransitionCommand,
@@ -28,7 +29,6 @@ from tasklife_server.domain.states import Action, State
 from tasklife_server.domain.watch import Start, StartKind, WatchFilter
 from tasklife_server.service.convert import PB_TO_STATE
 
-MAX_REASON_BYTES = 4096
 MAX_LABELS = 64
 MAX_LABEL_VALUE_CHARS = 255
 MAX_DEPENDENCIES = 100

@@ -23,8 +23,7 @@ from datetime import datetime
 from psycopg import AsyncConnection
 
 from tasklife_server.domain.errors import DependenciesNotMet, TasklifeError
-from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
-from tasklife_server.domain.model import Task, TransitionCommand
+from tasklife_server.domain.model import MAX_REASON_BYTES, Task, TransitionCommand
 from tasklife_server.domain.policies import (
     GIVE_UP_ACTIONS,
     SYSTEM_GATE,
@@ -38,10 +37,10 @@ from tasklife_server.domain.policies import (
     backoff_ms,
 )
 from tasklife_server.domain.states import Action, State
+from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.storage.store import TaskStore
 
 log = logging.getLogger(__name__)
-MAX_REASON_BYTES = 4096  # the longest reason an event holds (docs/reference/limits.md)
 
 
 def _when(moment: datetime | None) -> str:
