@@ -110,6 +110,18 @@ def render(results: dict[str, Any]) -> str:
                 f"{_n(p['empty']['loadgen_cpu_us_per_op']):>13} | {_n(p['tasklife']['server_cpu_us_per_op']):>17} "
                 f"{_n(p['tasklife']['pg_cpu_us_per_op']):>13} {_n(p['tasklife']['loadgen_cpu_us_per_op']):>18}")
 
+    st = results.get("startup")
+    if st:
+        idle = st["idle"]
+        add("")
+        add("Start-up of a replica on a migrated database (exec to \"serving on\"; medians of "
+            f"{st['reps']}; no target)")
+        add(f"     idle: {_n(idle['serving_s'] * 1000)} ms with --no-migrate, of which the server's imports "
+            f"{_n(idle['imports_s'] * 1000)} ms; {_n(idle['serving_with_migrations_s'] * 1000)} ms by default "
+            f"(Alembic imported, and finding the schema at head)")
+        add(f"     while another replica serves transitions at c=64 on the same cores: "
+            f"{_n(st['under_load_serving_s'] * 1000)} ms with --no-migrate")
+
     lc = results.get("lifecycle")
     if lc:
         add("")

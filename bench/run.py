@@ -16,10 +16,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench import ceilings, infra, peer, profile, report, scale, stream
+from bench import ceilings, infra, peer, profile, report, scale, startup, stream
 from bench.stats import summarize
 
-SECTIONS = ("throughput", "lifecycle", "http", "stream", "scale", "peer")
+SECTIONS = ("throughput", "lifecycle", "http", "stream", "scale", "peer", "startup")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -368,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
             timed("scale", bench.scale)
         if "peer" in sections and not together:
             timed("peer", bench.peer)
+        if "startup" in sections:
+            timed("startup", startup.measure, url, plan.reps, 4.0 + 4.0 * plan.reps)
         results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         pg.stop()

@@ -120,6 +120,14 @@ class ServerProcess:
         self.stop()
         raise RuntimeError(f"server did not start: {self.stdout}{self.stderr}")
 
+    def stderr_so_far(self) -> str:
+        """What the running server has logged until now."""
+        if self._log.closed:
+            return self.stderr
+        with open(self._log.fileno(), closefd=False) as log:  # a second reader of the same file
+            log.seek(0)
+            return log.read()
+
     @property
     def stdout(self) -> str:
         """What the server printed so far (all of it once stopped)."""

@@ -26,6 +26,8 @@ class Settings:
     migrate: bool
     log_level: str
     stream_buffer: int
+    # SO_REUSEPORT: let several server processes share --listen (off: a taken port is an error).
+    reuse_port: bool
     policies: PolicySettings
     security: "SecuritySettings"
     observability: "ObservabilitySettings"
@@ -194,6 +196,13 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="messages buffered per watcher before it falls back to reading the table itself "
         "(env TASKLIFE_STREAM_BUFFER, default %(default)s)",
     )
+    parser.add_argument(
+        "--reuse-port",
+        action="store_true",
+        default=_flag(env, "TASKLIFE_REUSE_PORT"),
+        help="share --listen with other processes that also set it (SO_REUSEPORT), which split the "
+        "connections between them; without it a taken port stops the server (env TASKLIFE_REUSE_PORT)",
+    )
     policy = parser.add_argument_group("lifecycle policies")
     policy.add_argument(
         "--retry-max-attempts",
@@ -320,6 +329,7 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         migrate=args.migrate,
         log_level=args.log_level,
         stream_buffer=args.stream_buffer,
+        reuse_port=args.reuse_port,
         policies=PolicySettings(
             default_retry=RetryPolicy(
                 max_attempts=args.retry_max_attempts,

@@ -6,10 +6,9 @@ from collections.abc import Sequence
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from tasklife.v1 import task_service_pb2_grpc
 
-from tasklife_server import transport
+from tasklife_server import reflection, transport
 from tasklife_server.config import Settings
 from tasklife_server.security.authenticator import Authenticator, Gate
 from tasklife_server.service.convert import SERVICE_NAME
@@ -41,16 +40,19 @@ async def start(
     """
     server = grpc.aio.server(
         interceptors=[*interceptors, ErrorTranslationInterceptor()],
-        options=[("grpc.max_receive_message_length", settings.security.max_message_bytes)],
+        options=[
+            ("grpc.max_receive_message_length", settings.security.max_message_bytes),
+            # gRPC sets SO_REUSEPORT by default: a second server on a taken port would start
+            # and silently take half of the new connections.
+            ("grpc.so_reuseport", int(settings.reuse_port)),
+        ],
     )
     task_service_pb2_grpc.add_TaskServiceServicer_to_server(
         TaskServicer(store, hub, Gate(authenticator, settings.security.max_streams_per_principal)), server
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    reflection.enable((SERVICE_NAME, health.SERVICE_NAME), server)
     port = transport.bind(server, settings.listen, credentials)
     if private_address is not None:
         transport.bind(server, private_address, None)

@@ -7,7 +7,9 @@ before it opens the database or a port.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import socket
 import ssl
 from pathlib import Path
 
@@ -107,11 +109,29 @@ def bind(server: grpc.aio.Server, listen: str, credentials: grpc.ServerCredentia
             port = server.add_insecure_port(listen)
         else:
             port = server.add_secure_port(listen, credentials)
-    except RuntimeError as exc:
-        raise BindError(f"cannot listen on {listen}: {exc}") from exc
+    except RuntimeError:
+        port = 0
     if port == 0:
-        raise BindError(f"cannot listen on {listen}")
+        raise BindError(f"cannot listen on {listen}: {_bind_problem(listen)}")
     return port
+
+
+def _bind_problem(listen: str) -> str:
+    """Why gRPC could not bind `listen`: it only says "Failed to bind", so try it ourselves."""
+    host, _, port = listen.rpartition(":")
+    if listen.startswith("unix") or not port.isdigit():
+        return "the address cannot be bound (is it valid, and free?)"
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host_of(listen) else socket.AF_INET) as probe:
+            probe.bind((host_of(listen), int(port)))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (
+                "the address is already in use, perhaps by another Tasklife server; stop it, choose "
+                "another --listen, or start every server that should share the port with --reuse-port"
+            )
+        return exc.strerror or str(exc)
+    return "gRPC could not bind it"
 
 
 def _read(path: Path, flag: str) -> bytes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
@@ -228,6 +229,21 @@ def test_a_manual_retry_works_after_the_attempts_are_spent(stub: Any) -> None:
     assert start(stub, task.task_id, "w2").attempt == 2
 
 
+def test_a_policy_whose_backoff_would_overflow_keeps_retrying_at_its_cap(stub: Any) -> None:
+    # initial and max backoff 0, multiplier 100: 100 ** 155 overflows a float, and that used
+    # to wedge the task's timer in `failed` for ever.
+    policy = task_pb2.RetryPolicy(
+        max_attempts=1000, initial_backoff=ms(0), backoff_multiplier=100, max_backoff=ms(0), jitter=0.0
+    )
+    task = create(stub, retry_policy=policy)
+    act(stub, Action.ENQUEUE, task.task_id)
+    for attempt in range(1, 171):
+        run_and_fail(stub, task.task_id)
+        assert wait_for_state(stub, task.task_id, State.READY).attempt == attempt
+    retries = [e for e in history(stub, task.task_id) if e.action == task_pb2.TASK_ACTION_RETRY]
+    assert len(retries) == 170 and retries[-1].reason == "attempt 170 of 1000 failed; next attempt in 0s"
+
+
 # -- leases and heartbeats -------------------------------------------------------------------
 
 
@@ -288,6 +304,28 @@ def test_another_workers_heartbeat_or_completion_is_lease_lost(stub: Any) -> Non
     done = failure_of(lambda: act(stub, Action.COMPLETE, task.task_id, worker="w2"))
     assert done.error_info.reason == "LEASE_LOST"
     assert get(stub, task.task_id).version == 3
+
+
+@pytest.mark.parametrize("state", [State.CREATED, State.READY, State.PAUSED, State.ABANDONED])
+@pytest.mark.parametrize("action", [Action.COMPLETE, Action.FAIL])
+def test_a_worker_reporting_on_a_task_never_started_gets_invalid_transition(
+    stub: Any, state: State, action: Action
+) -> None:
+    task = task_in(stub, state)
+    refused = failure_of(lambda: act(stub, action, task.task_id, worker="w1"))
+    assert (refused.code, refused.error_info.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "INVALID_TRANSITION")
+    assert refused.error_info.metadata["current_state"] == f"TASK_STATE_{state.name}"
+    assert refused.error_info.metadata["requested_action"] == action.rpc_name
+    assert get(stub, task.task_id).version == task.version
+
+
+def test_a_worker_reporting_on_a_task_another_worker_finished_gets_invalid_transition(stub: Any) -> None:
+    task = task_in(stub, State.READY)
+    start(stub, task.task_id, "w1")
+    act(stub, Action.COMPLETE, task.task_id, worker="w1")
+    refused = failure_of(lambda: act(stub, Action.FAIL, task.task_id, worker="w2"))
+    assert refused.error_info.reason == "INVALID_TRANSITION"
+    assert refused.error_info.metadata["allowed_actions"] == "AbandonTask"
 
 
 def test_a_heartbeat_for_a_task_that_is_not_running_is_lease_lost(stub: Any) -> None:
@@ -359,11 +397,15 @@ def test_two_processes_record_each_of_a_thousand_expiring_leases_exactly_once(fr
 
 def test_timers_due_while_the_server_was_down_fire_once_after_a_restart(fresh_database: str) -> None:
     server = ServerProcess(fresh_database)
+    # Long enough that every task is started, and the server killed, before the first lease
+    # expires, even on a busy machine.
+    lease_ms = 1500
     with grpc.insecure_channel(server.address) as channel:
-        task_ids = start_leased_tasks(task_service_pb2_grpc.TaskServiceStub(channel), 20, lease_ms=300)
+        started = time.monotonic()
+        task_ids = start_leased_tasks(task_service_pb2_grpc.TaskServiceStub(channel), 20, lease_ms=lease_ms)
     os.kill(server.process.pid, signal.SIGKILL)  # no graceful shutdown: a crash
     server.stop()
-    time.sleep(0.6)  # every lease is now overdue, and no process is running
+    time.sleep(max(0.0, started + 2 * lease_ms / 1000 - time.monotonic()))  # every lease is now overdue
     assert lease_events(fresh_database) == []
     restarted = ServerProcess(fresh_database)
     try:
@@ -372,6 +414,52 @@ def test_timers_due_while_the_server_was_down_fire_once_after_a_restart(fresh_da
         assert dict(lease_events(fresh_database)) == {task_id: 1 for task_id in task_ids}
     finally:
         assert restarted.stop() == 0
+
+
+def test_a_timer_that_can_never_succeed_gives_the_task_up_with_an_event_saying_why(fresh_database: str) -> None:
+    server = ServerProcess(fresh_database)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = task_service_pb2_grpc.TaskServiceStub(channel)
+            task = create(stub, retry_policy=fast_retries(3))
+            act(stub, Action.ENQUEUE, task.task_id)
+            start(stub, task.task_id, "w1")
+            with psycopg.connect(fresh_database, autocommit=True) as db:
+                # Data the policy cannot compute with (the API refuses it; a hand edit does not).
+                db.execute("UPDATE tasks SET retry_backoff_multiplier = 'NaN' WHERE id = %s", (task.task_id,))
+            act(stub, Action.FAIL, task.task_id, worker="w1", reason="exit 1")
+            wait_for_state(stub, task.task_id, State.READY)  # NaN ** 0 is 1: the first backoff works
+            run_and_fail(stub, task.task_id)
+            abandoned = wait_for_state(stub, task.task_id, State.ABANDONED)
+            last = history(stub, task.task_id)[-1]
+            assert (last.action, last.from_state, last.operator) == (
+                task_pb2.TASK_ACTION_ABANDON, PB_STATE[State.FAILED], "system:retry-policy"
+            )
+            assert last.reason.startswith("the plan_retry timer failed (ValueError: ")
+            assert last.reason.endswith("; AbandonTask instead of trying again")
+            assert abandoned.version == last.version
+            with psycopg.connect(fresh_database) as db:
+                timer = db.execute("SELECT timer_action FROM tasks WHERE id = %s", (task.task_id,)).fetchone()
+            assert timer == (None,)
+            failures = metric_value(server.metrics_url, "tasklife_policy_timer_failures_total",
+                                    action="plan_retry", resolution="gave_up")
+            assert failures == 1.0
+    finally:
+        assert server.stop() == 0
+    assert server.stderr.count("timer plan_retry of task") == 1, server.stderr
+
+
+def metric_value(url: str | None, name: str, **labels: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    assert url is not None
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return 0.0
 
 
 def test_retention_abandons_terminal_tasks_older_than_their_states_age(fresh_database: str) -> None:

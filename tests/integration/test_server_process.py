@@ -5,16 +5,21 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, Callable
 
 import grpc
 import psutil
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain.states import Action
 from tests.conftest import ROOT, ServerProcess
-from tests.support import act, create
+from tasklife_server.storage import migrate
+from tests.support import act, create, failure_of
 
 
 def test_without_database_url_the_server_runs_on_an_embedded_postgresql_and_stops_it(tmp_path: Path) -> None:
@@ -138,3 +143,55 @@ def test_an_unreachable_database_is_a_clear_start_up_error(tmp_path: Path) -> No
     assert result.returncode == 1
     assert "cannot use the database" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_database_outage_is_logged_once_when_it_starts_and_once_when_it_ends(
+    postgres_admin_url: str, empty_database_url: str
+) -> None:
+    migrate.upgrade(empty_database_url)
+    name = conninfo_to_dict(empty_database_url)["dbname"]
+    server = ServerProcess(empty_database_url)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = task_service_pb2_grpc.TaskServiceStub(channel)
+            task = create(stub)
+            with psycopg.connect(postgres_admin_url, autocommit=True) as admin:
+                admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
+                )
+                get = task_service_pb2.GetTaskRequest(task_id=task.task_id)
+                with ThreadPoolExecutor(20) as pool:  # each waits for a connection for up to 5 s
+                    refused = list(pool.map(lambda _: failure_of(lambda: stub.GetTask(get, timeout=30)), range(20)))
+                assert {(r.code, r.error_info.reason) for r in refused} == {
+                    (grpc.StatusCode.UNAVAILABLE, "DATABASE_UNAVAILABLE")
+                }
+                admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+            wait_until(lambda: _answers(stub, task.task_id), what="the server to use the database again")
+            wait_until(lambda: "available again" in _log_so_far(server), what="the end of the outage to be logged")
+    finally:
+        assert server.stop() == 0
+    assert server.stderr.count("the database is unavailable") == 1, server.stderr
+    assert server.stderr.count("the database is available again") == 1, server.stderr
+    assert "Traceback" not in server.stderr, server.stderr
+    ended = next(line for line in server.stderr.splitlines() if "available again" in line)
+    assert "/tasklife.v1.TaskService/GetTask 20" in ended
+
+
+def _answers(stub: Any, task_id: str) -> bool:
+    try:
+        stub.GetTask(task_service_pb2.GetTaskRequest(task_id=task_id), timeout=5)
+    except grpc.RpcError:
+        return False
+    return True
+
+
+def _log_so_far(server: ServerProcess) -> str:
+    return server.stderr_so_far()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30, what: str = "the condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)

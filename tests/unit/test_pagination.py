@@ -23,3 +23,13 @@ def test_a_token_is_refused_for_other_filters() -> None:
 def test_a_malformed_token_is_refused(token: str) -> None:
     with pytest.raises(pagination.BadPageToken):
         pagination.decode(token, pagination.fingerprint())
+
+
+def test_a_page_holds_the_leading_items_that_fit_in_the_byte_budget() -> None:
+    assert pagination.fitting([400, 400, 400], budget=1000) == 2
+    assert pagination.fitting([400, 600, 1], budget=1000) == 2
+    assert pagination.fitting([], budget=1000) == 0
+
+
+def test_a_page_always_holds_at_least_one_item_however_large() -> None:
+    assert pagination.fitting([5000, 1], budget=1000) == 1

@@ -30,4 +30,8 @@ def decode(cursor: str) -> tuple[int, int]:
     if len(raw) != _LAYOUT.size:
         raise ValueError("not a Tasklife cursor")
     xid, event_id = _LAYOUT.unpack(raw)
+    # base64 has spare bits in a last character, so other strings decode to the same bytes:
+    # only the one this server wrote is its cursor.
+    if encode(xid, event_id) != cursor.rstrip("="):
+        raise ValueError("not a Tasklife cursor")
     return xid, event_id

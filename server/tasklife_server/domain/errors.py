@@ -38,6 +38,14 @@ class InvalidRequest(TasklifeError):
         super().__init__(text)
 
 
+class MalformedRequest(TasklifeError):
+    """The request body is not a valid encoding of the method's request message."""
+
+    def __init__(self, message_type: str, detail: str):
+        self.message_type = message_type
+        super().__init__(f"the request body is not a valid encoding of {message_type}: {detail}")
+
+
 class TaskNotFound(TasklifeError):
     def __init__(self, task_id: str):
         self.task_id = task_id

@@ -11,6 +11,7 @@ from tasklife_server.domain.states import Action, State
 ANONYMOUS_OPERATOR = "anonymous"
 DEFAULT_NAMESPACE = "default"
 MAX_NAME_CHARS = 128
+MAX_REASON_BYTES = 4096  # of UTF-8, the longest reason an event records
 SYSTEM_OPERATOR_PREFIX = "system:"
 
 

@@ -8,6 +8,7 @@ what to do when one comes due. Every effect goes through the ordinary compare-an
 from __future__ import annotations
 
 import enum
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -91,10 +92,34 @@ def backoff_ms(policy: RetryPolicy, failed_attempt: int, rng: random.Random | No
     assert policy.initial_backoff_ms is not None and policy.backoff_multiplier is not None
     assert policy.max_backoff_ms is not None and policy.jitter is not None
     exponent = max(failed_attempt - 1, 0)
-    raw = policy.initial_backoff_ms * policy.backoff_multiplier**exponent
-    capped = min(raw, policy.max_backoff_ms)
+    capped = min(_grown(policy.initial_backoff_ms, policy.backoff_multiplier, exponent), policy.max_backoff_ms)
     share = (rng or random).random() * policy.jitter
     return int(capped * (1 - share))
+
+
+def _grown(initial: float, multiplier: float, exponent: int) -> float:
+    """initial * multiplier**exponent, saturating at infinity: a float power overflows (raises)
+    near 1.8e308, which a multiplier of 100 reaches after 155 attempts."""
+    if initial == 0:
+        return 0.0
+    try:
+        return initial * multiplier**exponent
+    except OverflowError:
+        return math.inf
+
+
+# When a timer cannot be carried out for a reason that will not go away (a bug, or data the
+# policy cannot handle), the service makes this move instead, with a reason that says why,
+# rather than trying again forever: a lease still ends the task, a failed task whose retry
+# cannot be planned is abandoned, and the other timers try their own move once more with
+# nothing computed. The move goes through the ordinary compare-and-swap.
+GIVE_UP_ACTIONS: Mapping[TimerAction, tuple[Action, str]] = {
+    TimerAction.EXPIRE_LEASE: (Action.FAIL, SYSTEM_LEASE),
+    TimerAction.PLAN_RETRY: (Action.ABANDON, SYSTEM_RETRY),
+    TimerAction.ENQUEUE: (Action.ENQUEUE, SYSTEM_RETRY),
+    TimerAction.AUTO_ENQUEUE: (Action.ENQUEUE, SYSTEM_GATE),
+    TimerAction.ABANDON: (Action.ABANDON, SYSTEM_RETENTION),
+}
 
 
 def attempts_left(policy: RetryPolicy, attempt: int) -> bool:

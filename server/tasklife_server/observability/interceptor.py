@@ -3,6 +3,12 @@
 It must be placed before (outside) the error translation interceptor, so that it sees the
 status the caller receives: after `context.abort(...)` the handler raises
 `grpc.aio.AbortError` and `context.code()` holds the code (checked on grpcio 1.85).
+
+What the access log needs from the call (its peer, its request id) is read when the call
+starts: once a client has cancelled a stream, gRPC may already have freed the call, and
+`context.peer()` in the stream's `finally` then crashed the process with a segmentation
+fault (grpcio 1.85). Only `context.code()`, a plain attribute of the servicer context, is
+read at the end.
 """
 
 from __future__ import annotations
@@ -47,6 +53,14 @@ def final_code(context: grpc.aio.ServicerContext, error: BaseException | None) -
 
 
 @dataclass(frozen=True, slots=True)
+class _Call:
+    """What the access log says about a call, read from its context when it starts."""
+
+    request_id: str
+    peer: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Method:
     path: str  # /tasklife.v1.TaskService/GetTask
     name: str  # GetTask, the `method` label
@@ -82,19 +96,19 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
     def _unary(self, behavior: Callable[..., Awaitable[Any]], method: _Method) -> Callable[..., Awaitable[Any]]:
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
             started = time.perf_counter()
-            request_id = _begin(context)
+            call = _begin(context)
             error: BaseException | None = None
             try:
                 # In the trailers, which go out with the status anyway: headers would be a batch
                 # of their own, about 0.1 ms of server CPU per unary call. An error's trailers
                 # are set by the error interceptor, which adds the id back (service/errors.py).
-                context.set_trailing_metadata(((request_ids.METADATA_KEY, request_id),))
+                context.set_trailing_metadata(((request_ids.METADATA_KEY, call.request_id),))
                 return await behavior(request, context)
             except BaseException as exc:
                 error = exc
                 raise
             finally:
-                self._finish(method, context, final_code(context, error), started, request_id)
+                self._finish(method, call, final_code(context, error), started)
 
         return observed
 
@@ -103,12 +117,12 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
 
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
             started = time.perf_counter()
-            request_id = _begin(context)
+            call = _begin(context)
             error: BaseException | None = None
             if gauge is not None:
                 gauge.inc()
             try:
-                await context.send_initial_metadata(((request_ids.METADATA_KEY, request_id),))
+                await context.send_initial_metadata(((request_ids.METADATA_KEY, call.request_id),))
                 async for response in behavior(request, context):
                     yield response
             except BaseException as exc:
@@ -116,16 +130,14 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
                 raise
             finally:
                 try:
-                    self._finish(method, context, final_code(context, error), started, request_id)
+                    self._finish(method, call, final_code(context, error), started)
                 finally:
                     if gauge is not None:  # after the duration: a closed watch is timed once uncounted
                         gauge.dec()
 
         return observed
 
-    def _finish(
-        self, method: _Method, context: grpc.aio.ServicerContext, code: grpc.StatusCode, started: float, request_id: str
-    ) -> None:
+    def _finish(self, method: _Method, call: _Call, code: grpc.StatusCode, started: float) -> None:
         seconds = time.perf_counter() - started
         if self._metrics is not None:
             self._metrics.rpc_finished(method.name, code, seconds)
@@ -139,16 +151,16 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
                 code.name,
                 milliseconds,
                 extra={
-                    "request_id": request_id,
+                    "request_id": call.request_id,
                     "method": method.path,
                     "code": code.name,
                     "duration_ms": milliseconds,
-                    "peer": context.peer(),
+                    "peer": call.peer,
                 },
             )
 
 
-def _begin(context: grpc.aio.ServicerContext) -> str:
+def _begin(context: grpc.aio.ServicerContext) -> _Call:
     request_id = request_ids.from_metadata(context.invocation_metadata())
     request_ids.current.set(request_id)
-    return request_id
+    return _Call(request_id, context.peer())

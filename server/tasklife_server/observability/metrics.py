@@ -56,6 +56,13 @@ class Metrics:
             ["action"],
             registry=self.registry,
         )
+        self._timer_failures = Counter(
+            "tasklife_policy_timer_failures_total",
+            "Timers that failed for a reason other than the database being unavailable, by timer action "
+            "and resolution: gave_up (the task was moved instead, with an event saying why) or dropped.",
+            ["action", "resolution"],
+            registry=self.registry,
+        )
         self._transition_children: dict[tuple[Action, str], Any] = {}
         self._policy_children = {a: self._policy_actions.labels(a.value) for a in TimerAction}
         self._rpc_children: dict[tuple[str, grpc.StatusCode], Any] = {}
@@ -71,6 +78,10 @@ class Metrics:
     def policy_action(self, action: TimerAction) -> None:
         """`TimerRunner(on_action=...)` callback."""
         self._policy_children[action].inc()
+
+    def timer_failure(self, action: TimerAction, resolution: str) -> None:
+        """`TimerRunner(on_failure=...)` callback."""
+        self._timer_failures.labels(action.value, resolution).inc()
 
     def rpc_finished(self, method: str, code: grpc.StatusCode, seconds: float) -> None:
         key = (method, code)

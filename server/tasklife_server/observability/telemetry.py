@@ -62,6 +62,10 @@ class Telemetry:
         return self.metrics.policy_action if self.metrics is not None else None
 
     @property
+    def on_timer_failure(self) -> Callable[[TimerAction, str], None] | None:
+        return self.metrics.timer_failure if self.metrics is not None else None
+
+    @property
     def on_stream_delivery(self) -> Callable[[list[Any]], None] | None:
         return self.metrics.stream_delivered if self.metrics is not None else None
 

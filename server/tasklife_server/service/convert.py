@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -85,6 +85,11 @@ def task_to_pb(task: Task) -> task_pb2.Task:
         auto_enqueue=spec.auto_enqueue,
         namespace=spec.namespace,
     )
+
+
+def message_size(message: Any) -> int:
+    """The serialized size of a message, in bytes."""
+    return message.ByteSize()
 
 
 def event_to_pb(event: Event) -> task_pb2.TaskEvent:

@@ -11,9 +11,7 @@ import logging
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import grpc
-import psycopg
-import psycopg_pool
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -23,6 +21,7 @@ from tasklife_server.domain.errors import (
     InvalidRequest,
     InvalidTransition,
     LeaseLost,
+    MalformedRequest,
     ReferencedTaskNotFound,
     RequestIdReused,
     StreamClosed,
@@ -37,6 +36,7 @@ from tasklife_server.domain.errors import (
     TooManyStreams,
 )
 from tasklife_server.observability import request_ids
+from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.service.convert import state_name
 from tasklife_server.service.handlers import rewrapped
 
@@ -81,6 +81,9 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
                 ]
             ),
         )
+    elif isinstance(error, MalformedRequest):
+        code = code_pb2.INVALID_ARGUMENT
+        details = _packed(_info("MALFORMED_REQUEST", message_type=error.message_type))
     elif isinstance(error, TaskNotFound):
         code = code_pb2.NOT_FOUND
         details = _packed(_info("TASK_NOT_FOUND", task_id=error.task_id), _task_resource(error.task_id, message))
@@ -221,7 +224,7 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
 
 
 def _unexpected_status(exc: BaseException) -> status_pb2.Status:
-    if isinstance(exc, (psycopg.OperationalError, psycopg_pool.PoolTimeout)):
+    if is_database_unavailable(exc):
         return status_pb2.Status(
             code=code_pb2.UNAVAILABLE,
             message="the database is unavailable; retry with backoff",
@@ -245,12 +248,20 @@ async def _abort(context: grpc.aio.ServicerContext, status: status_pb2.Status) -
 async def _refuse(exc: Exception, context: grpc.aio.ServicerContext, method: str) -> None:
     if isinstance(exc, TasklifeError):
         await _abort(context, status_of(exc))
-    log.exception("unexpected error in %s", method)
+    if is_database_unavailable(exc):
+        DATABASE_OUTAGE.failed(method, exc)  # one line per outage, not a traceback per call
+    else:
+        log.exception("unexpected error in %s", method)
     await _abort(context, _unexpected_status(exc))
 
 
 class ErrorTranslationInterceptor(grpc.aio.ServerInterceptor):
-    """Turns whatever a handler raises into a documented status with details."""
+    """Turns whatever a handler raises into a documented status with details.
+
+    It also decodes each single request itself: gRPC Python answers a body that is not
+    valid protobuf with UNKNOWN ("Unexpected DecodeError"), and bad input must be
+    INVALID_ARGUMENT / MALFORMED_REQUEST like any other.
+    """
 
     async def intercept_service(
         self,
@@ -261,16 +272,47 @@ class ErrorTranslationInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler
         method = handler_call_details.method
+        if handler.request_streaming:  # reflection's stream of requests: gRPC decodes those
+            return rewrapped(
+                handler,
+                unary=lambda behavior: _guard_unary(behavior, method, None),
+                stream=lambda behavior: _guard_stream(behavior, method, None),
+            )
+        decode = _decoder(handler.request_deserializer)
         return rewrapped(
             handler,
-            unary=lambda behavior: _guard_unary(behavior, method),
-            stream=lambda behavior: _guard_stream(behavior, method),
+            unary=lambda behavior: _guard_unary(behavior, method, decode),
+            stream=lambda behavior: _guard_stream(behavior, method, decode),
+            request_deserializer=None,
         )
 
 
-def _guard_unary(behavior: Callable[..., Awaitable[Any]], method: str) -> Callable[..., Awaitable[Any]]:
+Decode = Callable[[Any], Any] | None
+
+
+def _decoder(deserializer: Callable[[bytes], Any] | None) -> Decode:
+    """The handler's own deserializer, raising MalformedRequest instead of DecodeError."""
+    if deserializer is None:
+        return None
+    message_class = getattr(deserializer, "__self__", None)  # a generated message's FromString
+    message_type = message_class.DESCRIPTOR.full_name if message_class is not None else "request message"
+
+    def decode(body: bytes) -> Any:
+        try:
+            return deserializer(body)
+        except message.DecodeError as exc:
+            # upb says "Error parsing message with type 'X': Wire format was corrupt".
+            detail = str(exc).rsplit(": ", 1)[-1] or "wire format was corrupt"
+            raise MalformedRequest(message_type, detail.lower()) from None
+
+    return decode
+
+
+def _guard_unary(behavior: Callable[..., Awaitable[Any]], method: str, decode: Decode) -> Callable[..., Awaitable[Any]]:
     async def guarded(request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
+            if decode is not None:
+                request = decode(request)
             return await behavior(request, context)
         except grpc.aio.AbortError:
             raise
@@ -280,9 +322,13 @@ def _guard_unary(behavior: Callable[..., Awaitable[Any]], method: str) -> Callab
     return guarded
 
 
-def _guard_stream(behavior: Callable[..., AsyncIterator[Any]], method: str) -> Callable[..., AsyncIterator[Any]]:
+def _guard_stream(
+    behavior: Callable[..., AsyncIterator[Any]], method: str, decode: Decode
+) -> Callable[..., AsyncIterator[Any]]:
     async def guarded(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         try:
+            if decode is not None:
+                request = decode(request)
             async for response in behavior(request, context):
                 yield response
         except grpc.aio.AbortError:

@@ -9,10 +9,19 @@ import grpc
 Behavior = Callable[..., Any]
 
 
+_KEEP = object()
+
+
 def rewrapped(
-    handler: grpc.RpcMethodHandler, unary: Callable[[Behavior], Behavior], stream: Callable[[Behavior], Behavior]
+    handler: grpc.RpcMethodHandler,
+    unary: Callable[[Behavior], Behavior],
+    stream: Callable[[Behavior], Behavior],
+    request_deserializer: Any = _KEEP,
 ) -> grpc.RpcMethodHandler:
-    """`handler` with its behaviour wrapped by `unary` (one response) or `stream` (a stream of them)."""
+    """`handler` with its behaviour wrapped by `unary` (one response) or `stream` (a stream of them).
+
+    `request_deserializer` replaces the handler's (None: the behaviour receives the raw bytes).
+    """
     for kind, wrap in (
         ("unary_unary", unary),
         ("stream_unary", unary),
@@ -24,7 +33,9 @@ def rewrapped(
             make = getattr(grpc, f"{kind}_rpc_method_handler")
             return make(
                 wrap(behavior),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=(
+                    handler.request_deserializer if request_deserializer is _KEEP else request_deserializer
+                ),
                 response_serializer=handler.response_serializer,
             )
     return handler

@@ -70,12 +70,13 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         tasks = await self._store.list_tasks(
             states=states, labels=labels, after=after, limit=limit + 1, reach=namespaces
         )
-        page, more = tasks[:limit], len(tasks) > limit
+        rendered = [task_to_pb(t) for t in tasks[:limit]]
+        count = pagination.fitting(t.ByteSize() for t in rendered)
         next_token = ""
-        if more:
-            last = page[-1]
+        if count < len(tasks):
+            last = tasks[count - 1]
             next_token = pagination.encode(filters, [last.created_at.isoformat(), last.task_id])
-        return task_service_pb2.ListTasksResponse(tasks=[task_to_pb(t) for t in page], next_page_token=next_token)
+        return task_service_pb2.ListTasksResponse(tasks=rendered[:count], next_page_token=next_token)
 
     async def ListTaskEvents(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "ListTaskEvents")
@@ -88,11 +89,10 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         events = await self._store.list_task_events(
             request.task_id, after_version=after, limit=limit + 1, reach=caller.reach
         )
-        page, more = events[:limit], len(events) > limit
-        next_token = pagination.encode(filters, [page[-1].version]) if more else ""
-        return task_service_pb2.ListTaskEventsResponse(
-            events=[event_to_pb(e) for e in page], next_page_token=next_token
-        )
+        rendered = [event_to_pb(e) for e in events[:limit]]
+        count = pagination.fitting(e.ByteSize() for e in rendered)
+        next_token = pagination.encode(filters, [events[count - 1].version]) if count < len(events) else ""
+        return task_service_pb2.ListTaskEventsResponse(events=rendered[:count], next_page_token=next_token)
 
     async def GetStateMachine(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         self._gate.admit(context, "GetStateMachine")

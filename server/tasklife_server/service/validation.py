@@ -18,6 +18,7 @@ from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
     ANONYMOUS_OPERATOR,
     MAX_NAME_CHARS,
+    MAX_REASON_BYTES,
     RetryPolicy,
     TaskSpec,
     TransitionCommand,
@@ -28,7 +29,6 @@ from tasklife_server.domain.states import Action, State
 from tasklife_server.domain.watch import Start, StartKind, WatchFilter
 from tasklife_server.service.convert import PB_TO_STATE
 
-MAX_REASON_BYTES = 4096
 MAX_LABELS = 64
 MAX_LABEL_VALUE_CHARS = 255
 MAX_DEPENDENCIES = 100
@@ -144,8 +144,24 @@ def check_worker(value: str, problems: Violations, *, required: bool = False) ->
     return value
 
 
+_MAX_DURATION_SECONDS = 315_576_000_000  # 10,000 years: the range google.protobuf.Duration defines
+
+
+def ill_formed(duration: Message, field: str, problems: Violations) -> bool:
+    """Whether `duration` breaks google.protobuf.Duration's own rules (reported on `field`):
+    `nanos` within +-999,999,999 and of the sign of `seconds`, which stays within 10,000 years."""
+    seconds, nanos = duration.seconds, duration.nanos
+    if abs(nanos) <= 999_999_999 and abs(seconds) <= _MAX_DURATION_SECONDS and (seconds * nanos >= 0):
+        return False
+    problems.add(field, "is not a valid google.protobuf.Duration: nanos must be within +-999,999,999 "
+                        "and have the sign of seconds")
+    return True
+
+
 def lease_ms(request: Message, problems: Violations) -> int | None:
     if not request.HasField("lease_duration"):
+        return None
+    if ill_formed(request.lease_duration, "lease_duration", problems):
         return None
     value = request.lease_duration.ToMilliseconds()
     if not MIN_LEASE_MS <= value <= MAX_LEASE_MS:
@@ -230,6 +246,8 @@ def _retry_policy(message: task_pb2.RetryPolicy, problems: Violations) -> RetryP
         if not message.HasField(field):
             return None
         duration = getattr(message, field)
+        if ill_formed(duration, f"retry_policy.{field}", problems):
+            return None
         value = duration.ToMilliseconds()
         if duration.seconds < 0 or duration.nanos < 0 or value > MAX_BACKOFF_MS:
             problems.add(f"retry_policy.{field}", "must be between 0 and 24 hours")
@@ -335,7 +353,7 @@ def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, floa
     states = state_filter(request.states, problems)
     check_labels(request.labels, "labels", problems)
     progress = DEFAULT_PROGRESS_SECONDS
-    if request.HasField("progress_interval"):
+    if request.HasField("progress_interval") and not ill_formed(request.progress_interval, "progress_interval", problems):
         progress = request.progress_interval.ToNanoseconds() / 1e9
         if not MIN_PROGRESS_SECONDS <= progress <= MAX_PROGRESS_SECONDS:
             problems.add("progress_interval", "must be between 0.05 seconds and 1 hour")

@@ -31,6 +31,8 @@ from tasklife_server.storage.queries import QUERIES
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_from
 
+CONNECTION_WAIT_SECONDS = 5.0
+
 # Every transition's from_states parameter, computed once from the transition table.
 _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Action if action is not Action.CREATE}
 
@@ -85,6 +87,9 @@ class TaskStore:
             min_size=min(min_size, max_size),
             max_size=max_size,
             kwargs={"autocommit": True},
+            # How long a call waits for a connection before it is answered UNAVAILABLE: with
+            # the database down, psycopg_pool's default of 30 s held every call that long.
+            timeout=CONNECTION_WAIT_SECONDS,
             open=False,
         )
         await pool.open(wait=True, timeout=30)
@@ -257,7 +262,7 @@ class TaskStore:
         # the task first, "your view is stale, re-read" is the useful answer.
         if command.expected_version is not None and command.expected_version != version:
             return VersionMismatch(command.task_id, command.expected_version, version, state)
-        if command.worker is not None and not holder_ok:
+        if command.worker is not None and not holder_ok and await self._held_before(command, state, holder, conn):
             return LeaseLost(command.task_id, command.worker, holder, state)
         if state not in sources_of(command.action):
             return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
@@ -265,6 +270,23 @@ class TaskStore:
             rows = await self._fetchall("unmet_dependencies", {"task_id": command.task_id}, conn)
             return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in rows))
         return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
+
+    async def _held_before(
+        self, command: TransitionCommand, state: State, holder: str | None, conn: AsyncConnection | None
+    ) -> bool:
+        """Whether a worker refused as not holding the task may once have held it, which makes
+        the refusal LEASE_LOST ("stop, it is no longer yours") rather than INVALID_TRANSITION.
+
+        A running task is someone's; a task that left running keeps its last worker, except
+        after a lease expiry, which releases it: then any earlier attempt may have been this
+        worker's. A task never started (attempt 0) was nobody's.
+        """
+        if state is State.RUNNING or holder == command.worker:
+            return True
+        if holder is not None:
+            return False
+        rows = await self._fetchall("get_task", {"task_id": command.task_id, "reach": None}, conn)
+        return bool(rows) and task_from(rows[0]).attempt > 0
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
         params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}

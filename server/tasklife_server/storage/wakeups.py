@@ -16,6 +16,7 @@ from typing import Callable
 
 import psycopg
 
+from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.storage.queries import QUERIES
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,10 @@ class _Connected:
             except psycopg.Error as exc:
                 delay = _RECONNECT_DELAYS[min(failures, len(_RECONNECT_DELAYS) - 1)]
                 failures += 1
-                log.warning("%s lost its database connection (%s); retrying in %ss", self._name, exc, delay)
+                if is_database_unavailable(exc):
+                    DATABASE_OUTAGE.failed(self._name, exc)  # one line per outage, not per retry
+                else:
+                    log.warning("%s lost its database connection (%s); retrying in %ss", self._name, exc, delay)
                 await asyncio.sleep(delay)
 
     async def _session(self, conn: psycopg.AsyncConnection) -> None:

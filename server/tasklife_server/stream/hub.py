@@ -13,16 +13,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Mapping
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping
 
 from tasklife_server.domain.errors import CursorNotRetained, StreamClosed
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import ORIGIN, Position, Start, StartKind, WatchFilter, position_of
+from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.stream.index import SubscriptionIndex
 
 log = logging.getLogger(__name__)
-_MAX_MESSAGE_EVENTS = 1000  # keeps one message well under gRPC's 4 MiB default limit
+# One message holds at most this many events and bytes of rendered events, so that it stays
+# under the 4 MiB that gRPC clients accept by default: 1,000 events of the largest size
+# (4 KiB reasons) would not.
+MAX_MESSAGE_EVENTS = 1000
+MAX_MESSAGE_BYTES = 3 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +36,7 @@ class StreamItem:
     event: Event
     labels: Mapping[str, str]
     rendered: Any  # the event as sent on the wire, built once for every watcher
+    size: int  # of `rendered`, serialized
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +62,13 @@ class EventHub:
         self,
         store: TaskStore,
         render: Callable[[Event], Any],
+        measure: Callable[[Any], int],
         settings: HubSettings = HubSettings(),
         on_delivery: Callable[[list[StreamItem]], None] | None = None,
     ):
         self._store = store
         self._render = render
+        self._measure = measure  # the serialized size of a rendered event
         self.settings = settings
         # Called with the events of each message a live subscription sends (for the lag metric).
         self.on_delivery = on_delivery
@@ -137,9 +145,16 @@ class EventHub:
         """A batch from the table after `position`, and whether it reached the newest event."""
         async with self._catch_up_slots:
             rows, _blocked = await self._store.stream_batch(position, self.settings.batch_size)
-        items = [StreamItem(position_of(e), e, labels, self._render(e)) for e, labels in rows]
+        items = self._items(rows)
         end = items[-1].position if items else position
         return Batch(items, end), len(items) < self.settings.batch_size
+
+    def _items(self, rows: list[tuple[Event, Mapping[str, str]]]) -> list[StreamItem]:
+        items = []
+        for event, labels in rows:
+            rendered = self._render(event)
+            items.append(StreamItem(position_of(event), event, labels, rendered, self._measure(rendered)))
+        return items
 
     async def _follow(self) -> None:
         while True:
@@ -153,8 +168,11 @@ class EventHub:
                 continue  # reading for nobody would cost every transition a query
             try:
                 await self._read_all()
-            except Exception:  # noqa: BLE001 - the reader must survive a database outage
-                log.exception("stream reader failed; retrying")
+            except Exception as exc:  # noqa: BLE001 - the reader must survive a database outage
+                if is_database_unavailable(exc):
+                    DATABASE_OUTAGE.failed("stream reader", exc)
+                else:
+                    log.exception("stream reader failed; retrying")
                 if self._connection is not None:
                     await self._connection.close()
                 await asyncio.sleep(self.settings.poll_interval)
@@ -169,7 +187,7 @@ class EventHub:
                 self.position, self.settings.batch_size, self._connection
             )
             if rows:
-                items = [StreamItem(position_of(e), e, labels, self._render(e)) for e, labels in rows]
+                items = self._items(rows)
                 end = items[-1].position
                 self.position = end
                 self._dispatch(items, end)
@@ -246,13 +264,15 @@ class Subscription:
                     raise StreamClosed()
                 if not self._buffer.empty():
                     items, end = self._drain_buffer()
-                    if self._hub.on_delivery is not None:
-                        self._hub.on_delivery(items)
-                    yield items, end
+                    for message in messages(items, end):
+                        if self._hub.on_delivery is not None:
+                            self._hub.on_delivery(message[0])
+                        yield message
                 elif not self.live:
                     caught_up = await self._catch_up()
                     if caught_up is not None:
-                        yield caught_up
+                        for message in messages(*caught_up):
+                            yield message
                 else:
                     self._changed.clear()
                     try:
@@ -268,9 +288,11 @@ class Subscription:
         """Everything buffered, as one message: a watcher that fell behind gets fewer, larger
         messages instead of falling further behind."""
         items, end = self._buffer.get_nowait()
-        while not self._buffer.empty() and len(items) < _MAX_MESSAGE_EVENTS:
+        size = sum(item.size for item in items)
+        while not self._buffer.empty() and len(items) < MAX_MESSAGE_EVENTS and size < MAX_MESSAGE_BYTES:
             more, end = self._buffer.get_nowait()
             items = items + more
+            size += sum(item.size for item in more)
         return items, end
 
     async def _catch_up(self) -> tuple[list[StreamItem], Position] | None:
@@ -280,3 +302,18 @@ class Subscription:
         if reached_end:
             self._hub.try_attach(self)
         return (items, self.position) if items else None
+
+
+def messages(items: list[StreamItem], end: Position) -> Iterator[tuple[list[StreamItem], Position]]:
+    """`items` (ending the stream at `end`) cut into messages within the count and byte limits.
+
+    Each message but the last ends at its last event's position, a cursor that resumes right
+    after it; the last ends at `end`.
+    """
+    start = size = 0
+    for index, item in enumerate(items):
+        if index > start and (index - start == MAX_MESSAGE_EVENTS or size + item.size > MAX_MESSAGE_BYTES):
+            yield items[start:index], items[index - 1].position
+            start, size = index, 0
+        size += item.size
+    yield items[start:], end

@@ -5,6 +5,11 @@ a due row with FOR UPDATE SKIP LOCKED, so processes never fire the same timer to
 applies it through the ordinary compare-and-swap inside the claiming transaction, which
 also replaces the timer: the effect and the end of the timer commit together, exactly once.
 A crash before the commit leaves the timer due for whichever process looks next.
+
+A timer that fails because the database is unavailable is tried again later. One that
+fails for any other reason would fail the same way forever, so the task is given up on
+instead (policies.GIVE_UP_ACTIONS): moved with an event whose reason names the failure,
+counted in tasklife_policy_timer_failures_total, and logged once with its traceback.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from datetime import datetime
 from psycopg import AsyncConnection
 
 from tasklife_server.domain.errors import DependenciesNotMet, TasklifeError
-from tasklife_server.domain.model import Task, TransitionCommand
+from tasklife_server.domain.model import MAX_REASON_BYTES, Task, TransitionCommand
 from tasklife_server.domain.policies import (
+    GIVE_UP_ACTIONS,
     SYSTEM_GATE,
     SYSTEM_LEASE,
     SYSTEM_RETENTION,
@@ -31,10 +37,10 @@ from tasklife_server.domain.policies import (
     backoff_ms,
 )
 from tasklife_server.domain.states import Action, State
+from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.storage.store import TaskStore
 
 log = logging.getLogger(__name__)
-_POISON_DELAY_MS = 5000
 
 
 def _when(moment: datetime | None) -> str:
@@ -49,11 +55,15 @@ class TimerRunner:
         *,
         max_idle: float = 1.0,
         on_action: Callable[[TimerAction], None] | None = None,
+        on_failure: Callable[[TimerAction, str], None] | None = None,
     ):
         self._store = store
         self._policies = policies
         self._max_idle = max_idle
         self._on_action = on_action  # called with each timer fired and committed (for metrics)
+        # Called with (action, resolution) for each timer that failed for good: "gave_up" (the
+        # task was moved instead) or "dropped" (even that was refused; the timer is cleared).
+        self._on_failure = on_failure
         self._wake = asyncio.Event()
         self._wake_at = 0.0
         self._task: asyncio.Task[None] | None = None
@@ -81,8 +91,12 @@ class TimerRunner:
                 while await self.fire_one():
                     pass
                 delay = await self._store.seconds_to_next_timer()
-            except Exception:  # noqa: BLE001 - the runner must survive a database outage
-                log.exception("timer runner failed; retrying")
+                DATABASE_OUTAGE.ended()  # the runner looks at least every max_idle: it notices first
+            except Exception as exc:  # noqa: BLE001 - the runner must survive a database outage
+                if is_database_unavailable(exc):
+                    DATABASE_OUTAGE.failed("timer runner", exc)
+                else:
+                    log.exception("timer runner failed; retrying")
                 delay = self._max_idle
             # Other processes' timers are found by looking again at least every max_idle.
             delay = self._max_idle if delay is None else min(delay, self._max_idle)
@@ -102,21 +116,52 @@ class TimerRunner:
             if claimed is None:
                 return False
             task, action = claimed
-            fired = False
-            moved: Action | None = None
+            failure: Exception | None = None
             try:
-                async with conn.transaction():  # a savepoint, so a failure can push the timer back
+                async with conn.transaction():  # a savepoint, so a failure can be dealt with
                     moved = await self._fire(conn, task, action)
-                fired = True
-            except Exception:  # noqa: BLE001 - one bad timer must not stop the others
-                log.exception("timer %s of task %s failed; trying again later", action.value, task.task_id)
-                await self._store.set_timer(conn, task, Timer(action, _POISON_DELAY_MS))
+            except Exception as exc:  # noqa: BLE001 - one bad timer must not stop the others
+                if is_database_unavailable(exc):
+                    raise  # the whole transaction is gone; the timer stays due
+                failure = exc
+            if failure is not None:
+                moved, resolution = await self._give_up(conn, task, action, failure)
         self._store.committed_elsewhere()
-        if fired and moved is not None:
-            self._store.observe(moved, "applied")
-        if fired and self._on_action is not None:
+        if failure is not None:
+            if self._on_failure is not None:
+                self._on_failure(action, resolution)
+        elif self._on_action is not None:
             self._on_action(action)
+        if moved is not None:
+            self._store.observe(moved, "applied")
         return True
+
+    async def _give_up(
+        self, conn: AsyncConnection, task: Task, action: TimerAction, failure: Exception
+    ) -> tuple[Action | None, str]:
+        """Ends a timer that failed for good: makes the give-up move, or drops the timer if
+        even that is refused. Returns the move made and how the failure was resolved."""
+        give_up, operator = GIVE_UP_ACTIONS[action]
+        cause = f"{type(failure).__name__}: {failure}"
+        log.error(
+            "timer %s of task %s failed and will not be tried again; %s instead",
+            action.value, task.task_id, give_up.rpc_name, exc_info=failure,
+        )
+        reason = _bounded(f"the {action.value} timer failed ({cause}); {give_up.rpc_name} instead of trying again")
+        try:
+            async with conn.transaction():
+                # A refused move (the task changed meanwhile) drops the timer in _move.
+                moved = await self._move(
+                    conn, task, give_up, operator, reason, releases_worker=action is TimerAction.EXPIRE_LEASE
+                )
+        except Exception as exc:  # noqa: BLE001
+            if is_database_unavailable(exc):
+                raise
+            log.error("timer %s of task %s: %s failed too; the timer is dropped", action.value, task.task_id,
+                      give_up.rpc_name, exc_info=exc)
+            await self._store.set_timer(conn, task, None)
+            moved = None
+        return moved, "gave_up" if moved is not None else "dropped"
 
     async def _fire(self, conn: AsyncConnection, task: Task, action: TimerAction) -> Action | None:
         """Does what the timer says; returns the action it moved the task with, if any."""
@@ -180,6 +225,11 @@ class TimerRunner:
             await self._store.set_timer(conn, task, None)
             return None
         return action
+
+
+def _bounded(reason: str) -> str:
+    data = reason.encode()
+    return reason if len(data) <= MAX_REASON_BYTES else data[: MAX_REASON_BYTES - 3].decode(errors="ignore") + "..."
 
 
 def _lease_reason(task: Task) -> str:
