@@ -605,6 +605,10 @@ JITTERS = st.one_of(
 MAX_ATTEMPTS = st.one_of(st.sampled_from([-(2**31), -1, 0, 1, 2, 999, 1000, 1001, 2**31 - 1]), st.integers(*INT32))
 
 
+def _is_duration(ms: int) -> bool:
+    return abs(ms) // 1000 <= 315_576_000_000
+
+
 def _policy_problems(
     attempts: int, initial: int | None, multiplier: float, cap: int | None, jitter: float | None
 ) -> set[str]:
@@ -618,7 +622,9 @@ def _policy_problems(
         problems.add("retry_policy.backoff_multiplier")
     if cap is not None and not 0 <= cap <= DAY_MS:
         problems.add("retry_policy.max_backoff")
-    if initial is not None and cap is not None and cap < initial:
+    # The two are compared only when both are valid google.protobuf.Durations (10,000 years at
+    # most): a backoff that is not a Duration at all is reported once, on its own field.
+    if initial is not None and cap is not None and _is_duration(initial) and _is_duration(cap) and cap < initial:
         problems.add("retry_policy.max_backoff")
     if jitter is not None and not 0.0 <= jitter <= 1.0:
         problems.add("retry_policy.jitter")
