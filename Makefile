@@ -32,7 +32,7 @@ generate: install ## regenerate every client from proto/ (Python, then each clie
 	@for script in clients/*/generate.sh; do echo "$$script"; bash "$$script" || exit 1; done
 
 console: ## rebuild the web console (console/ -> server/tasklife_server/http/console/, committed)
-	bash console/scripts/ensure-node-modules.sh
+	bash tools/ensure-node-modules.sh console
 	cd console && npx tsc --noEmit && node build.mjs
 
 docs: install ## regenerate the state diagrams in README.md and docs/ from the transition table

@@ -29,7 +29,7 @@ if [[ ! -x "$python" ]]; then
   exit 1
 fi
 
-bash "$here/scripts/ensure-node-modules.sh"
+bash "$root/tools/ensure-node-modules.sh" "$here"
 plugin="$here/node_modules/.bin/protoc-gen-es"
 well_known="$("$python" -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')"
 

@@ -78,7 +78,7 @@ def run(command: list[str], timeout: int, **kwargs: object) -> subprocess.Comple
 
 def install_node_modules() -> None:
     # The same rule generate.sh uses: `npm ci` only when node_modules does not match package-lock.json.
-    result = run(["bash", "scripts/ensure-node-modules.sh"], INSTALL_TIMEOUT_SECONDS)
+    result = run(["bash", str(ROOT / "tools" / "ensure-node-modules.sh"), "."], INSTALL_TIMEOUT_SECONDS)
     assert result.returncode == 0, f"npm ci in clients/typescript failed:\n{tail(result.stdout + result.stderr)}"
 
 

@@ -29,7 +29,7 @@ def built_files(folder: Path) -> dict[str, bytes]:
 
 def test_committed_console_equals_a_fresh_build(tmp_path: Path) -> None:
     require_node()
-    installed = run("bash", "scripts/ensure-node-modules.sh", timeout=INSTALL_TIMEOUT_SECONDS)
+    installed = run("bash", str(ROOT / "tools" / "ensure-node-modules.sh"), ".", timeout=INSTALL_TIMEOUT_SECONDS)
     assert installed.returncode == 0, f"npm ci in console/ failed:\n{tail(installed.stdout + installed.stderr)}"
     typecheck = run("npx", "tsc", "--noEmit", timeout=BUILD_TIMEOUT_SECONDS)
     assert typecheck.returncode == 0, f"the console does not type-check:\n{tail(typecheck.stdout + typecheck.stderr)}"
