@@ -14,6 +14,8 @@ from grpc_tools import protoc
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
 PYTHON_OUT = ROOT / "clients" / "python" / "src"
+# Vendored google.rpc protos that proto/ imports; their Python code comes from googleapis-common-protos.
+GOOGLEAPIS = ROOT / "third_party" / "googleapis"
 
 
 def proto_files() -> list[Path]:
@@ -26,6 +28,7 @@ def generate_python(out: Path) -> None:
     args = [
         "grpc_tools.protoc",
         f"-I{PROTO_ROOT}",
+        f"-I{GOOGLEAPIS}",
         f"-I{well_known}",
         f"--python_out={out}",
         f"--pyi_out={out}",

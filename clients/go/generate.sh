@@ -56,7 +56,7 @@ done
 
 rm -rf "$OUT_DIR/tasklifev1"
 "$PYTHON" -m grpc_tools.protoc \
-  -I . -I "$WELL_KNOWN" \
+  -I . -I "$REPO_ROOT/third_party/googleapis" -I "$WELL_KNOWN" \
   --plugin=protoc-gen-go="$PROTOC_GEN_GO" \
   --plugin=protoc-gen-go-grpc="$PROTOC_GEN_GO_GRPC" \
   --go_out="$OUT_DIR" --go_opt=module="$MODULE" \

@@ -8,7 +8,8 @@
 # Pinned generators, nothing fetched from a project website:
 #   - protoc from grpcio-tools 1.85.1 (the repository's .venv, created by `make install`);
 #   - protoc-gen-es 2.17.0 from this package's devDependencies (node_modules, installed by npm ci);
-#   - google/rpc/error_details.proto vendored in third_party/googleapis (see its README.md).
+#   - google/rpc/error_details.proto and status.proto vendored in third_party/googleapis at the
+#     repository root (see its README.md).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -39,12 +40,12 @@ staging="$(mktemp -d)"
 trap 'rm -rf "$staging"' EXIT
 
 mapfile -t protos < <(
-  { find "$root/proto" -name '*.proto'; find "$here/third_party/googleapis" -name '*.proto'; } | LC_ALL=C sort
+  { find "$root/proto" -name '*.proto'; find "$root/third_party/googleapis" -name '*.proto'; } | LC_ALL=C sort
 )
 
 "$python" -m grpc_tools.protoc \
   -I "$root/proto" \
-  -I "$here/third_party/googleapis" \
+  -I "$root/third_party/googleapis" \
   -I "$well_known" \
   --plugin=protoc-gen-es="$plugin" \
   --es_out="$staging" \

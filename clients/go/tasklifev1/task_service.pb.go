@@ -7,9 +7,11 @@
 package tasklifev1
 
 import (
+	status "google.golang.org/genproto/googleapis/rpc/status"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -214,7 +216,13 @@ func (x *CreateTaskResponse) GetEvent() *TaskEvent {
 type GetTaskRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The task's id. Required.
-	TaskId        string `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	TaskId string `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+	// from its history (state, version, worker, attempt, update_time and the lease fields
+	// its events determine); NOT_FOUND if it did not exist yet. History older than the
+	// server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+	// (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+	AsOf          *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -254,6 +262,13 @@ func (x *GetTaskRequest) GetTaskId() string {
 		return x.TaskId
 	}
 	return ""
+}
+
+func (x *GetTaskRequest) GetAsOf() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AsOf
+	}
+	return nil
 }
 
 // GetTaskResponse holds the task as it stands now.
@@ -318,7 +333,11 @@ type ListTasksRequest struct {
 	Labels map[string]string `protobuf:"bytes,4,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Only tasks in these namespaces (up to 100); empty means every namespace the caller
 	// reaches. Naming one it does not reach is PERMISSION_DENIED.
-	Namespaces    []string `protobuf:"bytes,5,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	Namespaces []string `protobuf:"bytes,5,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	// Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+	// as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+	// labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+	AsOf          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -388,6 +407,13 @@ func (x *ListTasksRequest) GetNamespaces() []string {
 	return nil
 }
 
+func (x *ListTasksRequest) GetAsOf() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AsOf
+	}
+	return nil
+}
+
 // ListTasksResponse is one page of tasks.
 type ListTasksResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -451,9 +477,14 @@ type ListTaskEventsRequest struct {
 	// Maximum events to return, 0 to 1000; 0 means 100 and larger values are treated
 	// as 1000. Negative values are refused.
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// The next_page_token of a previous call for the same task, or empty for the first
-	// page.
-	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// The next_page_token of a previous call for the same task and time range, or empty
+	// for the first page.
+	PageToken string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only events recorded at or after this instant; unset: from the first event.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// Only events recorded before this instant; unset: up to the latest event. Must be after
+	// start_time when both are set.
+	EndTime       *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -507,6 +538,20 @@ func (x *ListTaskEventsRequest) GetPageToken() string {
 		return x.PageToken
 	}
 	return ""
+}
+
+func (x *ListTaskEventsRequest) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *ListTaskEventsRequest) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
 }
 
 // ListTaskEventsResponse is one page of a task's history.
@@ -2657,11 +2702,711 @@ func (x *AbandonTaskResponse) GetEvent() *TaskEvent {
 	return nil
 }
 
+// BatchCreateTasksRequest holds the tasks to create.
+type BatchCreateTasksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 to 1000 CreateTask requests, each validated and answered on its own.
+	Requests      []*CreateTaskRequest `protobuf:"bytes,1,rep,name=requests,proto3" json:"requests,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchCreateTasksRequest) Reset() {
+	*x = BatchCreateTasksRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchCreateTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchCreateTasksRequest) ProtoMessage() {}
+
+func (x *BatchCreateTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchCreateTasksRequest.ProtoReflect.Descriptor instead.
+func (*BatchCreateTasksRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *BatchCreateTasksRequest) GetRequests() []*CreateTaskRequest {
+	if x != nil {
+		return x.Requests
+	}
+	return nil
+}
+
+// BatchCreateTasksResponse answers each request, in request order.
+type BatchCreateTasksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One result per request, at the same index.
+	Results       []*BatchCreateTasksResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchCreateTasksResponse) Reset() {
+	*x = BatchCreateTasksResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchCreateTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchCreateTasksResponse) ProtoMessage() {}
+
+func (x *BatchCreateTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchCreateTasksResponse.ProtoReflect.Descriptor instead.
+func (*BatchCreateTasksResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *BatchCreateTasksResponse) GetResults() []*BatchCreateTasksResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// BatchCreateTasksResult is one item's outcome: either task and event (as in
+// CreateTaskResponse), or error.
+type BatchCreateTasksResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The created (or, on a retried create, the existing) task; unset when error is set.
+	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	// The task's creation event; unset when error is set.
+	Event *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	// Why this item was refused: the code, message and details (google.rpc.ErrorInfo and
+	// the rest) that CreateTask would have returned. Unset when the item succeeded.
+	Error         *status.Status `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchCreateTasksResult) Reset() {
+	*x = BatchCreateTasksResult{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchCreateTasksResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchCreateTasksResult) ProtoMessage() {}
+
+func (x *BatchCreateTasksResult) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchCreateTasksResult.ProtoReflect.Descriptor instead.
+func (*BatchCreateTasksResult) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *BatchCreateTasksResult) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *BatchCreateTasksResult) GetEvent() *TaskEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *BatchCreateTasksResult) GetError() *status.Status {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+// BatchTransitionTasksRequest holds the transitions to apply.
+type BatchTransitionTasksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 to 1000 transitions, each validated and answered on its own.
+	Items         []*BatchTransitionTasksItem `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchTransitionTasksRequest) Reset() {
+	*x = BatchTransitionTasksRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchTransitionTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchTransitionTasksRequest) ProtoMessage() {}
+
+func (x *BatchTransitionTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchTransitionTasksRequest.ProtoReflect.Descriptor instead.
+func (*BatchTransitionTasksRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *BatchTransitionTasksRequest) GetItems() []*BatchTransitionTasksItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// BatchTransitionTasksItem is one transition: exactly one of the single-RPC requests.
+type BatchTransitionTasksItem struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transition to apply. An item with none set is refused (INVALID_ARGUMENT).
+	//
+	// Types that are valid to be assigned to Request:
+	//
+	//	*BatchTransitionTasksItem_Enqueue
+	//	*BatchTransitionTasksItem_Start
+	//	*BatchTransitionTasksItem_Complete
+	//	*BatchTransitionTasksItem_Fail
+	//	*BatchTransitionTasksItem_Retry
+	//	*BatchTransitionTasksItem_Pause
+	//	*BatchTransitionTasksItem_Resume
+	//	*BatchTransitionTasksItem_Kill
+	//	*BatchTransitionTasksItem_Abandon
+	Request       isBatchTransitionTasksItem_Request `protobuf_oneof:"request"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchTransitionTasksItem) Reset() {
+	*x = BatchTransitionTasksItem{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchTransitionTasksItem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchTransitionTasksItem) ProtoMessage() {}
+
+func (x *BatchTransitionTasksItem) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchTransitionTasksItem.ProtoReflect.Descriptor instead.
+func (*BatchTransitionTasksItem) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *BatchTransitionTasksItem) GetRequest() isBatchTransitionTasksItem_Request {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetEnqueue() *EnqueueTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Enqueue); ok {
+			return x.Enqueue
+		}
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetStart() *StartTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Start); ok {
+			return x.Start
+		}
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetComplete() *CompleteTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Complete); ok {
+			return x.Complete
+		}
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetFail() *FailTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Fail); ok {
+			return x.Fail
+		}
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetRetry() *RetryTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Retry); ok {
+			return x.Retry
+		}
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetPause() *PauseTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Pause); ok {
+			return x.Pause
+		}
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetResume() *ResumeTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Resume); ok {
+			return x.Resume
+		}
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetKill() *KillTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Kill); ok {
+			return x.Kill
+		}
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksItem) GetAbandon() *AbandonTaskRequest {
+	if x != nil {
+		if x, ok := x.Request.(*BatchTransitionTasksItem_Abandon); ok {
+			return x.Abandon
+		}
+	}
+	return nil
+}
+
+type isBatchTransitionTasksItem_Request interface {
+	isBatchTransitionTasksItem_Request()
+}
+
+type BatchTransitionTasksItem_Enqueue struct {
+	// As EnqueueTask.
+	Enqueue *EnqueueTaskRequest `protobuf:"bytes,1,opt,name=enqueue,proto3,oneof"`
+}
+
+type BatchTransitionTasksItem_Start struct {
+	// As StartTask.
+	Start *StartTaskRequest `protobuf:"bytes,2,opt,name=start,proto3,oneof"`
+}
+
+type BatchTransitionTasksItem_Complete struct {
+	// As CompleteTask.
+	Complete *CompleteTaskRequest `protobuf:"bytes,3,opt,name=complete,proto3,oneof"`
+}
+
+type BatchTransitionTasksItem_Fail struct {
+	// As FailTask.
+	Fail *FailTaskRequest `protobuf:"bytes,4,opt,name=fail,proto3,oneof"`
+}
+
+type BatchTransitionTasksItem_Retry struct {
+	// As RetryTask.
+	Retry *RetryTaskRequest `protobuf:"bytes,5,opt,name=retry,proto3,oneof"`
+}
+
+type BatchTransitionTasksItem_Pause struct {
+	// As PauseTask.
+	Pause *PauseTaskRequest `protobuf:"bytes,6,opt,name=pause,proto3,oneof"`
+}
+
+type BatchTransitionTasksItem_Resume struct {
+	// As ResumeTask.
+	Resume *ResumeTaskRequest `protobuf:"bytes,7,opt,name=resume,proto3,oneof"`
+}
+
+type BatchTransitionTasksItem_Kill struct {
+	// As KillTask.
+	Kill *KillTaskRequest `protobuf:"bytes,8,opt,name=kill,proto3,oneof"`
+}
+
+type BatchTransitionTasksItem_Abandon struct {
+	// As AbandonTask.
+	Abandon *AbandonTaskRequest `protobuf:"bytes,9,opt,name=abandon,proto3,oneof"`
+}
+
+func (*BatchTransitionTasksItem_Enqueue) isBatchTransitionTasksItem_Request() {}
+
+func (*BatchTransitionTasksItem_Start) isBatchTransitionTasksItem_Request() {}
+
+func (*BatchTransitionTasksItem_Complete) isBatchTransitionTasksItem_Request() {}
+
+func (*BatchTransitionTasksItem_Fail) isBatchTransitionTasksItem_Request() {}
+
+func (*BatchTransitionTasksItem_Retry) isBatchTransitionTasksItem_Request() {}
+
+func (*BatchTransitionTasksItem_Pause) isBatchTransitionTasksItem_Request() {}
+
+func (*BatchTransitionTasksItem_Resume) isBatchTransitionTasksItem_Request() {}
+
+func (*BatchTransitionTasksItem_Kill) isBatchTransitionTasksItem_Request() {}
+
+func (*BatchTransitionTasksItem_Abandon) isBatchTransitionTasksItem_Request() {}
+
+// BatchTransitionTasksResponse answers each item, in request order.
+type BatchTransitionTasksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One result per item, at the same index.
+	Results       []*BatchTransitionTasksResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchTransitionTasksResponse) Reset() {
+	*x = BatchTransitionTasksResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchTransitionTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchTransitionTasksResponse) ProtoMessage() {}
+
+func (x *BatchTransitionTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchTransitionTasksResponse.ProtoReflect.Descriptor instead.
+func (*BatchTransitionTasksResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *BatchTransitionTasksResponse) GetResults() []*BatchTransitionTasksResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// BatchTransitionTasksResult is one item's outcome: either task and event (as in the
+// single RPC's response), or error.
+type BatchTransitionTasksResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task after the transition (or, on a replayed request_id, as the first call left
+	// it); unset when error is set.
+	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	// The event the transition recorded (or the first call's event); unset when error is
+	// set.
+	Event *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	// Why this item was refused: the code, message and details that the single RPC would
+	// have returned. Unset when the item succeeded.
+	Error         *status.Status `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchTransitionTasksResult) Reset() {
+	*x = BatchTransitionTasksResult{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchTransitionTasksResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchTransitionTasksResult) ProtoMessage() {}
+
+func (x *BatchTransitionTasksResult) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchTransitionTasksResult.ProtoReflect.Descriptor instead.
+func (*BatchTransitionTasksResult) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *BatchTransitionTasksResult) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksResult) GetEvent() *TaskEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *BatchTransitionTasksResult) GetError() *status.Status {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+// ClaimTasksRequest says who claims work, how much, and which.
+type ClaimTasksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The worker that will run the claimed tasks, as StartTaskRequest.worker. Required.
+	Worker string `protobuf:"bytes,1,opt,name=worker,proto3" json:"worker,omitempty"`
+	// The lease each claimed task gets, as StartTaskRequest.lease_duration; unset: no lease.
+	LeaseDuration *durationpb.Duration `protobuf:"bytes,2,opt,name=lease_duration,json=leaseDuration,proto3" json:"lease_duration,omitempty"`
+	// At most this many tasks, 1 to 1000. Required.
+	MaxTasks int32 `protobuf:"varint,3,opt,name=max_tasks,json=maxTasks,proto3" json:"max_tasks,omitempty"`
+	// Only tasks in this namespace; empty: every namespace the caller reaches.
+	Namespace string `protobuf:"bytes,4,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Only tasks carrying every one of these labels with exactly these values.
+	Labels map[string]string `protobuf:"bytes,5,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// When no task matches now, wait up to this long (at most 60 s) for one to become
+	// ready; unset or zero: return at once.
+	Wait *durationpb.Duration `protobuf:"bytes,6,opt,name=wait,proto3" json:"wait,omitempty"`
+	// Idempotency for the claim: see ClaimTasks. Up to 128 characters; also recorded as
+	// each StartTask event's request_id.
+	RequestId string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Recorded as each StartTask event's reason. Up to 4096 bytes.
+	Reason string `protobuf:"bytes,8,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Who claims; the same rules as on the transition requests.
+	Operator string `protobuf:"bytes,9,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Who the caller acts for, as on the transition requests.
+	OnBehalfOf    string `protobuf:"bytes,10,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimTasksRequest) Reset() {
+	*x = ClaimTasksRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimTasksRequest) ProtoMessage() {}
+
+func (x *ClaimTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimTasksRequest.ProtoReflect.Descriptor instead.
+func (*ClaimTasksRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ClaimTasksRequest) GetWorker() string {
+	if x != nil {
+		return x.Worker
+	}
+	return ""
+}
+
+func (x *ClaimTasksRequest) GetLeaseDuration() *durationpb.Duration {
+	if x != nil {
+		return x.LeaseDuration
+	}
+	return nil
+}
+
+func (x *ClaimTasksRequest) GetMaxTasks() int32 {
+	if x != nil {
+		return x.MaxTasks
+	}
+	return 0
+}
+
+func (x *ClaimTasksRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ClaimTasksRequest) GetLabels() map[string]string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *ClaimTasksRequest) GetWait() *durationpb.Duration {
+	if x != nil {
+		return x.Wait
+	}
+	return nil
+}
+
+func (x *ClaimTasksRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ClaimTasksRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ClaimTasksRequest) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *ClaimTasksRequest) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return ""
+}
+
+// ClaimTasksResponse holds the claimed tasks, oldest-ready first.
+type ClaimTasksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Each claimed task, now RUNNING under the worker, with its StartTask event. Empty when
+	// nothing matched before `wait` passed.
+	Claims        []*StartTaskResponse `protobuf:"bytes,1,rep,name=claims,proto3" json:"claims,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimTasksResponse) Reset() {
+	*x = ClaimTasksResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimTasksResponse) ProtoMessage() {}
+
+func (x *ClaimTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimTasksResponse.ProtoReflect.Descriptor instead.
+func (*ClaimTasksResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ClaimTasksResponse) GetClaims() []*StartTaskResponse {
+	if x != nil {
+		return x.Claims
+	}
+	return nil
+}
+
 var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16tasklife/v1/task.proto\"\xb9\x03\n" +
+	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xb9\x03\n" +
 	"\x11CreateTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12B\n" +
 	"\x06labels\x18\x02 \x03(\v2*.tasklife.v1.CreateTaskRequest.LabelsEntryR\x06labels\x12\x1d\n" +
@@ -2681,11 +3426,12 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"i\n" +
 	"\x12CreateTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\")\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"Z\n" +
 	"\x0eGetTaskRequest\x12\x17\n" +
-	"\atask_id\x18\x01 \x01(\tR\x06taskId\"8\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12/\n" +
+	"\x05as_of\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\"8\n" +
 	"\x0fGetTaskResponse\x12%\n" +
-	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\x9c\x02\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\xcd\x02\n" +
 	"\x10ListTasksRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -2694,18 +3440,22 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x06labels\x18\x04 \x03(\v2).tasklife.v1.ListTasksRequest.LabelsEntryR\x06labels\x12\x1e\n" +
 	"\n" +
 	"namespaces\x18\x05 \x03(\tR\n" +
-	"namespaces\x1a9\n" +
+	"namespaces\x12/\n" +
+	"\x05as_of\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"d\n" +
 	"\x11ListTasksResponse\x12'\n" +
 	"\x05tasks\x18\x01 \x03(\v2\x11.tasklife.v1.TaskR\x05tasks\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"l\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xde\x01\n" +
 	"\x15ListTaskEventsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x03 \x01(\tR\tpageToken\"p\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\x129\n" +
+	"\n" +
+	"start_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
+	"\bend_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"p\n" +
 	"\x16ListTaskEventsResponse\x12.\n" +
 	"\x06events\x18\x01 \x03(\v2\x16.tasklife.v1.TaskEventR\x06events\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa6\x03\n" +
@@ -2876,8 +3626,53 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x11_expected_version\"j\n" +
 	"\x13AbandonTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event2\x91\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"U\n" +
+	"\x17BatchCreateTasksRequest\x12:\n" +
+	"\brequests\x18\x01 \x03(\v2\x1e.tasklife.v1.CreateTaskRequestR\brequests\"Y\n" +
+	"\x18BatchCreateTasksResponse\x12=\n" +
+	"\aresults\x18\x01 \x03(\v2#.tasklife.v1.BatchCreateTasksResultR\aresults\"\x97\x01\n" +
+	"\x16BatchCreateTasksResult\x12%\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\x12(\n" +
+	"\x05error\x18\x03 \x01(\v2\x12.google.rpc.StatusR\x05error\"Z\n" +
+	"\x1bBatchTransitionTasksRequest\x12;\n" +
+	"\x05items\x18\x01 \x03(\v2%.tasklife.v1.BatchTransitionTasksItemR\x05items\"\xa6\x04\n" +
+	"\x18BatchTransitionTasksItem\x12;\n" +
+	"\aenqueue\x18\x01 \x01(\v2\x1f.tasklife.v1.EnqueueTaskRequestH\x00R\aenqueue\x125\n" +
+	"\x05start\x18\x02 \x01(\v2\x1d.tasklife.v1.StartTaskRequestH\x00R\x05start\x12>\n" +
+	"\bcomplete\x18\x03 \x01(\v2 .tasklife.v1.CompleteTaskRequestH\x00R\bcomplete\x122\n" +
+	"\x04fail\x18\x04 \x01(\v2\x1c.tasklife.v1.FailTaskRequestH\x00R\x04fail\x125\n" +
+	"\x05retry\x18\x05 \x01(\v2\x1d.tasklife.v1.RetryTaskRequestH\x00R\x05retry\x125\n" +
+	"\x05pause\x18\x06 \x01(\v2\x1d.tasklife.v1.PauseTaskRequestH\x00R\x05pause\x128\n" +
+	"\x06resume\x18\a \x01(\v2\x1e.tasklife.v1.ResumeTaskRequestH\x00R\x06resume\x122\n" +
+	"\x04kill\x18\b \x01(\v2\x1c.tasklife.v1.KillTaskRequestH\x00R\x04kill\x12;\n" +
+	"\aabandon\x18\t \x01(\v2\x1f.tasklife.v1.AbandonTaskRequestH\x00R\aabandonB\t\n" +
+	"\arequest\"a\n" +
+	"\x1cBatchTransitionTasksResponse\x12A\n" +
+	"\aresults\x18\x01 \x03(\v2'.tasklife.v1.BatchTransitionTasksResultR\aresults\"\x9b\x01\n" +
+	"\x1aBatchTransitionTasksResult\x12%\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\x12(\n" +
+	"\x05error\x18\x03 \x01(\v2\x12.google.rpc.StatusR\x05error\"\xcb\x03\n" +
+	"\x11ClaimTasksRequest\x12\x16\n" +
+	"\x06worker\x18\x01 \x01(\tR\x06worker\x12@\n" +
+	"\x0elease_duration\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\rleaseDuration\x12\x1b\n" +
+	"\tmax_tasks\x18\x03 \x01(\x05R\bmaxTasks\x12\x1c\n" +
+	"\tnamespace\x18\x04 \x01(\tR\tnamespace\x12B\n" +
+	"\x06labels\x18\x05 \x03(\v2*.tasklife.v1.ClaimTasksRequest.LabelsEntryR\x06labels\x12-\n" +
+	"\x04wait\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x04wait\x12\x1d\n" +
 	"\n" +
+	"request_id\x18\a \x01(\tR\trequestId\x12\x16\n" +
+	"\x06reason\x18\b \x01(\tR\x06reason\x12\x1a\n" +
+	"\boperator\x18\t \x01(\tR\boperator\x12 \n" +
+	"\fon_behalf_of\x18\n" +
+	" \x01(\tR\n" +
+	"onBehalfOf\x1a9\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"L\n" +
+	"\x12ClaimTasksResponse\x126\n" +
+	"\x06claims\x18\x01 \x03(\v2\x1e.tasklife.v1.StartTaskResponseR\x06claims2\xae\f\n" +
 	"\vTaskService\x12M\n" +
 	"\n" +
 	"CreateTask\x12\x1e.tasklife.v1.CreateTaskRequest\x1a\x1f.tasklife.v1.CreateTaskResponse\x12D\n" +
@@ -2896,7 +3691,11 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
 	"ResumeTask\x12\x1e.tasklife.v1.ResumeTaskRequest\x1a\x1f.tasklife.v1.ResumeTaskResponse\x12G\n" +
 	"\bKillTask\x12\x1c.tasklife.v1.KillTaskRequest\x1a\x1d.tasklife.v1.KillTaskResponse\x12P\n" +
-	"\vAbandonTask\x12\x1f.tasklife.v1.AbandonTaskRequest\x1a .tasklife.v1.AbandonTaskResponseb\x06proto3"
+	"\vAbandonTask\x12\x1f.tasklife.v1.AbandonTaskRequest\x1a .tasklife.v1.AbandonTaskResponse\x12_\n" +
+	"\x10BatchCreateTasks\x12$.tasklife.v1.BatchCreateTasksRequest\x1a%.tasklife.v1.BatchCreateTasksResponse\x12k\n" +
+	"\x14BatchTransitionTasks\x12(.tasklife.v1.BatchTransitionTasksRequest\x1a).tasklife.v1.BatchTransitionTasksResponse\x12M\n" +
+	"\n" +
+	"ClaimTasks\x12\x1e.tasklife.v1.ClaimTasksRequest\x1a\x1f.tasklife.v1.ClaimTasksResponseb\x06proto3"
 
 var (
 	file_tasklife_v1_task_service_proto_rawDescOnce sync.Once
@@ -2910,138 +3709,183 @@ func file_tasklife_v1_task_service_proto_rawDescGZIP() []byte {
 	return file_tasklife_v1_task_service_proto_rawDescData
 }
 
-var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_tasklife_v1_task_service_proto_goTypes = []any{
-	(*CreateTaskRequest)(nil),       // 0: tasklife.v1.CreateTaskRequest
-	(*CreateTaskResponse)(nil),      // 1: tasklife.v1.CreateTaskResponse
-	(*GetTaskRequest)(nil),          // 2: tasklife.v1.GetTaskRequest
-	(*GetTaskResponse)(nil),         // 3: tasklife.v1.GetTaskResponse
-	(*ListTasksRequest)(nil),        // 4: tasklife.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),       // 5: tasklife.v1.ListTasksResponse
-	(*ListTaskEventsRequest)(nil),   // 6: tasklife.v1.ListTaskEventsRequest
-	(*ListTaskEventsResponse)(nil),  // 7: tasklife.v1.ListTaskEventsResponse
-	(*WatchTaskEventsRequest)(nil),  // 8: tasklife.v1.WatchTaskEventsRequest
-	(*WatchTaskEventsResponse)(nil), // 9: tasklife.v1.WatchTaskEventsResponse
-	(*HeartbeatRequest)(nil),        // 10: tasklife.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),       // 11: tasklife.v1.HeartbeatResponse
-	(*GetStateMachineRequest)(nil),  // 12: tasklife.v1.GetStateMachineRequest
-	(*GetStateMachineResponse)(nil), // 13: tasklife.v1.GetStateMachineResponse
-	(*StateDescription)(nil),        // 14: tasklife.v1.StateDescription
-	(*ActionDescription)(nil),       // 15: tasklife.v1.ActionDescription
-	(*Transition)(nil),              // 16: tasklife.v1.Transition
-	(*EnqueueTaskRequest)(nil),      // 17: tasklife.v1.EnqueueTaskRequest
-	(*EnqueueTaskResponse)(nil),     // 18: tasklife.v1.EnqueueTaskResponse
-	(*StartTaskRequest)(nil),        // 19: tasklife.v1.StartTaskRequest
-	(*StartTaskResponse)(nil),       // 20: tasklife.v1.StartTaskResponse
-	(*CompleteTaskRequest)(nil),     // 21: tasklife.v1.CompleteTaskRequest
-	(*CompleteTaskResponse)(nil),    // 22: tasklife.v1.CompleteTaskResponse
-	(*FailTaskRequest)(nil),         // 23: tasklife.v1.FailTaskRequest
-	(*FailTaskResponse)(nil),        // 24: tasklife.v1.FailTaskResponse
-	(*RetryTaskRequest)(nil),        // 25: tasklife.v1.RetryTaskRequest
-	(*RetryTaskResponse)(nil),       // 26: tasklife.v1.RetryTaskResponse
-	(*PauseTaskRequest)(nil),        // 27: tasklife.v1.PauseTaskRequest
-	(*PauseTaskResponse)(nil),       // 28: tasklife.v1.PauseTaskResponse
-	(*ResumeTaskRequest)(nil),       // 29: tasklife.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),      // 30: tasklife.v1.ResumeTaskResponse
-	(*KillTaskRequest)(nil),         // 31: tasklife.v1.KillTaskRequest
-	(*KillTaskResponse)(nil),        // 32: tasklife.v1.KillTaskResponse
-	(*AbandonTaskRequest)(nil),      // 33: tasklife.v1.AbandonTaskRequest
-	(*AbandonTaskResponse)(nil),     // 34: tasklife.v1.AbandonTaskResponse
-	nil,                             // 35: tasklife.v1.CreateTaskRequest.LabelsEntry
-	nil,                             // 36: tasklife.v1.ListTasksRequest.LabelsEntry
-	nil,                             // 37: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	(*RetryPolicy)(nil),             // 38: tasklife.v1.RetryPolicy
-	(*Task)(nil),                    // 39: tasklife.v1.Task
-	(*TaskEvent)(nil),               // 40: tasklife.v1.TaskEvent
-	(TaskState)(0),                  // 41: tasklife.v1.TaskState
-	(*durationpb.Duration)(nil),     // 42: google.protobuf.Duration
-	(StateKind)(0),                  // 43: tasklife.v1.StateKind
-	(TaskAction)(0),                 // 44: tasklife.v1.TaskAction
+	(*CreateTaskRequest)(nil),            // 0: tasklife.v1.CreateTaskRequest
+	(*CreateTaskResponse)(nil),           // 1: tasklife.v1.CreateTaskResponse
+	(*GetTaskRequest)(nil),               // 2: tasklife.v1.GetTaskRequest
+	(*GetTaskResponse)(nil),              // 3: tasklife.v1.GetTaskResponse
+	(*ListTasksRequest)(nil),             // 4: tasklife.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),            // 5: tasklife.v1.ListTasksResponse
+	(*ListTaskEventsRequest)(nil),        // 6: tasklife.v1.ListTaskEventsRequest
+	(*ListTaskEventsResponse)(nil),       // 7: tasklife.v1.ListTaskEventsResponse
+	(*WatchTaskEventsRequest)(nil),       // 8: tasklife.v1.WatchTaskEventsRequest
+	(*WatchTaskEventsResponse)(nil),      // 9: tasklife.v1.WatchTaskEventsResponse
+	(*HeartbeatRequest)(nil),             // 10: tasklife.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),            // 11: tasklife.v1.HeartbeatResponse
+	(*GetStateMachineRequest)(nil),       // 12: tasklife.v1.GetStateMachineRequest
+	(*GetStateMachineResponse)(nil),      // 13: tasklife.v1.GetStateMachineResponse
+	(*StateDescription)(nil),             // 14: tasklife.v1.StateDescription
+	(*ActionDescription)(nil),            // 15: tasklife.v1.ActionDescription
+	(*Transition)(nil),                   // 16: tasklife.v1.Transition
+	(*EnqueueTaskRequest)(nil),           // 17: tasklife.v1.EnqueueTaskRequest
+	(*EnqueueTaskResponse)(nil),          // 18: tasklife.v1.EnqueueTaskResponse
+	(*StartTaskRequest)(nil),             // 19: tasklife.v1.StartTaskRequest
+	(*StartTaskResponse)(nil),            // 20: tasklife.v1.StartTaskResponse
+	(*CompleteTaskRequest)(nil),          // 21: tasklife.v1.CompleteTaskRequest
+	(*CompleteTaskResponse)(nil),         // 22: tasklife.v1.CompleteTaskResponse
+	(*FailTaskRequest)(nil),              // 23: tasklife.v1.FailTaskRequest
+	(*FailTaskResponse)(nil),             // 24: tasklife.v1.FailTaskResponse
+	(*RetryTaskRequest)(nil),             // 25: tasklife.v1.RetryTaskRequest
+	(*RetryTaskResponse)(nil),            // 26: tasklife.v1.RetryTaskResponse
+	(*PauseTaskRequest)(nil),             // 27: tasklife.v1.PauseTaskRequest
+	(*PauseTaskResponse)(nil),            // 28: tasklife.v1.PauseTaskResponse
+	(*ResumeTaskRequest)(nil),            // 29: tasklife.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),           // 30: tasklife.v1.ResumeTaskResponse
+	(*KillTaskRequest)(nil),              // 31: tasklife.v1.KillTaskRequest
+	(*KillTaskResponse)(nil),             // 32: tasklife.v1.KillTaskResponse
+	(*AbandonTaskRequest)(nil),           // 33: tasklife.v1.AbandonTaskRequest
+	(*AbandonTaskResponse)(nil),          // 34: tasklife.v1.AbandonTaskResponse
+	(*BatchCreateTasksRequest)(nil),      // 35: tasklife.v1.BatchCreateTasksRequest
+	(*BatchCreateTasksResponse)(nil),     // 36: tasklife.v1.BatchCreateTasksResponse
+	(*BatchCreateTasksResult)(nil),       // 37: tasklife.v1.BatchCreateTasksResult
+	(*BatchTransitionTasksRequest)(nil),  // 38: tasklife.v1.BatchTransitionTasksRequest
+	(*BatchTransitionTasksItem)(nil),     // 39: tasklife.v1.BatchTransitionTasksItem
+	(*BatchTransitionTasksResponse)(nil), // 40: tasklife.v1.BatchTransitionTasksResponse
+	(*BatchTransitionTasksResult)(nil),   // 41: tasklife.v1.BatchTransitionTasksResult
+	(*ClaimTasksRequest)(nil),            // 42: tasklife.v1.ClaimTasksRequest
+	(*ClaimTasksResponse)(nil),           // 43: tasklife.v1.ClaimTasksResponse
+	nil,                                  // 44: tasklife.v1.CreateTaskRequest.LabelsEntry
+	nil,                                  // 45: tasklife.v1.ListTasksRequest.LabelsEntry
+	nil,                                  // 46: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	nil,                                  // 47: tasklife.v1.ClaimTasksRequest.LabelsEntry
+	(*RetryPolicy)(nil),                  // 48: tasklife.v1.RetryPolicy
+	(*Task)(nil),                         // 49: tasklife.v1.Task
+	(*TaskEvent)(nil),                    // 50: tasklife.v1.TaskEvent
+	(*timestamppb.Timestamp)(nil),        // 51: google.protobuf.Timestamp
+	(TaskState)(0),                       // 52: tasklife.v1.TaskState
+	(*durationpb.Duration)(nil),          // 53: google.protobuf.Duration
+	(StateKind)(0),                       // 54: tasklife.v1.StateKind
+	(TaskAction)(0),                      // 55: tasklife.v1.TaskAction
+	(*status.Status)(nil),                // 56: google.rpc.Status
 }
 var file_tasklife_v1_task_service_proto_depIdxs = []int32{
-	35, // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
-	38, // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	39, // 2: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 3: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	39, // 4: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
-	41, // 5: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
-	36, // 6: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
-	39, // 7: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
-	40, // 8: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	41, // 9: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
-	37, // 10: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	42, // 11: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
-	40, // 12: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	42, // 13: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
-	39, // 14: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
-	14, // 15: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
-	15, // 16: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
-	16, // 17: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
-	41, // 18: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
-	43, // 19: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
-	44, // 20: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
-	44, // 21: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
-	41, // 22: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
-	41, // 23: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
-	41, // 24: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
-	44, // 25: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
-	41, // 26: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
-	39, // 27: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 28: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	42, // 29: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
-	39, // 30: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 31: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	39, // 32: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 33: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	39, // 34: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 35: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	39, // 36: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 37: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	39, // 38: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 39: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	39, // 40: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 41: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	39, // 42: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 43: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	39, // 44: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	40, // 45: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	0,  // 46: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	2,  // 47: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	4,  // 48: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	6,  // 49: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	12, // 50: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	8,  // 51: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	10, // 52: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	17, // 53: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	19, // 54: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	21, // 55: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	23, // 56: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	25, // 57: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	27, // 58: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	29, // 59: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	31, // 60: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	33, // 61: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	1,  // 62: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	3,  // 63: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	5,  // 64: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	7,  // 65: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	13, // 66: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	9,  // 67: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	11, // 68: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	18, // 69: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	20, // 70: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	22, // 71: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	24, // 72: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	26, // 73: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	28, // 74: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	30, // 75: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	32, // 76: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	34, // 77: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	62, // [62:78] is the sub-list for method output_type
-	46, // [46:62] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	44, // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
+	48, // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	49, // 2: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 3: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	51, // 4: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
+	49, // 5: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
+	52, // 6: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
+	45, // 7: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
+	51, // 8: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
+	49, // 9: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
+	51, // 10: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	51, // 11: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	50, // 12: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	52, // 13: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
+	46, // 14: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	53, // 15: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
+	50, // 16: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	53, // 17: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
+	49, // 18: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
+	14, // 19: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
+	15, // 20: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
+	16, // 21: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
+	52, // 22: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
+	54, // 23: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
+	55, // 24: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
+	55, // 25: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
+	52, // 26: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
+	52, // 27: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
+	52, // 28: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
+	55, // 29: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
+	52, // 30: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
+	49, // 31: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 32: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	53, // 33: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
+	49, // 34: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 35: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	49, // 36: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 37: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	49, // 38: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 39: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	49, // 40: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 41: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	49, // 42: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 43: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	49, // 44: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 45: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	49, // 46: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 47: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	49, // 48: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	50, // 49: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	0,  // 50: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
+	37, // 51: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
+	49, // 52: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	50, // 53: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	56, // 54: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	39, // 55: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
+	17, // 56: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
+	19, // 57: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
+	21, // 58: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
+	23, // 59: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
+	25, // 60: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
+	27, // 61: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
+	29, // 62: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
+	31, // 63: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
+	33, // 64: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
+	41, // 65: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
+	49, // 66: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	50, // 67: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	56, // 68: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	53, // 69: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	47, // 70: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	53, // 71: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	20, // 72: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
+	0,  // 73: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	2,  // 74: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	4,  // 75: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	6,  // 76: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	12, // 77: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	8,  // 78: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	10, // 79: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	17, // 80: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	19, // 81: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	21, // 82: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	23, // 83: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	25, // 84: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	27, // 85: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	29, // 86: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	31, // 87: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	33, // 88: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	35, // 89: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	38, // 90: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	42, // 91: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	1,  // 92: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	3,  // 93: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	5,  // 94: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	7,  // 95: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	13, // 96: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	9,  // 97: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	11, // 98: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	18, // 99: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	20, // 100: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	22, // 101: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	24, // 102: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	26, // 103: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	28, // 104: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	30, // 105: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	32, // 106: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	34, // 107: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	36, // 108: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	40, // 109: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	43, // 110: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	92, // [92:111] is the sub-list for method output_type
+	73, // [73:92] is the sub-list for method input_type
+	73, // [73:73] is the sub-list for extension type_name
+	73, // [73:73] is the sub-list for extension extendee
+	0,  // [0:73] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }
@@ -3063,13 +3907,24 @@ func file_tasklife_v1_task_service_proto_init() {
 	file_tasklife_v1_task_service_proto_msgTypes[29].OneofWrappers = []any{}
 	file_tasklife_v1_task_service_proto_msgTypes[31].OneofWrappers = []any{}
 	file_tasklife_v1_task_service_proto_msgTypes[33].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[39].OneofWrappers = []any{
+		(*BatchTransitionTasksItem_Enqueue)(nil),
+		(*BatchTransitionTasksItem_Start)(nil),
+		(*BatchTransitionTasksItem_Complete)(nil),
+		(*BatchTransitionTasksItem_Fail)(nil),
+		(*BatchTransitionTasksItem_Retry)(nil),
+		(*BatchTransitionTasksItem_Pause)(nil),
+		(*BatchTransitionTasksItem_Resume)(nil),
+		(*BatchTransitionTasksItem_Kill)(nil),
+		(*BatchTransitionTasksItem_Abandon)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_service_proto_rawDesc), len(file_tasklife_v1_task_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   38,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

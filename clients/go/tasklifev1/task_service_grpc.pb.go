@@ -19,22 +19,25 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TaskService_CreateTask_FullMethodName      = "/tasklife.v1.TaskService/CreateTask"
-	TaskService_GetTask_FullMethodName         = "/tasklife.v1.TaskService/GetTask"
-	TaskService_ListTasks_FullMethodName       = "/tasklife.v1.TaskService/ListTasks"
-	TaskService_ListTaskEvents_FullMethodName  = "/tasklife.v1.TaskService/ListTaskEvents"
-	TaskService_GetStateMachine_FullMethodName = "/tasklife.v1.TaskService/GetStateMachine"
-	TaskService_WatchTaskEvents_FullMethodName = "/tasklife.v1.TaskService/WatchTaskEvents"
-	TaskService_Heartbeat_FullMethodName       = "/tasklife.v1.TaskService/Heartbeat"
-	TaskService_EnqueueTask_FullMethodName     = "/tasklife.v1.TaskService/EnqueueTask"
-	TaskService_StartTask_FullMethodName       = "/tasklife.v1.TaskService/StartTask"
-	TaskService_CompleteTask_FullMethodName    = "/tasklife.v1.TaskService/CompleteTask"
-	TaskService_FailTask_FullMethodName        = "/tasklife.v1.TaskService/FailTask"
-	TaskService_RetryTask_FullMethodName       = "/tasklife.v1.TaskService/RetryTask"
-	TaskService_PauseTask_FullMethodName       = "/tasklife.v1.TaskService/PauseTask"
-	TaskService_ResumeTask_FullMethodName      = "/tasklife.v1.TaskService/ResumeTask"
-	TaskService_KillTask_FullMethodName        = "/tasklife.v1.TaskService/KillTask"
-	TaskService_AbandonTask_FullMethodName     = "/tasklife.v1.TaskService/AbandonTask"
+	TaskService_CreateTask_FullMethodName           = "/tasklife.v1.TaskService/CreateTask"
+	TaskService_GetTask_FullMethodName              = "/tasklife.v1.TaskService/GetTask"
+	TaskService_ListTasks_FullMethodName            = "/tasklife.v1.TaskService/ListTasks"
+	TaskService_ListTaskEvents_FullMethodName       = "/tasklife.v1.TaskService/ListTaskEvents"
+	TaskService_GetStateMachine_FullMethodName      = "/tasklife.v1.TaskService/GetStateMachine"
+	TaskService_WatchTaskEvents_FullMethodName      = "/tasklife.v1.TaskService/WatchTaskEvents"
+	TaskService_Heartbeat_FullMethodName            = "/tasklife.v1.TaskService/Heartbeat"
+	TaskService_EnqueueTask_FullMethodName          = "/tasklife.v1.TaskService/EnqueueTask"
+	TaskService_StartTask_FullMethodName            = "/tasklife.v1.TaskService/StartTask"
+	TaskService_CompleteTask_FullMethodName         = "/tasklife.v1.TaskService/CompleteTask"
+	TaskService_FailTask_FullMethodName             = "/tasklife.v1.TaskService/FailTask"
+	TaskService_RetryTask_FullMethodName            = "/tasklife.v1.TaskService/RetryTask"
+	TaskService_PauseTask_FullMethodName            = "/tasklife.v1.TaskService/PauseTask"
+	TaskService_ResumeTask_FullMethodName           = "/tasklife.v1.TaskService/ResumeTask"
+	TaskService_KillTask_FullMethodName             = "/tasklife.v1.TaskService/KillTask"
+	TaskService_AbandonTask_FullMethodName          = "/tasklife.v1.TaskService/AbandonTask"
+	TaskService_BatchCreateTasks_FullMethodName     = "/tasklife.v1.TaskService/BatchCreateTasks"
+	TaskService_BatchTransitionTasks_FullMethodName = "/tasklife.v1.TaskService/BatchTransitionTasks"
+	TaskService_ClaimTasks_FullMethodName           = "/tasklife.v1.TaskService/ClaimTasks"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -70,8 +73,14 @@ const (
 //     it does not hold the task: its lease expired (the service then failed the task and
 //     released it), or another worker started it; metadata `task_id`, `worker`,
 //     `lease_holder` (empty when nobody holds it) and `current_state`.
-//   - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-//     is no longer retained; metadata `cursor` (its first 64 characters).
+//   - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+//     ListTaskEvents page_token points into history) that is no longer retained: the
+//     history it points into was dropped by --history-retention; metadata `cursor` (its
+//     first 64 characters).
+//   - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+//     the history the server keeps (--history-retention); metadata `retained_since`.
+//   - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+//     metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
 //   - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
 //     reconnect (to any replica) with the last cursor received.
 //   - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -171,6 +180,34 @@ type TaskServiceClient interface {
 	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
 	// ALREADY_EXISTS (REQUEST_ID_REUSED).
 	AbandonTask(ctx context.Context, in *AbandonTaskRequest, opts ...grpc.CallOption) (*AbandonTaskResponse, error)
+	// Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+	// answered exactly as CreateTask would answer it; items are independent: a refused item
+	// writes nothing and neither undoes nor delays the others. The results are in request
+	// order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+	// of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+	// 1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+	BatchCreateTasks(ctx context.Context, in *BatchCreateTasksRequest, opts ...grpc.CallOption) (*BatchCreateTasksResponse, error)
+	// Applies up to 1000 transitions in one call. Each item is one of the transition
+	// requests above, reused as it is, and is answered exactly as its single RPC would
+	// answer it: its task and event, or a google.rpc.Status with the same code, message and
+	// details. Items are independent: a refused item writes nothing and neither undoes nor
+	// delays the others. Two items for the same task are applied in request order. The
+	// results are in request order. A caller may send the batch if it holds any role that
+	// grants a transition; an item whose action its roles do not grant is answered
+	// PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+	// INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+	// UNAVAILABLE.
+	BatchTransitionTasks(ctx context.Context, in *BatchTransitionTasksRequest, opts ...grpc.CallOption) (*BatchTransitionTasksResponse, error)
+	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+	// oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+	// as a StartTask would record them). Concurrent claimers never receive the same task and
+	// never wait for each other. With `wait`, the call returns as soon as at least one
+	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+	// call with the same worker and request_id returns the tasks that call claimed and that
+	// are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+	// PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+	// UNAVAILABLE.
+	ClaimTasks(ctx context.Context, in *ClaimTasksRequest, opts ...grpc.CallOption) (*ClaimTasksResponse, error)
 }
 
 type taskServiceClient struct {
@@ -350,6 +387,36 @@ func (c *taskServiceClient) AbandonTask(ctx context.Context, in *AbandonTaskRequ
 	return out, nil
 }
 
+func (c *taskServiceClient) BatchCreateTasks(ctx context.Context, in *BatchCreateTasksRequest, opts ...grpc.CallOption) (*BatchCreateTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BatchCreateTasksResponse)
+	err := c.cc.Invoke(ctx, TaskService_BatchCreateTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) BatchTransitionTasks(ctx context.Context, in *BatchTransitionTasksRequest, opts ...grpc.CallOption) (*BatchTransitionTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BatchTransitionTasksResponse)
+	err := c.cc.Invoke(ctx, TaskService_BatchTransitionTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) ClaimTasks(ctx context.Context, in *ClaimTasksRequest, opts ...grpc.CallOption) (*ClaimTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClaimTasksResponse)
+	err := c.cc.Invoke(ctx, TaskService_ClaimTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -383,8 +450,14 @@ func (c *taskServiceClient) AbandonTask(ctx context.Context, in *AbandonTaskRequ
 //     it does not hold the task: its lease expired (the service then failed the task and
 //     released it), or another worker started it; metadata `task_id`, `worker`,
 //     `lease_holder` (empty when nobody holds it) and `current_state`.
-//   - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-//     is no longer retained; metadata `cursor` (its first 64 characters).
+//   - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+//     ListTaskEvents page_token points into history) that is no longer retained: the
+//     history it points into was dropped by --history-retention; metadata `cursor` (its
+//     first 64 characters).
+//   - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+//     the history the server keeps (--history-retention); metadata `retained_since`.
+//   - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+//     metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
 //   - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
 //     reconnect (to any replica) with the last cursor received.
 //   - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -484,6 +557,34 @@ type TaskServiceServer interface {
 	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
 	// ALREADY_EXISTS (REQUEST_ID_REUSED).
 	AbandonTask(context.Context, *AbandonTaskRequest) (*AbandonTaskResponse, error)
+	// Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+	// answered exactly as CreateTask would answer it; items are independent: a refused item
+	// writes nothing and neither undoes nor delays the others. The results are in request
+	// order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+	// of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+	// 1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+	BatchCreateTasks(context.Context, *BatchCreateTasksRequest) (*BatchCreateTasksResponse, error)
+	// Applies up to 1000 transitions in one call. Each item is one of the transition
+	// requests above, reused as it is, and is answered exactly as its single RPC would
+	// answer it: its task and event, or a google.rpc.Status with the same code, message and
+	// details. Items are independent: a refused item writes nothing and neither undoes nor
+	// delays the others. Two items for the same task are applied in request order. The
+	// results are in request order. A caller may send the batch if it holds any role that
+	// grants a transition; an item whose action its roles do not grant is answered
+	// PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+	// INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+	// UNAVAILABLE.
+	BatchTransitionTasks(context.Context, *BatchTransitionTasksRequest) (*BatchTransitionTasksResponse, error)
+	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+	// oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+	// as a StartTask would record them). Concurrent claimers never receive the same task and
+	// never wait for each other. With `wait`, the call returns as soon as at least one
+	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+	// call with the same worker and request_id returns the tasks that call claimed and that
+	// are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+	// PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+	// UNAVAILABLE.
+	ClaimTasks(context.Context, *ClaimTasksRequest) (*ClaimTasksResponse, error)
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -541,6 +642,15 @@ func (UnimplementedTaskServiceServer) KillTask(context.Context, *KillTaskRequest
 }
 func (UnimplementedTaskServiceServer) AbandonTask(context.Context, *AbandonTaskRequest) (*AbandonTaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AbandonTask not implemented")
+}
+func (UnimplementedTaskServiceServer) BatchCreateTasks(context.Context, *BatchCreateTasksRequest) (*BatchCreateTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BatchCreateTasks not implemented")
+}
+func (UnimplementedTaskServiceServer) BatchTransitionTasks(context.Context, *BatchTransitionTasksRequest) (*BatchTransitionTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BatchTransitionTasks not implemented")
+}
+func (UnimplementedTaskServiceServer) ClaimTasks(context.Context, *ClaimTasksRequest) (*ClaimTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ClaimTasks not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -844,6 +954,60 @@ func _TaskService_AbandonTask_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_BatchCreateTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BatchCreateTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).BatchCreateTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_BatchCreateTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).BatchCreateTasks(ctx, req.(*BatchCreateTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_BatchTransitionTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BatchTransitionTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).BatchTransitionTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_BatchTransitionTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).BatchTransitionTasks(ctx, req.(*BatchTransitionTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_ClaimTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClaimTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).ClaimTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_ClaimTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).ClaimTasks(ctx, req.(*ClaimTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -910,6 +1074,18 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AbandonTask",
 			Handler:    _TaskService_AbandonTask_Handler,
+		},
+		{
+			MethodName: "BatchCreateTasks",
+			Handler:    _TaskService_BatchCreateTasks_Handler,
+		},
+		{
+			MethodName: "BatchTransitionTasks",
+			Handler:    _TaskService_BatchTransitionTasks_Handler,
+		},
+		{
+			MethodName: "ClaimTasks",
+			Handler:    _TaskService_ClaimTasks_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,6 +1,8 @@
 import datetime
 
 from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.rpc import status_pb2 as _status_pb2
 from tasklife.v1 import task_pb2 as _task_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -50,10 +52,12 @@ class CreateTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class GetTaskRequest(_message.Message):
-    __slots__ = ("task_id",)
+    __slots__ = ("task_id", "as_of")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
     task_id: str
-    def __init__(self, task_id: _Optional[str] = ...) -> None: ...
+    as_of: _timestamp_pb2.Timestamp
+    def __init__(self, task_id: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetTaskResponse(_message.Message):
     __slots__ = ("task",)
@@ -62,7 +66,7 @@ class GetTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ...) -> None: ...
 
 class ListTasksRequest(_message.Message):
-    __slots__ = ("page_size", "page_token", "states", "labels", "namespaces")
+    __slots__ = ("page_size", "page_token", "states", "labels", "namespaces", "as_of")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -75,12 +79,14 @@ class ListTasksRequest(_message.Message):
     STATES_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
     NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
     states: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskState]
     labels: _containers.ScalarMap[str, str]
     namespaces: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., namespaces: _Optional[_Iterable[str]] = ...) -> None: ...
+    as_of: _timestamp_pb2.Timestamp
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., namespaces: _Optional[_Iterable[str]] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListTasksResponse(_message.Message):
     __slots__ = ("tasks", "next_page_token")
@@ -91,14 +97,18 @@ class ListTasksResponse(_message.Message):
     def __init__(self, tasks: _Optional[_Iterable[_Union[_task_pb2.Task, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ListTaskEventsRequest(_message.Message):
-    __slots__ = ("task_id", "page_size", "page_token")
+    __slots__ = ("task_id", "page_size", "page_token", "start_time", "end_time")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     page_size: int
     page_token: str
-    def __init__(self, task_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    def __init__(self, task_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListTaskEventsResponse(_message.Message):
     __slots__ = ("events", "next_page_token")
@@ -430,3 +440,106 @@ class AbandonTaskResponse(_message.Message):
     task: _task_pb2.Task
     event: _task_pb2.TaskEvent
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
+
+class BatchCreateTasksRequest(_message.Message):
+    __slots__ = ("requests",)
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    requests: _containers.RepeatedCompositeFieldContainer[CreateTaskRequest]
+    def __init__(self, requests: _Optional[_Iterable[_Union[CreateTaskRequest, _Mapping]]] = ...) -> None: ...
+
+class BatchCreateTasksResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[BatchCreateTasksResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[BatchCreateTasksResult, _Mapping]]] = ...) -> None: ...
+
+class BatchCreateTasksResult(_message.Message):
+    __slots__ = ("task", "event", "error")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    error: _status_pb2.Status
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ..., error: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
+
+class BatchTransitionTasksRequest(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[BatchTransitionTasksItem]
+    def __init__(self, items: _Optional[_Iterable[_Union[BatchTransitionTasksItem, _Mapping]]] = ...) -> None: ...
+
+class BatchTransitionTasksItem(_message.Message):
+    __slots__ = ("enqueue", "start", "complete", "fail", "retry", "pause", "resume", "kill", "abandon")
+    ENQUEUE_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    FAIL_FIELD_NUMBER: _ClassVar[int]
+    RETRY_FIELD_NUMBER: _ClassVar[int]
+    PAUSE_FIELD_NUMBER: _ClassVar[int]
+    RESUME_FIELD_NUMBER: _ClassVar[int]
+    KILL_FIELD_NUMBER: _ClassVar[int]
+    ABANDON_FIELD_NUMBER: _ClassVar[int]
+    enqueue: EnqueueTaskRequest
+    start: StartTaskRequest
+    complete: CompleteTaskRequest
+    fail: FailTaskRequest
+    retry: RetryTaskRequest
+    pause: PauseTaskRequest
+    resume: ResumeTaskRequest
+    kill: KillTaskRequest
+    abandon: AbandonTaskRequest
+    def __init__(self, enqueue: _Optional[_Union[EnqueueTaskRequest, _Mapping]] = ..., start: _Optional[_Union[StartTaskRequest, _Mapping]] = ..., complete: _Optional[_Union[CompleteTaskRequest, _Mapping]] = ..., fail: _Optional[_Union[FailTaskRequest, _Mapping]] = ..., retry: _Optional[_Union[RetryTaskRequest, _Mapping]] = ..., pause: _Optional[_Union[PauseTaskRequest, _Mapping]] = ..., resume: _Optional[_Union[ResumeTaskRequest, _Mapping]] = ..., kill: _Optional[_Union[KillTaskRequest, _Mapping]] = ..., abandon: _Optional[_Union[AbandonTaskRequest, _Mapping]] = ...) -> None: ...
+
+class BatchTransitionTasksResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[BatchTransitionTasksResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[BatchTransitionTasksResult, _Mapping]]] = ...) -> None: ...
+
+class BatchTransitionTasksResult(_message.Message):
+    __slots__ = ("task", "event", "error")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    task: _task_pb2.Task
+    event: _task_pb2.TaskEvent
+    error: _status_pb2.Status
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ..., error: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
+
+class ClaimTasksRequest(_message.Message):
+    __slots__ = ("worker", "lease_duration", "max_tasks", "namespace", "labels", "wait", "request_id", "reason", "operator", "on_behalf_of")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_DURATION_FIELD_NUMBER: _ClassVar[int]
+    MAX_TASKS_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
+    worker: str
+    lease_duration: _duration_pb2.Duration
+    max_tasks: int
+    namespace: str
+    labels: _containers.ScalarMap[str, str]
+    wait: _duration_pb2.Duration
+    request_id: str
+    reason: str
+    operator: str
+    on_behalf_of: str
+    def __init__(self, worker: _Optional[str] = ..., lease_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_tasks: _Optional[int] = ..., namespace: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., wait: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
+
+class ClaimTasksResponse(_message.Message):
+    __slots__ = ("claims",)
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[StartTaskResponse]
+    def __init__(self, claims: _Optional[_Iterable[_Union[StartTaskResponse, _Mapping]]] = ...) -> None: ...

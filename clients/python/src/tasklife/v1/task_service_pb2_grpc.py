@@ -55,8 +55,14 @@ class TaskServiceStub:
     it does not hold the task: its lease expired (the service then failed the task and
     released it), or another worker started it; metadata `task_id`, `worker`,
     `lease_holder` (empty when nobody holds it) and `current_state`.
-    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-    is no longer retained; metadata `cursor` (its first 64 characters).
+    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+    ListTaskEvents page_token points into history) that is no longer retained: the
+    history it points into was dropped by --history-retention; metadata `cursor` (its
+    first 64 characters).
+    - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+    the history the server keeps (--history-retention); metadata `retained_since`.
+    - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+    metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
     reconnect (to any replica) with the last cursor received.
     - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -163,6 +169,21 @@ class TaskServiceStub:
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.AbandonTaskRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.AbandonTaskResponse.FromString,
                 _registered_method=True)
+        self.BatchCreateTasks = channel.unary_unary(
+                '/tasklife.v1.TaskService/BatchCreateTasks',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.BatchCreateTasksRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.BatchCreateTasksResponse.FromString,
+                _registered_method=True)
+        self.BatchTransitionTasks = channel.unary_unary(
+                '/tasklife.v1.TaskService/BatchTransitionTasks',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksResponse.FromString,
+                _registered_method=True)
+        self.ClaimTasks = channel.unary_unary(
+                '/tasklife.v1.TaskService/ClaimTasks',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.FromString,
+                _registered_method=True)
 
 
 class TaskServiceServicer:
@@ -195,8 +216,14 @@ class TaskServiceServicer:
     it does not hold the task: its lease expired (the service then failed the task and
     released it), or another worker started it; metadata `task_id`, `worker`,
     `lease_holder` (empty when nobody holds it) and `current_state`.
-    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-    is no longer retained; metadata `cursor` (its first 64 characters).
+    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+    ListTaskEvents page_token points into history) that is no longer retained: the
+    history it points into was dropped by --history-retention; metadata `cursor` (its
+    first 64 characters).
+    - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+    the history the server keeps (--history-retention); metadata `retained_since`.
+    - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+    metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
     reconnect (to any replica) with the last cursor received.
     - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -375,6 +402,49 @@ class TaskServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BatchCreateTasks(self, request, context):
+        """Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+        answered exactly as CreateTask would answer it; items are independent: a refused item
+        writes nothing and neither undoes nor delays the others. The results are in request
+        order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+        of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+        1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BatchTransitionTasks(self, request, context):
+        """Applies up to 1000 transitions in one call. Each item is one of the transition
+        requests above, reused as it is, and is answered exactly as its single RPC would
+        answer it: its task and event, or a google.rpc.Status with the same code, message and
+        details. Items are independent: a refused item writes nothing and neither undoes nor
+        delays the others. Two items for the same task are applied in request order. The
+        results are in request order. A caller may send the batch if it holds any role that
+        grants a transition; an item whose action its roles do not grant is answered
+        PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+        INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+        UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ClaimTasks(self, request, context):
+        """Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+        oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+        as a StartTask would record them). Concurrent claimers never receive the same task and
+        never wait for each other. With `wait`, the call returns as soon as at least one
+        matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+        call with the same worker and request_id returns the tasks that call claimed and that
+        are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+        PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+        UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TaskServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -458,6 +528,21 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.AbandonTaskRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.AbandonTaskResponse.SerializeToString,
             ),
+            'BatchCreateTasks': grpc.unary_unary_rpc_method_handler(
+                    servicer.BatchCreateTasks,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.BatchCreateTasksRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.BatchCreateTasksResponse.SerializeToString,
+            ),
+            'BatchTransitionTasks': grpc.unary_unary_rpc_method_handler(
+                    servicer.BatchTransitionTasks,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksResponse.SerializeToString,
+            ),
+            'ClaimTasks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimTasks,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'tasklife.v1.TaskService', rpc_method_handlers)
@@ -496,8 +581,14 @@ class TaskService:
     it does not hold the task: its lease expired (the service then failed the task and
     released it), or another worker started it; metadata `task_id`, `worker`,
     `lease_holder` (empty when nobody holds it) and `current_state`.
-    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-    is no longer retained; metadata `cursor` (its first 64 characters).
+    - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+    ListTaskEvents page_token points into history) that is no longer retained: the
+    history it points into was dropped by --history-retention; metadata `cursor` (its
+    first 64 characters).
+    - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+    the history the server keeps (--history-retention); metadata `retained_since`.
+    - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+    metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
     - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
     reconnect (to any replica) with the last cursor received.
     - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -940,6 +1031,87 @@ class TaskService:
             '/tasklife.v1.TaskService/AbandonTask',
             tasklife_dot_v1_dot_task__service__pb2.AbandonTaskRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.AbandonTaskResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BatchCreateTasks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/BatchCreateTasks',
+            tasklife_dot_v1_dot_task__service__pb2.BatchCreateTasksRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.BatchCreateTasksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BatchTransitionTasks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/BatchTransitionTasks',
+            tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimTasks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/ClaimTasks',
+            tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.FromString,
             options,
             channel_credentials,
             insecure,

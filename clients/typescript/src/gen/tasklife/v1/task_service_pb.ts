@@ -4,8 +4,10 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Duration } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Status } from "../../google/rpc/status_pb.js";
+import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
 import type { RetryPolicy, StateKind, Task, TaskAction, TaskEvent, TaskState } from "./task_pb.js";
 import { file_tasklife_v1_task } from "./task_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tasklife/v1/task_service.proto.
  */
 export const file_tasklife_v1_task_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch50YXNrbGlmZS92MS90YXNrX3NlcnZpY2UucHJvdG8SC3Rhc2tsaWZlLnYxIsYCChFDcmVhdGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEjoKBmxhYmVscxgCIAMoCzIqLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXF1ZXN0LkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YAyADKAkSEAoIcmVydW5fb2YYBCABKAkSLgoMcmV0cnlfcG9saWN5GAUgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSDgoGcmVhc29uGAYgASgJEhAKCG9wZXJhdG9yGAcgASgJEhQKDGF1dG9fZW5xdWV1ZRgIIAEoCBIRCgluYW1lc3BhY2UYCSABKAkSFAoMb25fYmVoYWxmX29mGAogASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiXAoSQ3JlYXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IiEKDkdldFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkiMgoPR2V0VGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrIt8BChBMaXN0VGFza3NSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEiYKBnN0YXRlcxgDIAMoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRI5CgZsYWJlbHMYBCADKAsyKS50YXNrbGlmZS52MS5MaXN0VGFza3NSZXF1ZXN0LkxhYmVsc0VudHJ5EhIKCm5hbWVzcGFjZXMYBSADKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJOChFMaXN0VGFza3NSZXNwb25zZRIgCgV0YXNrcxgBIAMoCzIRLnRhc2tsaWZlLnYxLlRhc2sSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk8KFUxpc3RUYXNrRXZlbnRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlkKFkxpc3RUYXNrRXZlbnRzUmVzcG9uc2USJgoGZXZlbnRzGAEgAygLMhYudGFza2xpZmUudjEuVGFza0V2ZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLHAgoWV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdBIWCgxhZnRlcl9jdXJzb3IYASABKAlIABIYCg5mcm9tX2JlZ2lubmluZxgCIAEoCEgAEhAKCHRhc2tfaWRzGAMgAygJEiYKBnN0YXRlcxgEIAMoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRI/CgZsYWJlbHMYBSADKAsyLy50YXNrbGlmZS52MS5XYXRjaFRhc2tFdmVudHNSZXF1ZXN0LkxhYmVsc0VudHJ5EjQKEXByb2dyZXNzX2ludGVydmFsGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhIKCm5hbWVzcGFjZXMYByADKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVzdGFydCJRChdXYXRjaFRhc2tFdmVudHNSZXNwb25zZRImCgZldmVudHMYASADKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQSDgoGY3Vyc29yGAIgASgJImYKEEhlYXJ0YmVhdFJlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIOCgZ3b3JrZXIYAiABKAkSMQoObGVhc2VfZHVyYXRpb24YAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iNAoRSGVhcnRiZWF0UmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2siGAoWR2V0U3RhdGVNYWNoaW5lUmVxdWVzdCKnAQoXR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USLQoGc3RhdGVzGAEgAygLMh0udGFza2xpZmUudjEuU3RhdGVEZXNjcmlwdGlvbhIvCgdhY3Rpb25zGAIgAygLMh4udGFza2xpZmUudjEuQWN0aW9uRGVzY3JpcHRpb24SLAoLdHJhbnNpdGlvbnMYAyADKAsyFy50YXNrbGlmZS52MS5UcmFuc2l0aW9uIroBChBTdGF0ZURlc2NyaXB0aW9uEiUKBXN0YXRlGAEgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEiQKBGtpbmQYAiABKA4yFi50YXNrbGlmZS52MS5TdGF0ZUtpbmQSEwoLZGVzY3JpcHRpb24YAyABKAkSEgoKZW50ZXJlZF9ieRgEIAEoCRIwCg9hbGxvd2VkX2FjdGlvbnMYBSADKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uIqMBChFBY3Rpb25EZXNjcmlwdGlvbhInCgZhY3Rpb24YASABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEg4KBm1ldGhvZBgCIAEoCRIrCgtmcm9tX3N0YXRlcxgDIAMoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIoCgh0b19zdGF0ZRgEIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZSKLAQoKVHJhbnNpdGlvbhIqCgpmcm9tX3N0YXRlGAEgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEicKBmFjdGlvbhgCIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SKAoIdG9fc3RhdGUYAyABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUipQEKEkVucXVldWVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iXQoTRW5xdWV1ZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCLmAQoQU3RhcnRUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIOCgZ3b3JrZXIYBiABKAkSMQoObGVhc2VfZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMb25fYmVoYWxmX29mGAggASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIlsKEVN0YXJ0VGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IrYBChNDb21wbGV0ZVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEg4KBndvcmtlchgGIAEoCRIUCgxvbl9iZWhhbGZfb2YYByABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iXgoUQ29tcGxldGVUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQisgEKD0ZhaWxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIOCgZ3b3JrZXIYBiABKAkSFAoMb25fYmVoYWxmX29mGAcgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIloKEEZhaWxUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQiowEKEFJldHJ5VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIlsKEVJldHJ5VGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IqMBChBQYXVzZVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFQYXVzZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKkAQoRUmVzdW1lVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIlwKElJlc3VtZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKiAQoPS2lsbFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJaChBLaWxsVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IqUBChJBYmFuZG9uVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIl0KE0FiYW5kb25UYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQykQoKC1Rhc2tTZXJ2aWNlEk0KCkNyZWF0ZVRhc2sSHi50YXNrbGlmZS52MS5DcmVhdGVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXNwb25zZRJECgdHZXRUYXNrEhsudGFza2xpZmUudjEuR2V0VGFza1JlcXVlc3QaHC50YXNrbGlmZS52MS5HZXRUYXNrUmVzcG9uc2USSgoJTGlzdFRhc2tzEh0udGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdBoeLnRhc2tsaWZlLnYxLkxpc3RUYXNrc1Jlc3BvbnNlElkKDkxpc3RUYXNrRXZlbnRzEiIudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXF1ZXN0GiMudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXNwb25zZRJcCg9HZXRTdGF0ZU1hY2hpbmUSIy50YXNrbGlmZS52MS5HZXRTdGF0ZU1hY2hpbmVSZXF1ZXN0GiQudGFza2xpZmUudjEuR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USXgoPV2F0Y2hUYXNrRXZlbnRzEiMudGFza2xpZmUudjEuV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdBokLnRhc2tsaWZlLnYxLldhdGNoVGFza0V2ZW50c1Jlc3BvbnNlMAESSgoJSGVhcnRiZWF0Eh0udGFza2xpZmUudjEuSGVhcnRiZWF0UmVxdWVzdBoeLnRhc2tsaWZlLnYxLkhlYXJ0YmVhdFJlc3BvbnNlElAKC0VucXVldWVUYXNrEh8udGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXF1ZXN0GiAudGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXNwb25zZRJKCglTdGFydFRhc2sSHS50YXNrbGlmZS52MS5TdGFydFRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuU3RhcnRUYXNrUmVzcG9uc2USUwoMQ29tcGxldGVUYXNrEiAudGFza2xpZmUudjEuQ29tcGxldGVUYXNrUmVxdWVzdBohLnRhc2tsaWZlLnYxLkNvbXBsZXRlVGFza1Jlc3BvbnNlEkcKCEZhaWxUYXNrEhwudGFza2xpZmUudjEuRmFpbFRhc2tSZXF1ZXN0Gh0udGFza2xpZmUudjEuRmFpbFRhc2tSZXNwb25zZRJKCglSZXRyeVRhc2sSHS50YXNrbGlmZS52MS5SZXRyeVRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuUmV0cnlUYXNrUmVzcG9uc2USSgoJUGF1c2VUYXNrEh0udGFza2xpZmUudjEuUGF1c2VUYXNrUmVxdWVzdBoeLnRhc2tsaWZlLnYxLlBhdXNlVGFza1Jlc3BvbnNlEk0KClJlc3VtZVRhc2sSHi50YXNrbGlmZS52MS5SZXN1bWVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLlJlc3VtZVRhc2tSZXNwb25zZRJHCghLaWxsVGFzaxIcLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVxdWVzdBodLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVzcG9uc2USUAoLQWJhbmRvblRhc2sSHy50YXNrbGlmZS52MS5BYmFuZG9uVGFza1JlcXVlc3QaIC50YXNrbGlmZS52MS5BYmFuZG9uVGFza1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_tasklife_v1_task]);
+  fileDesc("Ch50YXNrbGlmZS92MS90YXNrX3NlcnZpY2UucHJvdG8SC3Rhc2tsaWZlLnYxIsYCChFDcmVhdGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEjoKBmxhYmVscxgCIAMoCzIqLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXF1ZXN0LkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YAyADKAkSEAoIcmVydW5fb2YYBCABKAkSLgoMcmV0cnlfcG9saWN5GAUgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSDgoGcmVhc29uGAYgASgJEhAKCG9wZXJhdG9yGAcgASgJEhQKDGF1dG9fZW5xdWV1ZRgIIAEoCBIRCgluYW1lc3BhY2UYCSABKAkSFAoMb25fYmVoYWxmX29mGAogASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiXAoSQ3JlYXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IkwKDkdldFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSKQoFYXNfb2YYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjIKD0dldFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzayKKAgoQTGlzdFRhc2tzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRImCgZzdGF0ZXMYAyADKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSOQoGbGFiZWxzGAQgAygLMikudGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdC5MYWJlbHNFbnRyeRISCgpuYW1lc3BhY2VzGAUgAygJEikKBWFzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIk4KEUxpc3RUYXNrc1Jlc3BvbnNlEiAKBXRhc2tzGAEgAygLMhEudGFza2xpZmUudjEuVGFzaxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkirQEKFUxpc3RUYXNrRXZlbnRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJEi4KCnN0YXJ0X3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChZMaXN0VGFza0V2ZW50c1Jlc3BvbnNlEiYKBmV2ZW50cxgBIAMoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixwIKFldhdGNoVGFza0V2ZW50c1JlcXVlc3QSFgoMYWZ0ZXJfY3Vyc29yGAEgASgJSAASGAoOZnJvbV9iZWdpbm5pbmcYAiABKAhIABIQCgh0YXNrX2lkcxgDIAMoCRImCgZzdGF0ZXMYBCADKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSPwoGbGFiZWxzGAUgAygLMi8udGFza2xpZmUudjEuV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdC5MYWJlbHNFbnRyeRI0ChFwcm9ncmVzc19pbnRlcnZhbBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpuYW1lc3BhY2VzGAcgAygJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFc3RhcnQiUQoXV2F0Y2hUYXNrRXZlbnRzUmVzcG9uc2USJgoGZXZlbnRzGAEgAygLMhYudGFza2xpZmUudjEuVGFza0V2ZW50Eg4KBmN1cnNvchgCIAEoCSJmChBIZWFydGJlYXRSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDgoGd29ya2VyGAIgASgJEjEKDmxlYXNlX2R1cmF0aW9uGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIjQKEUhlYXJ0YmVhdFJlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrIhgKFkdldFN0YXRlTWFjaGluZVJlcXVlc3QipwEKF0dldFN0YXRlTWFjaGluZVJlc3BvbnNlEi0KBnN0YXRlcxgBIAMoCzIdLnRhc2tsaWZlLnYxLlN0YXRlRGVzY3JpcHRpb24SLwoHYWN0aW9ucxgCIAMoCzIeLnRhc2tsaWZlLnYxLkFjdGlvbkRlc2NyaXB0aW9uEiwKC3RyYW5zaXRpb25zGAMgAygLMhcudGFza2xpZmUudjEuVHJhbnNpdGlvbiK6AQoQU3RhdGVEZXNjcmlwdGlvbhIlCgVzdGF0ZRgBIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIkCgRraW5kGAIgASgOMhYudGFza2xpZmUudjEuU3RhdGVLaW5kEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhIKCmVudGVyZWRfYnkYBCABKAkSMAoPYWxsb3dlZF9hY3Rpb25zGAUgAygOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbiKjAQoRQWN0aW9uRGVzY3JpcHRpb24SJwoGYWN0aW9uGAEgASgOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhIOCgZtZXRob2QYAiABKAkSKwoLZnJvbV9zdGF0ZXMYAyADKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSKAoIdG9fc3RhdGUYBCABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUiiwEKClRyYW5zaXRpb24SKgoKZnJvbV9zdGF0ZRgBIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRInCgZhY3Rpb24YAiABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEigKCHRvX3N0YXRlGAMgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlIqUBChJFbnF1ZXVlVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIl0KE0VucXVldWVUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQi5gEKEFN0YXJ0VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSDgoGd29ya2VyGAYgASgJEjEKDmxlYXNlX2R1cmF0aW9uGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKDG9uX2JlaGFsZl9vZhgIIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFTdGFydFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCK2AQoTQ29tcGxldGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIOCgZ3b3JrZXIYBiABKAkSFAoMb25fYmVoYWxmX29mGAcgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIl4KFENvbXBsZXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IrIBCg9GYWlsVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSDgoGd29ya2VyGAYgASgJEhQKDG9uX2JlaGFsZl9vZhgHIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJaChBGYWlsVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IqMBChBSZXRyeVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFSZXRyeVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKjAQoQUGF1c2VUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWwoRUGF1c2VUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQipAEKEVJlc3VtZVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJcChJSZXN1bWVUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQiogEKD0tpbGxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWgoQS2lsbFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKlAQoSQWJhbmRvblRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJdChNBYmFuZG9uVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IksKF0JhdGNoQ3JlYXRlVGFza3NSZXF1ZXN0EjAKCHJlcXVlc3RzGAEgAygLMh4udGFza2xpZmUudjEuQ3JlYXRlVGFza1JlcXVlc3QiUAoYQmF0Y2hDcmVhdGVUYXNrc1Jlc3BvbnNlEjQKB3Jlc3VsdHMYASADKAsyIy50YXNrbGlmZS52MS5CYXRjaENyZWF0ZVRhc2tzUmVzdWx0IoMBChZCYXRjaENyZWF0ZVRhc2tzUmVzdWx0Eh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50EiEKBWVycm9yGAMgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMiUwobQmF0Y2hUcmFuc2l0aW9uVGFza3NSZXF1ZXN0EjQKBWl0ZW1zGAEgAygLMiUudGFza2xpZmUudjEuQmF0Y2hUcmFuc2l0aW9uVGFza3NJdGVtIuEDChhCYXRjaFRyYW5zaXRpb25UYXNrc0l0ZW0SMgoHZW5xdWV1ZRgBIAEoCzIfLnRhc2tsaWZlLnYxLkVucXVldWVUYXNrUmVxdWVzdEgAEi4KBXN0YXJ0GAIgASgLMh0udGFza2xpZmUudjEuU3RhcnRUYXNrUmVxdWVzdEgAEjQKCGNvbXBsZXRlGAMgASgLMiAudGFza2xpZmUudjEuQ29tcGxldGVUYXNrUmVxdWVzdEgAEiwKBGZhaWwYBCABKAsyHC50YXNrbGlmZS52MS5GYWlsVGFza1JlcXVlc3RIABIuCgVyZXRyeRgFIAEoCzIdLnRhc2tsaWZlLnYxLlJldHJ5VGFza1JlcXVlc3RIABIuCgVwYXVzZRgGIAEoCzIdLnRhc2tsaWZlLnYxLlBhdXNlVGFza1JlcXVlc3RIABIwCgZyZXN1bWUYByABKAsyHi50YXNrbGlmZS52MS5SZXN1bWVUYXNrUmVxdWVzdEgAEiwKBGtpbGwYCCABKAsyHC50YXNrbGlmZS52MS5LaWxsVGFza1JlcXVlc3RIABIyCgdhYmFuZG9uGAkgASgLMh8udGFza2xpZmUudjEuQWJhbmRvblRhc2tSZXF1ZXN0SABCCQoHcmVxdWVzdCJYChxCYXRjaFRyYW5zaXRpb25UYXNrc1Jlc3BvbnNlEjgKB3Jlc3VsdHMYASADKAsyJy50YXNrbGlmZS52MS5CYXRjaFRyYW5zaXRpb25UYXNrc1Jlc3VsdCKHAQoaQmF0Y2hUcmFuc2l0aW9uVGFza3NSZXN1bHQSHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQSIQoFZXJyb3IYAyABKAsyEi5nb29nbGUucnBjLlN0YXR1cyLcAgoRQ2xhaW1UYXNrc1JlcXVlc3QSDgoGd29ya2VyGAEgASgJEjEKDmxlYXNlX2R1cmF0aW9uGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhEKCW1heF90YXNrcxgDIAEoBRIRCgluYW1lc3BhY2UYBCABKAkSOgoGbGFiZWxzGAUgAygLMioudGFza2xpZmUudjEuQ2xhaW1UYXNrc1JlcXVlc3QuTGFiZWxzRW50cnkSJwoEd2FpdBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpyZXF1ZXN0X2lkGAcgASgJEg4KBnJlYXNvbhgIIAEoCRIQCghvcGVyYXRvchgJIAEoCRIUCgxvbl9iZWhhbGZfb2YYCiABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJEChJDbGFpbVRhc2tzUmVzcG9uc2USLgoGY2xhaW1zGAEgAygLMh4udGFza2xpZmUudjEuU3RhcnRUYXNrUmVzcG9uc2UyrgwKC1Rhc2tTZXJ2aWNlEk0KCkNyZWF0ZVRhc2sSHi50YXNrbGlmZS52MS5DcmVhdGVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXNwb25zZRJECgdHZXRUYXNrEhsudGFza2xpZmUudjEuR2V0VGFza1JlcXVlc3QaHC50YXNrbGlmZS52MS5HZXRUYXNrUmVzcG9uc2USSgoJTGlzdFRhc2tzEh0udGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdBoeLnRhc2tsaWZlLnYxLkxpc3RUYXNrc1Jlc3BvbnNlElkKDkxpc3RUYXNrRXZlbnRzEiIudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXF1ZXN0GiMudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXNwb25zZRJcCg9HZXRTdGF0ZU1hY2hpbmUSIy50YXNrbGlmZS52MS5HZXRTdGF0ZU1hY2hpbmVSZXF1ZXN0GiQudGFza2xpZmUudjEuR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USXgoPV2F0Y2hUYXNrRXZlbnRzEiMudGFza2xpZmUudjEuV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdBokLnRhc2tsaWZlLnYxLldhdGNoVGFza0V2ZW50c1Jlc3BvbnNlMAESSgoJSGVhcnRiZWF0Eh0udGFza2xpZmUudjEuSGVhcnRiZWF0UmVxdWVzdBoeLnRhc2tsaWZlLnYxLkhlYXJ0YmVhdFJlc3BvbnNlElAKC0VucXVldWVUYXNrEh8udGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXF1ZXN0GiAudGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXNwb25zZRJKCglTdGFydFRhc2sSHS50YXNrbGlmZS52MS5TdGFydFRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuU3RhcnRUYXNrUmVzcG9uc2USUwoMQ29tcGxldGVUYXNrEiAudGFza2xpZmUudjEuQ29tcGxldGVUYXNrUmVxdWVzdBohLnRhc2tsaWZlLnYxLkNvbXBsZXRlVGFza1Jlc3BvbnNlEkcKCEZhaWxUYXNrEhwudGFza2xpZmUudjEuRmFpbFRhc2tSZXF1ZXN0Gh0udGFza2xpZmUudjEuRmFpbFRhc2tSZXNwb25zZRJKCglSZXRyeVRhc2sSHS50YXNrbGlmZS52MS5SZXRyeVRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuUmV0cnlUYXNrUmVzcG9uc2USSgoJUGF1c2VUYXNrEh0udGFza2xpZmUudjEuUGF1c2VUYXNrUmVxdWVzdBoeLnRhc2tsaWZlLnYxLlBhdXNlVGFza1Jlc3BvbnNlEk0KClJlc3VtZVRhc2sSHi50YXNrbGlmZS52MS5SZXN1bWVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLlJlc3VtZVRhc2tSZXNwb25zZRJHCghLaWxsVGFzaxIcLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVxdWVzdBodLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVzcG9uc2USUAoLQWJhbmRvblRhc2sSHy50YXNrbGlmZS52MS5BYmFuZG9uVGFza1JlcXVlc3QaIC50YXNrbGlmZS52MS5BYmFuZG9uVGFza1Jlc3BvbnNlEl8KEEJhdGNoQ3JlYXRlVGFza3MSJC50YXNrbGlmZS52MS5CYXRjaENyZWF0ZVRhc2tzUmVxdWVzdBolLnRhc2tsaWZlLnYxLkJhdGNoQ3JlYXRlVGFza3NSZXNwb25zZRJrChRCYXRjaFRyYW5zaXRpb25UYXNrcxIoLnRhc2tsaWZlLnYxLkJhdGNoVHJhbnNpdGlvblRhc2tzUmVxdWVzdBopLnRhc2tsaWZlLnYxLkJhdGNoVHJhbnNpdGlvblRhc2tzUmVzcG9uc2USTQoKQ2xhaW1UYXNrcxIeLnRhc2tsaWZlLnYxLkNsYWltVGFza3NSZXF1ZXN0Gh8udGFza2xpZmUudjEuQ2xhaW1UYXNrc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_google_rpc_status, file_tasklife_v1_task]);
 
 /**
  * CreateTaskRequest describes a new task.
@@ -146,6 +148,17 @@ export type GetTaskRequest = Message<"tasklife.v1.GetTaskRequest"> & {
    * @generated from field: string task_id = 1;
    */
   taskId: string;
+
+  /**
+   * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+   * from its history (state, version, worker, attempt, update_time and the lease fields
+   * its events determine); NOT_FOUND if it did not exist yet. History older than the
+   * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+   * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+   *
+   * @generated from field: google.protobuf.Timestamp as_of = 2;
+   */
+  asOf?: Timestamp | undefined;
 };
 
 /**
@@ -220,6 +233,15 @@ export type ListTasksRequest = Message<"tasklife.v1.ListTasksRequest"> & {
    * @generated from field: repeated string namespaces = 5;
    */
   namespaces: string[];
+
+  /**
+   * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+   * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+   * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+   *
+   * @generated from field: google.protobuf.Timestamp as_of = 6;
+   */
+  asOf?: Timestamp | undefined;
 };
 
 /**
@@ -279,12 +301,27 @@ export type ListTaskEventsRequest = Message<"tasklife.v1.ListTaskEventsRequest">
   pageSize: number;
 
   /**
-   * The next_page_token of a previous call for the same task, or empty for the first
-   * page.
+   * The next_page_token of a previous call for the same task and time range, or empty
+   * for the first page.
    *
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
+
+  /**
+   * Only events recorded at or after this instant; unset: from the first event.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 4;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * Only events recorded before this instant; unset: up to the latest event. Must be after
+   * start_time when both are set.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 5;
+   */
+  endTime?: Timestamp | undefined;
 };
 
 /**
@@ -1565,6 +1602,367 @@ export const AbandonTaskResponseSchema: GenMessage<AbandonTaskResponse> = /*@__P
   messageDesc(file_tasklife_v1_task_service, 34);
 
 /**
+ * BatchCreateTasksRequest holds the tasks to create.
+ *
+ * @generated from message tasklife.v1.BatchCreateTasksRequest
+ */
+export type BatchCreateTasksRequest = Message<"tasklife.v1.BatchCreateTasksRequest"> & {
+  /**
+   * 1 to 1000 CreateTask requests, each validated and answered on its own.
+   *
+   * @generated from field: repeated tasklife.v1.CreateTaskRequest requests = 1;
+   */
+  requests: CreateTaskRequest[];
+};
+
+/**
+ * Describes the message tasklife.v1.BatchCreateTasksRequest.
+ * Use `create(BatchCreateTasksRequestSchema)` to create a new message.
+ */
+export const BatchCreateTasksRequestSchema: GenMessage<BatchCreateTasksRequest> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 35);
+
+/**
+ * BatchCreateTasksResponse answers each request, in request order.
+ *
+ * @generated from message tasklife.v1.BatchCreateTasksResponse
+ */
+export type BatchCreateTasksResponse = Message<"tasklife.v1.BatchCreateTasksResponse"> & {
+  /**
+   * One result per request, at the same index.
+   *
+   * @generated from field: repeated tasklife.v1.BatchCreateTasksResult results = 1;
+   */
+  results: BatchCreateTasksResult[];
+};
+
+/**
+ * Describes the message tasklife.v1.BatchCreateTasksResponse.
+ * Use `create(BatchCreateTasksResponseSchema)` to create a new message.
+ */
+export const BatchCreateTasksResponseSchema: GenMessage<BatchCreateTasksResponse> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 36);
+
+/**
+ * BatchCreateTasksResult is one item's outcome: either task and event (as in
+ * CreateTaskResponse), or error.
+ *
+ * @generated from message tasklife.v1.BatchCreateTasksResult
+ */
+export type BatchCreateTasksResult = Message<"tasklife.v1.BatchCreateTasksResult"> & {
+  /**
+   * The created (or, on a retried create, the existing) task; unset when error is set.
+   *
+   * @generated from field: tasklife.v1.Task task = 1;
+   */
+  task?: Task | undefined;
+
+  /**
+   * The task's creation event; unset when error is set.
+   *
+   * @generated from field: tasklife.v1.TaskEvent event = 2;
+   */
+  event?: TaskEvent | undefined;
+
+  /**
+   * Why this item was refused: the code, message and details (google.rpc.ErrorInfo and
+   * the rest) that CreateTask would have returned. Unset when the item succeeded.
+   *
+   * @generated from field: google.rpc.Status error = 3;
+   */
+  error?: Status | undefined;
+};
+
+/**
+ * Describes the message tasklife.v1.BatchCreateTasksResult.
+ * Use `create(BatchCreateTasksResultSchema)` to create a new message.
+ */
+export const BatchCreateTasksResultSchema: GenMessage<BatchCreateTasksResult> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 37);
+
+/**
+ * BatchTransitionTasksRequest holds the transitions to apply.
+ *
+ * @generated from message tasklife.v1.BatchTransitionTasksRequest
+ */
+export type BatchTransitionTasksRequest = Message<"tasklife.v1.BatchTransitionTasksRequest"> & {
+  /**
+   * 1 to 1000 transitions, each validated and answered on its own.
+   *
+   * @generated from field: repeated tasklife.v1.BatchTransitionTasksItem items = 1;
+   */
+  items: BatchTransitionTasksItem[];
+};
+
+/**
+ * Describes the message tasklife.v1.BatchTransitionTasksRequest.
+ * Use `create(BatchTransitionTasksRequestSchema)` to create a new message.
+ */
+export const BatchTransitionTasksRequestSchema: GenMessage<BatchTransitionTasksRequest> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 38);
+
+/**
+ * BatchTransitionTasksItem is one transition: exactly one of the single-RPC requests.
+ *
+ * @generated from message tasklife.v1.BatchTransitionTasksItem
+ */
+export type BatchTransitionTasksItem = Message<"tasklife.v1.BatchTransitionTasksItem"> & {
+  /**
+   * The transition to apply. An item with none set is refused (INVALID_ARGUMENT).
+   *
+   * @generated from oneof tasklife.v1.BatchTransitionTasksItem.request
+   */
+  request: {
+    /**
+     * As EnqueueTask.
+     *
+     * @generated from field: tasklife.v1.EnqueueTaskRequest enqueue = 1;
+     */
+    value: EnqueueTaskRequest;
+    case: "enqueue";
+  } | {
+    /**
+     * As StartTask.
+     *
+     * @generated from field: tasklife.v1.StartTaskRequest start = 2;
+     */
+    value: StartTaskRequest;
+    case: "start";
+  } | {
+    /**
+     * As CompleteTask.
+     *
+     * @generated from field: tasklife.v1.CompleteTaskRequest complete = 3;
+     */
+    value: CompleteTaskRequest;
+    case: "complete";
+  } | {
+    /**
+     * As FailTask.
+     *
+     * @generated from field: tasklife.v1.FailTaskRequest fail = 4;
+     */
+    value: FailTaskRequest;
+    case: "fail";
+  } | {
+    /**
+     * As RetryTask.
+     *
+     * @generated from field: tasklife.v1.RetryTaskRequest retry = 5;
+     */
+    value: RetryTaskRequest;
+    case: "retry";
+  } | {
+    /**
+     * As PauseTask.
+     *
+     * @generated from field: tasklife.v1.PauseTaskRequest pause = 6;
+     */
+    value: PauseTaskRequest;
+    case: "pause";
+  } | {
+    /**
+     * As ResumeTask.
+     *
+     * @generated from field: tasklife.v1.ResumeTaskRequest resume = 7;
+     */
+    value: ResumeTaskRequest;
+    case: "resume";
+  } | {
+    /**
+     * As KillTask.
+     *
+     * @generated from field: tasklife.v1.KillTaskRequest kill = 8;
+     */
+    value: KillTaskRequest;
+    case: "kill";
+  } | {
+    /**
+     * As AbandonTask.
+     *
+     * @generated from field: tasklife.v1.AbandonTaskRequest abandon = 9;
+     */
+    value: AbandonTaskRequest;
+    case: "abandon";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tasklife.v1.BatchTransitionTasksItem.
+ * Use `create(BatchTransitionTasksItemSchema)` to create a new message.
+ */
+export const BatchTransitionTasksItemSchema: GenMessage<BatchTransitionTasksItem> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 39);
+
+/**
+ * BatchTransitionTasksResponse answers each item, in request order.
+ *
+ * @generated from message tasklife.v1.BatchTransitionTasksResponse
+ */
+export type BatchTransitionTasksResponse = Message<"tasklife.v1.BatchTransitionTasksResponse"> & {
+  /**
+   * One result per item, at the same index.
+   *
+   * @generated from field: repeated tasklife.v1.BatchTransitionTasksResult results = 1;
+   */
+  results: BatchTransitionTasksResult[];
+};
+
+/**
+ * Describes the message tasklife.v1.BatchTransitionTasksResponse.
+ * Use `create(BatchTransitionTasksResponseSchema)` to create a new message.
+ */
+export const BatchTransitionTasksResponseSchema: GenMessage<BatchTransitionTasksResponse> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 40);
+
+/**
+ * BatchTransitionTasksResult is one item's outcome: either task and event (as in the
+ * single RPC's response), or error.
+ *
+ * @generated from message tasklife.v1.BatchTransitionTasksResult
+ */
+export type BatchTransitionTasksResult = Message<"tasklife.v1.BatchTransitionTasksResult"> & {
+  /**
+   * The task after the transition (or, on a replayed request_id, as the first call left
+   * it); unset when error is set.
+   *
+   * @generated from field: tasklife.v1.Task task = 1;
+   */
+  task?: Task | undefined;
+
+  /**
+   * The event the transition recorded (or the first call's event); unset when error is
+   * set.
+   *
+   * @generated from field: tasklife.v1.TaskEvent event = 2;
+   */
+  event?: TaskEvent | undefined;
+
+  /**
+   * Why this item was refused: the code, message and details that the single RPC would
+   * have returned. Unset when the item succeeded.
+   *
+   * @generated from field: google.rpc.Status error = 3;
+   */
+  error?: Status | undefined;
+};
+
+/**
+ * Describes the message tasklife.v1.BatchTransitionTasksResult.
+ * Use `create(BatchTransitionTasksResultSchema)` to create a new message.
+ */
+export const BatchTransitionTasksResultSchema: GenMessage<BatchTransitionTasksResult> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 41);
+
+/**
+ * ClaimTasksRequest says who claims work, how much, and which.
+ *
+ * @generated from message tasklife.v1.ClaimTasksRequest
+ */
+export type ClaimTasksRequest = Message<"tasklife.v1.ClaimTasksRequest"> & {
+  /**
+   * The worker that will run the claimed tasks, as StartTaskRequest.worker. Required.
+   *
+   * @generated from field: string worker = 1;
+   */
+  worker: string;
+
+  /**
+   * The lease each claimed task gets, as StartTaskRequest.lease_duration; unset: no lease.
+   *
+   * @generated from field: google.protobuf.Duration lease_duration = 2;
+   */
+  leaseDuration?: Duration | undefined;
+
+  /**
+   * At most this many tasks, 1 to 1000. Required.
+   *
+   * @generated from field: int32 max_tasks = 3;
+   */
+  maxTasks: number;
+
+  /**
+   * Only tasks in this namespace; empty: every namespace the caller reaches.
+   *
+   * @generated from field: string namespace = 4;
+   */
+  namespace: string;
+
+  /**
+   * Only tasks carrying every one of these labels with exactly these values.
+   *
+   * @generated from field: map<string, string> labels = 5;
+   */
+  labels: { [key: string]: string };
+
+  /**
+   * When no task matches now, wait up to this long (at most 60 s) for one to become
+   * ready; unset or zero: return at once.
+   *
+   * @generated from field: google.protobuf.Duration wait = 6;
+   */
+  wait?: Duration | undefined;
+
+  /**
+   * Idempotency for the claim: see ClaimTasks. Up to 128 characters; also recorded as
+   * each StartTask event's request_id.
+   *
+   * @generated from field: string request_id = 7;
+   */
+  requestId: string;
+
+  /**
+   * Recorded as each StartTask event's reason. Up to 4096 bytes.
+   *
+   * @generated from field: string reason = 8;
+   */
+  reason: string;
+
+  /**
+   * Who claims; the same rules as on the transition requests.
+   *
+   * @generated from field: string operator = 9;
+   */
+  operator: string;
+
+  /**
+   * Who the caller acts for, as on the transition requests.
+   *
+   * @generated from field: string on_behalf_of = 10;
+   */
+  onBehalfOf: string;
+};
+
+/**
+ * Describes the message tasklife.v1.ClaimTasksRequest.
+ * Use `create(ClaimTasksRequestSchema)` to create a new message.
+ */
+export const ClaimTasksRequestSchema: GenMessage<ClaimTasksRequest> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 42);
+
+/**
+ * ClaimTasksResponse holds the claimed tasks, oldest-ready first.
+ *
+ * @generated from message tasklife.v1.ClaimTasksResponse
+ */
+export type ClaimTasksResponse = Message<"tasklife.v1.ClaimTasksResponse"> & {
+  /**
+   * Each claimed task, now RUNNING under the worker, with its StartTask event. Empty when
+   * nothing matched before `wait` passed.
+   *
+   * @generated from field: repeated tasklife.v1.StartTaskResponse claims = 1;
+   */
+  claims: StartTaskResponse[];
+};
+
+/**
+ * Describes the message tasklife.v1.ClaimTasksResponse.
+ * Use `create(ClaimTasksResponseSchema)` to create a new message.
+ */
+export const ClaimTasksResponseSchema: GenMessage<ClaimTasksResponse> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 43);
+
+/**
  * TaskService moves task instances through the lifecycle state machine and keeps their
  * audited history.
  *
@@ -1594,8 +1992,14 @@ export const AbandonTaskResponseSchema: GenMessage<AbandonTaskResponse> = /*@__P
  *   it does not hold the task: its lease expired (the service then failed the task and
  *   released it), or another worker started it; metadata `task_id`, `worker`,
  *   `lease_holder` (empty when nobody holds it) and `current_state`.
- * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
- *   is no longer retained; metadata `cursor` (its first 64 characters).
+ * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+ *   ListTaskEvents page_token points into history) that is no longer retained: the
+ *   history it points into was dropped by --history-retention; metadata `cursor` (its
+ *   first 64 characters).
+ * - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+ *   the history the server keeps (--history-retention); metadata `retained_since`.
+ * - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+ *   metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
  * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
  *   reconnect (to any replica) with the last cursor received.
  * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -1823,6 +2227,58 @@ export const TaskService: GenService<{
     methodKind: "unary";
     input: typeof AbandonTaskRequestSchema;
     output: typeof AbandonTaskResponseSchema;
+  },
+  /**
+   * Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+   * answered exactly as CreateTask would answer it; items are independent: a refused item
+   * writes nothing and neither undoes nor delays the others. The results are in request
+   * order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+   * of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+   * 1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+   *
+   * @generated from rpc tasklife.v1.TaskService.BatchCreateTasks
+   */
+  batchCreateTasks: {
+    methodKind: "unary";
+    input: typeof BatchCreateTasksRequestSchema;
+    output: typeof BatchCreateTasksResponseSchema;
+  },
+  /**
+   * Applies up to 1000 transitions in one call. Each item is one of the transition
+   * requests above, reused as it is, and is answered exactly as its single RPC would
+   * answer it: its task and event, or a google.rpc.Status with the same code, message and
+   * details. Items are independent: a refused item writes nothing and neither undoes nor
+   * delays the others. Two items for the same task are applied in request order. The
+   * results are in request order. A caller may send the batch if it holds any role that
+   * grants a transition; an item whose action its roles do not grant is answered
+   * PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+   * INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+   * UNAVAILABLE.
+   *
+   * @generated from rpc tasklife.v1.TaskService.BatchTransitionTasks
+   */
+  batchTransitionTasks: {
+    methodKind: "unary";
+    input: typeof BatchTransitionTasksRequestSchema;
+    output: typeof BatchTransitionTasksResponseSchema;
+  },
+  /**
+   * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+   * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+   * as a StartTask would record them). Concurrent claimers never receive the same task and
+   * never wait for each other. With `wait`, the call returns as soon as at least one
+   * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+   * call with the same worker and request_id returns the tasks that call claimed and that
+   * are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+   * PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+   * UNAVAILABLE.
+   *
+   * @generated from rpc tasklife.v1.TaskService.ClaimTasks
+   */
+  claimTasks: {
+    methodKind: "unary";
+    input: typeof ClaimTasksRequestSchema;
+    output: typeof ClaimTasksResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tasklife_v1_task_service, 0);

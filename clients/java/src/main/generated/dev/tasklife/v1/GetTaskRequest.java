@@ -53,6 +53,7 @@ private static final long serialVersionUID = 0L;
             dev.tasklife.v1.GetTaskRequest.class, dev.tasklife.v1.GetTaskRequest.Builder.class);
   }
 
+  private int bitField0_;
   public static final int TASK_ID_FIELD_NUMBER = 1;
   @SuppressWarnings("serial")
   private volatile java.lang.Object taskId_ = "";
@@ -100,6 +101,56 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int AS_OF_FIELD_NUMBER = 2;
+  private com.google.protobuf.Timestamp asOf_;
+  /**
+   * <pre>
+   * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+   * from its history (state, version, worker, attempt, update_time and the lease fields
+   * its events determine); NOT_FOUND if it did not exist yet. History older than the
+   * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+   * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+   * @return Whether the asOf field is set.
+   */
+  @java.lang.Override
+  public boolean hasAsOf() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+   * from its history (state, version, worker, attempt, update_time and the lease fields
+   * its events determine); NOT_FOUND if it did not exist yet. History older than the
+   * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+   * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+   * @return The asOf.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getAsOf() {
+    return asOf_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
+  }
+  /**
+   * <pre>
+   * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+   * from its history (state, version, worker, attempt, update_time and the lease fields
+   * its events determine); NOT_FOUND if it did not exist yet. History older than the
+   * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+   * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getAsOfOrBuilder() {
+    return asOf_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -117,12 +168,19 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(taskId_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 1, taskId_);
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(2, getAsOf());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
     int size = 0;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(taskId_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(1, taskId_);
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(2, getAsOf());
     }
     return size;
   }
@@ -150,6 +208,11 @@ private static final long serialVersionUID = 0L;
 
     if (!getTaskId()
         .equals(other.getTaskId())) return false;
+    if (hasAsOf() != other.hasAsOf()) return false;
+    if (hasAsOf()) {
+      if (!getAsOf()
+          .equals(other.getAsOf())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -163,6 +226,10 @@ private static final long serialVersionUID = 0L;
     hash = (19 * hash) + getDescriptor().hashCode();
     hash = (37 * hash) + TASK_ID_FIELD_NUMBER;
     hash = (53 * hash) + getTaskId().hashCode();
+    if (hasAsOf()) {
+      hash = (37 * hash) + AS_OF_FIELD_NUMBER;
+      hash = (53 * hash) + getAsOf().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -286,19 +353,30 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.tasklife.v1.GetTaskRequest.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetAsOfFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
       super.clear();
       bitField0_ = 0;
       taskId_ = "";
+      asOf_ = null;
+      if (asOfBuilder_ != null) {
+        asOfBuilder_.dispose();
+        asOfBuilder_ = null;
+      }
       return this;
     }
 
@@ -335,6 +413,14 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000001) != 0)) {
         result.taskId_ = taskId_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.asOf_ = asOfBuilder_ == null
+            ? asOf_
+            : asOfBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -353,6 +439,9 @@ private static final long serialVersionUID = 0L;
         taskId_ = other.taskId_;
         bitField0_ |= 0x00000001;
         onChanged();
+      }
+      if (other.hasAsOf()) {
+        mergeAsOf(other.getAsOf());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -383,6 +472,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 18: {
+              input.readMessage(
+                  internalGetAsOfFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 18
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -490,6 +586,197 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000001;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Timestamp asOf_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> asOfBuilder_;
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     * @return Whether the asOf field is set.
+     */
+    public boolean hasAsOf() {
+      return ((bitField0_ & 0x00000002) != 0);
+    }
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     * @return The asOf.
+     */
+    public com.google.protobuf.Timestamp getAsOf() {
+      if (asOfBuilder_ == null) {
+        return asOf_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
+      } else {
+        return asOfBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     */
+    public Builder setAsOf(com.google.protobuf.Timestamp value) {
+      if (asOfBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        asOf_ = value;
+      } else {
+        asOfBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     */
+    public Builder setAsOf(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (asOfBuilder_ == null) {
+        asOf_ = builderForValue.build();
+      } else {
+        asOfBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     */
+    public Builder mergeAsOf(com.google.protobuf.Timestamp value) {
+      if (asOfBuilder_ == null) {
+        if (((bitField0_ & 0x00000002) != 0) &&
+          asOf_ != null &&
+          asOf_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getAsOfBuilder().mergeFrom(value);
+        } else {
+          asOf_ = value;
+        }
+      } else {
+        asOfBuilder_.mergeFrom(value);
+      }
+      if (asOf_ != null) {
+        bitField0_ |= 0x00000002;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     */
+    public Builder clearAsOf() {
+      bitField0_ = (bitField0_ & ~0x00000002);
+      asOf_ = null;
+      if (asOfBuilder_ != null) {
+        asOfBuilder_.dispose();
+        asOfBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getAsOfBuilder() {
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return internalGetAsOfFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getAsOfOrBuilder() {
+      if (asOfBuilder_ != null) {
+        return asOfBuilder_.getMessageOrBuilder();
+      } else {
+        return asOf_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
+      }
+    }
+    /**
+     * <pre>
+     * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+     * from its history (state, version, worker, attempt, update_time and the lease fields
+     * its events determine); NOT_FOUND if it did not exist yet. History older than the
+     * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+     * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetAsOfFieldBuilder() {
+      if (asOfBuilder_ == null) {
+        asOfBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getAsOf(),
+                getParentForChildren(),
+                isClean());
+        asOf_ = null;
+      }
+      return asOfBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.GetTaskRequest)

@@ -29,4 +29,43 @@ public interface GetTaskRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getTaskIdBytes();
+
+  /**
+   * <pre>
+   * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+   * from its history (state, version, worker, attempt, update_time and the lease fields
+   * its events determine); NOT_FOUND if it did not exist yet. History older than the
+   * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+   * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+   * @return Whether the asOf field is set.
+   */
+  boolean hasAsOf();
+  /**
+   * <pre>
+   * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+   * from its history (state, version, worker, attempt, update_time and the lease fields
+   * its events determine); NOT_FOUND if it did not exist yet. History older than the
+   * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+   * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+   * @return The asOf.
+   */
+  com.google.protobuf.Timestamp getAsOf();
+  /**
+   * <pre>
+   * Unset: the task as it stands now. Set: the task as it stood at that instant, rebuilt
+   * from its history (state, version, worker, attempt, update_time and the lease fields
+   * its events determine); NOT_FOUND if it did not exist yet. History older than the
+   * server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
+   * (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getAsOfOrBuilder();
 }

@@ -54,6 +54,7 @@ private static final long serialVersionUID = 0L;
             dev.tasklife.v1.ListTaskEventsRequest.class, dev.tasklife.v1.ListTaskEventsRequest.Builder.class);
   }
 
+  private int bitField0_;
   public static final int TASK_ID_FIELD_NUMBER = 1;
   @SuppressWarnings("serial")
   private volatile java.lang.Object taskId_ = "";
@@ -122,8 +123,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object pageToken_ = "";
   /**
    * <pre>
-   * The next_page_token of a previous call for the same task, or empty for the first
-   * page.
+   * The next_page_token of a previous call for the same task and time range, or empty
+   * for the first page.
    * </pre>
    *
    * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -144,8 +145,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The next_page_token of a previous call for the same task, or empty for the first
-   * page.
+   * The next_page_token of a previous call for the same task and time range, or empty
+   * for the first page.
    * </pre>
    *
    * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -164,6 +165,85 @@ private static final long serialVersionUID = 0L;
     } else {
       return (com.google.protobuf.ByteString) ref;
     }
+  }
+
+  public static final int START_TIME_FIELD_NUMBER = 4;
+  private com.google.protobuf.Timestamp startTime_;
+  /**
+   * <pre>
+   * Only events recorded at or after this instant; unset: from the first event.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+   * @return Whether the startTime field is set.
+   */
+  @java.lang.Override
+  public boolean hasStartTime() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * Only events recorded at or after this instant; unset: from the first event.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+   * @return The startTime.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getStartTime() {
+    return startTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : startTime_;
+  }
+  /**
+   * <pre>
+   * Only events recorded at or after this instant; unset: from the first event.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getStartTimeOrBuilder() {
+    return startTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : startTime_;
+  }
+
+  public static final int END_TIME_FIELD_NUMBER = 5;
+  private com.google.protobuf.Timestamp endTime_;
+  /**
+   * <pre>
+   * Only events recorded before this instant; unset: up to the latest event. Must be after
+   * start_time when both are set.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+   * @return Whether the endTime field is set.
+   */
+  @java.lang.Override
+  public boolean hasEndTime() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * Only events recorded before this instant; unset: up to the latest event. Must be after
+   * start_time when both are set.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+   * @return The endTime.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getEndTime() {
+    return endTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : endTime_;
+  }
+  /**
+   * <pre>
+   * Only events recorded before this instant; unset: up to the latest event. Must be after
+   * start_time when both are set.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getEndTimeOrBuilder() {
+    return endTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : endTime_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -189,6 +269,12 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(pageToken_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 3, pageToken_);
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(4, getStartTime());
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(5, getEndTime());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -202,6 +288,14 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(pageToken_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(3, pageToken_);
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(4, getStartTime());
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(5, getEndTime());
     }
     return size;
   }
@@ -233,6 +327,16 @@ private static final long serialVersionUID = 0L;
         != other.getPageSize()) return false;
     if (!getPageToken()
         .equals(other.getPageToken())) return false;
+    if (hasStartTime() != other.hasStartTime()) return false;
+    if (hasStartTime()) {
+      if (!getStartTime()
+          .equals(other.getStartTime())) return false;
+    }
+    if (hasEndTime() != other.hasEndTime()) return false;
+    if (hasEndTime()) {
+      if (!getEndTime()
+          .equals(other.getEndTime())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -250,6 +354,14 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getPageSize();
     hash = (37 * hash) + PAGE_TOKEN_FIELD_NUMBER;
     hash = (53 * hash) + getPageToken().hashCode();
+    if (hasStartTime()) {
+      hash = (37 * hash) + START_TIME_FIELD_NUMBER;
+      hash = (53 * hash) + getStartTime().hashCode();
+    }
+    if (hasEndTime()) {
+      hash = (37 * hash) + END_TIME_FIELD_NUMBER;
+      hash = (53 * hash) + getEndTime().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -373,13 +485,20 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.tasklife.v1.ListTaskEventsRequest.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetStartTimeFieldBuilder();
+        internalGetEndTimeFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -388,6 +507,16 @@ private static final long serialVersionUID = 0L;
       taskId_ = "";
       pageSize_ = 0;
       pageToken_ = "";
+      startTime_ = null;
+      if (startTimeBuilder_ != null) {
+        startTimeBuilder_.dispose();
+        startTimeBuilder_ = null;
+      }
+      endTime_ = null;
+      if (endTimeBuilder_ != null) {
+        endTimeBuilder_.dispose();
+        endTimeBuilder_ = null;
+      }
       return this;
     }
 
@@ -430,6 +559,20 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000004) != 0)) {
         result.pageToken_ = pageToken_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000008) != 0)) {
+        result.startTime_ = startTimeBuilder_ == null
+            ? startTime_
+            : startTimeBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.endTime_ = endTimeBuilder_ == null
+            ? endTime_
+            : endTimeBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -456,6 +599,12 @@ private static final long serialVersionUID = 0L;
         pageToken_ = other.pageToken_;
         bitField0_ |= 0x00000004;
         onChanged();
+      }
+      if (other.hasStartTime()) {
+        mergeStartTime(other.getStartTime());
+      }
+      if (other.hasEndTime()) {
+        mergeEndTime(other.getEndTime());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -496,6 +645,20 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 26
+            case 34: {
+              input.readMessage(
+                  internalGetStartTimeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 34
+            case 42: {
+              input.readMessage(
+                  internalGetEndTimeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 42
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -655,8 +818,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object pageToken_ = "";
     /**
      * <pre>
-     * The next_page_token of a previous call for the same task, or empty for the first
-     * page.
+     * The next_page_token of a previous call for the same task and time range, or empty
+     * for the first page.
      * </pre>
      *
      * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -676,8 +839,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The next_page_token of a previous call for the same task, or empty for the first
-     * page.
+     * The next_page_token of a previous call for the same task and time range, or empty
+     * for the first page.
      * </pre>
      *
      * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -698,8 +861,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The next_page_token of a previous call for the same task, or empty for the first
-     * page.
+     * The next_page_token of a previous call for the same task and time range, or empty
+     * for the first page.
      * </pre>
      *
      * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -716,8 +879,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The next_page_token of a previous call for the same task, or empty for the first
-     * page.
+     * The next_page_token of a previous call for the same task and time range, or empty
+     * for the first page.
      * </pre>
      *
      * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -731,8 +894,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The next_page_token of a previous call for the same task, or empty for the first
-     * page.
+     * The next_page_token of a previous call for the same task and time range, or empty
+     * for the first page.
      * </pre>
      *
      * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -747,6 +910,325 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000004;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Timestamp startTime_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> startTimeBuilder_;
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     * @return Whether the startTime field is set.
+     */
+    public boolean hasStartTime() {
+      return ((bitField0_ & 0x00000008) != 0);
+    }
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     * @return The startTime.
+     */
+    public com.google.protobuf.Timestamp getStartTime() {
+      if (startTimeBuilder_ == null) {
+        return startTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : startTime_;
+      } else {
+        return startTimeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     */
+    public Builder setStartTime(com.google.protobuf.Timestamp value) {
+      if (startTimeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        startTime_ = value;
+      } else {
+        startTimeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     */
+    public Builder setStartTime(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (startTimeBuilder_ == null) {
+        startTime_ = builderForValue.build();
+      } else {
+        startTimeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     */
+    public Builder mergeStartTime(com.google.protobuf.Timestamp value) {
+      if (startTimeBuilder_ == null) {
+        if (((bitField0_ & 0x00000008) != 0) &&
+          startTime_ != null &&
+          startTime_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getStartTimeBuilder().mergeFrom(value);
+        } else {
+          startTime_ = value;
+        }
+      } else {
+        startTimeBuilder_.mergeFrom(value);
+      }
+      if (startTime_ != null) {
+        bitField0_ |= 0x00000008;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     */
+    public Builder clearStartTime() {
+      bitField0_ = (bitField0_ & ~0x00000008);
+      startTime_ = null;
+      if (startTimeBuilder_ != null) {
+        startTimeBuilder_.dispose();
+        startTimeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getStartTimeBuilder() {
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return internalGetStartTimeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getStartTimeOrBuilder() {
+      if (startTimeBuilder_ != null) {
+        return startTimeBuilder_.getMessageOrBuilder();
+      } else {
+        return startTime_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : startTime_;
+      }
+    }
+    /**
+     * <pre>
+     * Only events recorded at or after this instant; unset: from the first event.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetStartTimeFieldBuilder() {
+      if (startTimeBuilder_ == null) {
+        startTimeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getStartTime(),
+                getParentForChildren(),
+                isClean());
+        startTime_ = null;
+      }
+      return startTimeBuilder_;
+    }
+
+    private com.google.protobuf.Timestamp endTime_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> endTimeBuilder_;
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     * @return Whether the endTime field is set.
+     */
+    public boolean hasEndTime() {
+      return ((bitField0_ & 0x00000010) != 0);
+    }
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     * @return The endTime.
+     */
+    public com.google.protobuf.Timestamp getEndTime() {
+      if (endTimeBuilder_ == null) {
+        return endTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : endTime_;
+      } else {
+        return endTimeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     */
+    public Builder setEndTime(com.google.protobuf.Timestamp value) {
+      if (endTimeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        endTime_ = value;
+      } else {
+        endTimeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     */
+    public Builder setEndTime(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (endTimeBuilder_ == null) {
+        endTime_ = builderForValue.build();
+      } else {
+        endTimeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     */
+    public Builder mergeEndTime(com.google.protobuf.Timestamp value) {
+      if (endTimeBuilder_ == null) {
+        if (((bitField0_ & 0x00000010) != 0) &&
+          endTime_ != null &&
+          endTime_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getEndTimeBuilder().mergeFrom(value);
+        } else {
+          endTime_ = value;
+        }
+      } else {
+        endTimeBuilder_.mergeFrom(value);
+      }
+      if (endTime_ != null) {
+        bitField0_ |= 0x00000010;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     */
+    public Builder clearEndTime() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      endTime_ = null;
+      if (endTimeBuilder_ != null) {
+        endTimeBuilder_.dispose();
+        endTimeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getEndTimeBuilder() {
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return internalGetEndTimeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getEndTimeOrBuilder() {
+      if (endTimeBuilder_ != null) {
+        return endTimeBuilder_.getMessageOrBuilder();
+      } else {
+        return endTime_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : endTime_;
+      }
+    }
+    /**
+     * <pre>
+     * Only events recorded before this instant; unset: up to the latest event. Must be after
+     * start_time when both are set.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetEndTimeFieldBuilder() {
+      if (endTimeBuilder_ == null) {
+        endTimeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getEndTime(),
+                getParentForChildren(),
+                isClean());
+        endTime_ = null;
+      }
+      return endTimeBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.ListTaskEventsRequest)

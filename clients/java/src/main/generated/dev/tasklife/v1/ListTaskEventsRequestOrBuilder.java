@@ -43,8 +43,8 @@ public interface ListTaskEventsRequestOrBuilder extends
 
   /**
    * <pre>
-   * The next_page_token of a previous call for the same task, or empty for the first
-   * page.
+   * The next_page_token of a previous call for the same task and time range, or empty
+   * for the first page.
    * </pre>
    *
    * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -53,8 +53,8 @@ public interface ListTaskEventsRequestOrBuilder extends
   java.lang.String getPageToken();
   /**
    * <pre>
-   * The next_page_token of a previous call for the same task, or empty for the first
-   * page.
+   * The next_page_token of a previous call for the same task and time range, or empty
+   * for the first page.
    * </pre>
    *
    * <code>string page_token = 3 [json_name = "pageToken"];</code>
@@ -62,4 +62,61 @@ public interface ListTaskEventsRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getPageTokenBytes();
+
+  /**
+   * <pre>
+   * Only events recorded at or after this instant; unset: from the first event.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+   * @return Whether the startTime field is set.
+   */
+  boolean hasStartTime();
+  /**
+   * <pre>
+   * Only events recorded at or after this instant; unset: from the first event.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+   * @return The startTime.
+   */
+  com.google.protobuf.Timestamp getStartTime();
+  /**
+   * <pre>
+   * Only events recorded at or after this instant; unset: from the first event.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp start_time = 4 [json_name = "startTime"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getStartTimeOrBuilder();
+
+  /**
+   * <pre>
+   * Only events recorded before this instant; unset: up to the latest event. Must be after
+   * start_time when both are set.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+   * @return Whether the endTime field is set.
+   */
+  boolean hasEndTime();
+  /**
+   * <pre>
+   * Only events recorded before this instant; unset: up to the latest event. Must be after
+   * start_time when both are set.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+   * @return The endTime.
+   */
+  com.google.protobuf.Timestamp getEndTime();
+  /**
+   * <pre>
+   * Only events recorded before this instant; unset: up to the latest event. Must be after
+   * start_time when both are set.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp end_time = 5 [json_name = "endTime"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getEndTimeOrBuilder();
 }

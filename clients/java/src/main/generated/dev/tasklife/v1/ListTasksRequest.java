@@ -68,6 +68,7 @@ private static final long serialVersionUID = 0L;
             dev.tasklife.v1.ListTasksRequest.class, dev.tasklife.v1.ListTasksRequest.Builder.class);
   }
 
+  private int bitField0_;
   public static final int PAGE_SIZE_FIELD_NUMBER = 1;
   private int pageSize_ = 0;
   /**
@@ -369,6 +370,50 @@ java.lang.String defaultValue) {
     return namespaces_.getByteString(index);
   }
 
+  public static final int AS_OF_FIELD_NUMBER = 6;
+  private com.google.protobuf.Timestamp asOf_;
+  /**
+   * <pre>
+   * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+   * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+   * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+   * @return Whether the asOf field is set.
+   */
+  @java.lang.Override
+  public boolean hasAsOf() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+   * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+   * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+   * @return The asOf.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getAsOf() {
+    return asOf_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
+  }
+  /**
+   * <pre>
+   * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+   * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+   * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getAsOfOrBuilder() {
+    return asOf_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -405,6 +450,9 @@ java.lang.String defaultValue) {
         4);
     for (int i = 0; i < namespaces_.size(); i++) {
       com.google.protobuf.GeneratedMessage.writeString(output, 5, namespaces_.getRaw(i));
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(6, getAsOf());
     }
     getUnknownFields().writeTo(output);
   }
@@ -447,6 +495,10 @@ java.lang.String defaultValue) {
       size += dataSize;
       size += 1 * getNamespacesList().size();
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(6, getAsOf());
+    }
     return size;
   }
   @java.lang.Override
@@ -480,6 +532,11 @@ java.lang.String defaultValue) {
         other.internalGetLabels())) return false;
     if (!getNamespacesList()
         .equals(other.getNamespacesList())) return false;
+    if (hasAsOf() != other.hasAsOf()) return false;
+    if (hasAsOf()) {
+      if (!getAsOf()
+          .equals(other.getAsOf())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -506,6 +563,10 @@ java.lang.String defaultValue) {
     if (getNamespacesCount() > 0) {
       hash = (37 * hash) + NAMESPACES_FIELD_NUMBER;
       hash = (53 * hash) + getNamespacesList().hashCode();
+    }
+    if (hasAsOf()) {
+      hash = (37 * hash) + AS_OF_FIELD_NUMBER;
+      hash = (53 * hash) + getAsOf().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -652,13 +713,19 @@ java.lang.String defaultValue) {
 
     // Construct using dev.tasklife.v1.ListTasksRequest.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetAsOfFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -670,6 +737,11 @@ java.lang.String defaultValue) {
       internalGetMutableLabels().clear();
       namespaces_ =
           com.google.protobuf.LazyStringArrayList.emptyList();
+      asOf_ = null;
+      if (asOfBuilder_ != null) {
+        asOfBuilder_.dispose();
+        asOfBuilder_ = null;
+      }
       return this;
     }
 
@@ -721,6 +793,14 @@ java.lang.String defaultValue) {
         namespaces_.makeImmutable();
         result.namespaces_ = namespaces_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.asOf_ = asOfBuilder_ == null
+            ? asOf_
+            : asOfBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -766,6 +846,9 @@ java.lang.String defaultValue) {
           namespaces_.addAll(other.namespaces_);
         }
         onChanged();
+      }
+      if (other.hasAsOf()) {
+        mergeAsOf(other.getAsOf());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -831,6 +914,13 @@ java.lang.String defaultValue) {
               namespaces_.add(input.readStringRequireUtf8());
               break;
             } // case 42
+            case 50: {
+              input.readMessage(
+                  internalGetAsOfFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1499,6 +1589,179 @@ java.lang.String defaultValue) {
       bitField0_ |= 0x00000010;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Timestamp asOf_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> asOfBuilder_;
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     * @return Whether the asOf field is set.
+     */
+    public boolean hasAsOf() {
+      return ((bitField0_ & 0x00000020) != 0);
+    }
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     * @return The asOf.
+     */
+    public com.google.protobuf.Timestamp getAsOf() {
+      if (asOfBuilder_ == null) {
+        return asOf_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
+      } else {
+        return asOfBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     */
+    public Builder setAsOf(com.google.protobuf.Timestamp value) {
+      if (asOfBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        asOf_ = value;
+      } else {
+        asOfBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     */
+    public Builder setAsOf(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (asOfBuilder_ == null) {
+        asOf_ = builderForValue.build();
+      } else {
+        asOfBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     */
+    public Builder mergeAsOf(com.google.protobuf.Timestamp value) {
+      if (asOfBuilder_ == null) {
+        if (((bitField0_ & 0x00000020) != 0) &&
+          asOf_ != null &&
+          asOf_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getAsOfBuilder().mergeFrom(value);
+        } else {
+          asOf_ = value;
+        }
+      } else {
+        asOfBuilder_.mergeFrom(value);
+      }
+      if (asOf_ != null) {
+        bitField0_ |= 0x00000020;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     */
+    public Builder clearAsOf() {
+      bitField0_ = (bitField0_ & ~0x00000020);
+      asOf_ = null;
+      if (asOfBuilder_ != null) {
+        asOfBuilder_.dispose();
+        asOfBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getAsOfBuilder() {
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return internalGetAsOfFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getAsOfOrBuilder() {
+      if (asOfBuilder_ != null) {
+        return asOfBuilder_.getMessageOrBuilder();
+      } else {
+        return asOf_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
+      }
+    }
+    /**
+     * <pre>
+     * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+     * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+     * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetAsOfFieldBuilder() {
+      if (asOfBuilder_ == null) {
+        asOfBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getAsOf(),
+                getParentForChildren(),
+                isClean());
+        asOf_ = null;
+      }
+      return asOfBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.ListTasksRequest)

@@ -195,4 +195,37 @@ java.lang.String defaultValue);
    */
   com.google.protobuf.ByteString
       getNamespacesBytes(int index);
+
+  /**
+   * <pre>
+   * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+   * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+   * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+   * @return Whether the asOf field is set.
+   */
+  boolean hasAsOf();
+  /**
+   * <pre>
+   * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+   * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+   * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+   * @return The asOf.
+   */
+  com.google.protobuf.Timestamp getAsOf();
+  /**
+   * <pre>
+   * Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
+   * as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
+   * labels and namespaces never change. Same errors as GetTaskRequest.as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getAsOfOrBuilder();
 }

@@ -32,8 +32,14 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  *   it does not hold the task: its lease expired (the service then failed the task and
  *   released it), or another worker started it; metadata `task_id`, `worker`,
  *   `lease_holder` (empty when nobody holds it) and `current_state`.
- * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
- *   is no longer retained; metadata `cursor` (its first 64 characters).
+ * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+ *   ListTaskEvents page_token points into history) that is no longer retained: the
+ *   history it points into was dropped by --history-retention; metadata `cursor` (its
+ *   first 64 characters).
+ * - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+ *   the history the server keeps (--history-retention); metadata `retained_since`.
+ * - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+ *   metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
  * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
  *   reconnect (to any replica) with the last cursor received.
  * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -558,6 +564,99 @@ public final class TaskServiceGrpc {
     return getAbandonTaskMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.BatchCreateTasksRequest,
+      dev.tasklife.v1.BatchCreateTasksResponse> getBatchCreateTasksMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "BatchCreateTasks",
+      requestType = dev.tasklife.v1.BatchCreateTasksRequest.class,
+      responseType = dev.tasklife.v1.BatchCreateTasksResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.BatchCreateTasksRequest,
+      dev.tasklife.v1.BatchCreateTasksResponse> getBatchCreateTasksMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.BatchCreateTasksRequest, dev.tasklife.v1.BatchCreateTasksResponse> getBatchCreateTasksMethod;
+    if ((getBatchCreateTasksMethod = TaskServiceGrpc.getBatchCreateTasksMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getBatchCreateTasksMethod = TaskServiceGrpc.getBatchCreateTasksMethod) == null) {
+          TaskServiceGrpc.getBatchCreateTasksMethod = getBatchCreateTasksMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.BatchCreateTasksRequest, dev.tasklife.v1.BatchCreateTasksResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "BatchCreateTasks"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.BatchCreateTasksRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.BatchCreateTasksResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("BatchCreateTasks"))
+              .build();
+        }
+      }
+    }
+    return getBatchCreateTasksMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.BatchTransitionTasksRequest,
+      dev.tasklife.v1.BatchTransitionTasksResponse> getBatchTransitionTasksMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "BatchTransitionTasks",
+      requestType = dev.tasklife.v1.BatchTransitionTasksRequest.class,
+      responseType = dev.tasklife.v1.BatchTransitionTasksResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.BatchTransitionTasksRequest,
+      dev.tasklife.v1.BatchTransitionTasksResponse> getBatchTransitionTasksMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.BatchTransitionTasksRequest, dev.tasklife.v1.BatchTransitionTasksResponse> getBatchTransitionTasksMethod;
+    if ((getBatchTransitionTasksMethod = TaskServiceGrpc.getBatchTransitionTasksMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getBatchTransitionTasksMethod = TaskServiceGrpc.getBatchTransitionTasksMethod) == null) {
+          TaskServiceGrpc.getBatchTransitionTasksMethod = getBatchTransitionTasksMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.BatchTransitionTasksRequest, dev.tasklife.v1.BatchTransitionTasksResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "BatchTransitionTasks"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.BatchTransitionTasksRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.BatchTransitionTasksResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("BatchTransitionTasks"))
+              .build();
+        }
+      }
+    }
+    return getBatchTransitionTasksMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ClaimTasksRequest,
+      dev.tasklife.v1.ClaimTasksResponse> getClaimTasksMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ClaimTasks",
+      requestType = dev.tasklife.v1.ClaimTasksRequest.class,
+      responseType = dev.tasklife.v1.ClaimTasksResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ClaimTasksRequest,
+      dev.tasklife.v1.ClaimTasksResponse> getClaimTasksMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ClaimTasksRequest, dev.tasklife.v1.ClaimTasksResponse> getClaimTasksMethod;
+    if ((getClaimTasksMethod = TaskServiceGrpc.getClaimTasksMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getClaimTasksMethod = TaskServiceGrpc.getClaimTasksMethod) == null) {
+          TaskServiceGrpc.getClaimTasksMethod = getClaimTasksMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ClaimTasksRequest, dev.tasklife.v1.ClaimTasksResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ClaimTasks"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ClaimTasksRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ClaimTasksResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ClaimTasks"))
+              .build();
+        }
+      }
+    }
+    return getClaimTasksMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -647,8 +746,14 @@ public final class TaskServiceGrpc {
    *   it does not hold the task: its lease expired (the service then failed the task and
    *   released it), or another worker started it; metadata `task_id`, `worker`,
    *   `lease_holder` (empty when nobody holds it) and `current_state`.
-   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-   *   is no longer retained; metadata `cursor` (its first 64 characters).
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+   *   ListTaskEvents page_token points into history) that is no longer retained: the
+   *   history it points into was dropped by --history-retention; metadata `cursor` (its
+   *   first 64 characters).
+   * - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+   *   the history the server keeps (--history-retention); metadata `retained_since`.
+   * - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+   *   metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
    * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -876,6 +981,58 @@ public final class TaskServiceGrpc {
         io.grpc.stub.StreamObserver<dev.tasklife.v1.AbandonTaskResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getAbandonTaskMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+     * answered exactly as CreateTask would answer it; items are independent: a refused item
+     * writes nothing and neither undoes nor delays the others. The results are in request
+     * order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+     * of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+     * 1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+     * </pre>
+     */
+    default void batchCreateTasks(dev.tasklife.v1.BatchCreateTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BatchCreateTasksResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getBatchCreateTasksMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Applies up to 1000 transitions in one call. Each item is one of the transition
+     * requests above, reused as it is, and is answered exactly as its single RPC would
+     * answer it: its task and event, or a google.rpc.Status with the same code, message and
+     * details. Items are independent: a refused item writes nothing and neither undoes nor
+     * delays the others. Two items for the same task are applied in request order. The
+     * results are in request order. A caller may send the batch if it holds any role that
+     * grants a transition; an item whose action its roles do not grant is answered
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+     * INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+     * UNAVAILABLE.
+     * </pre>
+     */
+    default void batchTransitionTasks(dev.tasklife.v1.BatchTransitionTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BatchTransitionTasksResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getBatchTransitionTasksMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * never wait for each other. With `wait`, the call returns as soon as at least one
+     * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+     * call with the same worker and request_id returns the tasks that call claimed and that
+     * are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+     * UNAVAILABLE.
+     * </pre>
+     */
+    default void claimTasks(dev.tasklife.v1.ClaimTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ClaimTasksResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getClaimTasksMethod(), responseObserver);
+    }
   }
 
   /**
@@ -909,8 +1066,14 @@ public final class TaskServiceGrpc {
    *   it does not hold the task: its lease expired (the service then failed the task and
    *   released it), or another worker started it; metadata `task_id`, `worker`,
    *   `lease_holder` (empty when nobody holds it) and `current_state`.
-   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-   *   is no longer retained; metadata `cursor` (its first 64 characters).
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+   *   ListTaskEvents page_token points into history) that is no longer retained: the
+   *   history it points into was dropped by --history-retention; metadata `cursor` (its
+   *   first 64 characters).
+   * - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+   *   the history the server keeps (--history-retention); metadata `retained_since`.
+   * - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+   *   metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
    * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -970,8 +1133,14 @@ public final class TaskServiceGrpc {
    *   it does not hold the task: its lease expired (the service then failed the task and
    *   released it), or another worker started it; metadata `task_id`, `worker`,
    *   `lease_holder` (empty when nobody holds it) and `current_state`.
-   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-   *   is no longer retained; metadata `cursor` (its first 64 characters).
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+   *   ListTaskEvents page_token points into history) that is no longer retained: the
+   *   history it points into was dropped by --history-retention; metadata `cursor` (its
+   *   first 64 characters).
+   * - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+   *   the history the server keeps (--history-retention); metadata `retained_since`.
+   * - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+   *   metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
    * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -1226,6 +1395,61 @@ public final class TaskServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getAbandonTaskMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+     * answered exactly as CreateTask would answer it; items are independent: a refused item
+     * writes nothing and neither undoes nor delays the others. The results are in request
+     * order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+     * of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+     * 1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+     * </pre>
+     */
+    public void batchCreateTasks(dev.tasklife.v1.BatchCreateTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BatchCreateTasksResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getBatchCreateTasksMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Applies up to 1000 transitions in one call. Each item is one of the transition
+     * requests above, reused as it is, and is answered exactly as its single RPC would
+     * answer it: its task and event, or a google.rpc.Status with the same code, message and
+     * details. Items are independent: a refused item writes nothing and neither undoes nor
+     * delays the others. Two items for the same task are applied in request order. The
+     * results are in request order. A caller may send the batch if it holds any role that
+     * grants a transition; an item whose action its roles do not grant is answered
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+     * INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+     * UNAVAILABLE.
+     * </pre>
+     */
+    public void batchTransitionTasks(dev.tasklife.v1.BatchTransitionTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BatchTransitionTasksResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getBatchTransitionTasksMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * never wait for each other. With `wait`, the call returns as soon as at least one
+     * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+     * call with the same worker and request_id returns the tasks that call claimed and that
+     * are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+     * UNAVAILABLE.
+     * </pre>
+     */
+    public void claimTasks(dev.tasklife.v1.ClaimTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ClaimTasksResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getClaimTasksMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1259,8 +1483,14 @@ public final class TaskServiceGrpc {
    *   it does not hold the task: its lease expired (the service then failed the task and
    *   released it), or another worker started it; metadata `task_id`, `worker`,
    *   `lease_holder` (empty when nobody holds it) and `current_state`.
-   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-   *   is no longer retained; metadata `cursor` (its first 64 characters).
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+   *   ListTaskEvents page_token points into history) that is no longer retained: the
+   *   history it points into was dropped by --history-retention; metadata `cursor` (its
+   *   first 64 characters).
+   * - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+   *   the history the server keeps (--history-retention); metadata `retained_since`.
+   * - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+   *   metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
    * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -1501,6 +1731,58 @@ public final class TaskServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getAbandonTaskMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+     * answered exactly as CreateTask would answer it; items are independent: a refused item
+     * writes nothing and neither undoes nor delays the others. The results are in request
+     * order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+     * of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+     * 1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+     * </pre>
+     */
+    public dev.tasklife.v1.BatchCreateTasksResponse batchCreateTasks(dev.tasklife.v1.BatchCreateTasksRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getBatchCreateTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Applies up to 1000 transitions in one call. Each item is one of the transition
+     * requests above, reused as it is, and is answered exactly as its single RPC would
+     * answer it: its task and event, or a google.rpc.Status with the same code, message and
+     * details. Items are independent: a refused item writes nothing and neither undoes nor
+     * delays the others. Two items for the same task are applied in request order. The
+     * results are in request order. A caller may send the batch if it holds any role that
+     * grants a transition; an item whose action its roles do not grant is answered
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+     * INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+     * UNAVAILABLE.
+     * </pre>
+     */
+    public dev.tasklife.v1.BatchTransitionTasksResponse batchTransitionTasks(dev.tasklife.v1.BatchTransitionTasksRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getBatchTransitionTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * never wait for each other. With `wait`, the call returns as soon as at least one
+     * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+     * call with the same worker and request_id returns the tasks that call claimed and that
+     * are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+     * UNAVAILABLE.
+     * </pre>
+     */
+    public dev.tasklife.v1.ClaimTasksResponse claimTasks(dev.tasklife.v1.ClaimTasksRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getClaimTasksMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -1534,8 +1816,14 @@ public final class TaskServiceGrpc {
    *   it does not hold the task: its lease expired (the service then failed the task and
    *   released it), or another worker started it; metadata `task_id`, `worker`,
    *   `lease_holder` (empty when nobody holds it) and `current_state`.
-   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-   *   is no longer retained; metadata `cursor` (its first 64 characters).
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+   *   ListTaskEvents page_token points into history) that is no longer retained: the
+   *   history it points into was dropped by --history-retention; metadata `cursor` (its
+   *   first 64 characters).
+   * - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+   *   the history the server keeps (--history-retention); metadata `retained_since`.
+   * - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+   *   metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
    * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -1775,6 +2063,58 @@ public final class TaskServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getAbandonTaskMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+     * answered exactly as CreateTask would answer it; items are independent: a refused item
+     * writes nothing and neither undoes nor delays the others. The results are in request
+     * order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+     * of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+     * 1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+     * </pre>
+     */
+    public dev.tasklife.v1.BatchCreateTasksResponse batchCreateTasks(dev.tasklife.v1.BatchCreateTasksRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getBatchCreateTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Applies up to 1000 transitions in one call. Each item is one of the transition
+     * requests above, reused as it is, and is answered exactly as its single RPC would
+     * answer it: its task and event, or a google.rpc.Status with the same code, message and
+     * details. Items are independent: a refused item writes nothing and neither undoes nor
+     * delays the others. Two items for the same task are applied in request order. The
+     * results are in request order. A caller may send the batch if it holds any role that
+     * grants a transition; an item whose action its roles do not grant is answered
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+     * INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+     * UNAVAILABLE.
+     * </pre>
+     */
+    public dev.tasklife.v1.BatchTransitionTasksResponse batchTransitionTasks(dev.tasklife.v1.BatchTransitionTasksRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getBatchTransitionTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * never wait for each other. With `wait`, the call returns as soon as at least one
+     * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+     * call with the same worker and request_id returns the tasks that call claimed and that
+     * are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+     * UNAVAILABLE.
+     * </pre>
+     */
+    public dev.tasklife.v1.ClaimTasksResponse claimTasks(dev.tasklife.v1.ClaimTasksRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getClaimTasksMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -1808,8 +2148,14 @@ public final class TaskServiceGrpc {
    *   it does not hold the task: its lease expired (the service then failed the task and
    *   released it), or another worker started it; metadata `task_id`, `worker`,
    *   `lease_holder` (empty when nobody holds it) and `current_state`.
-   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor whose event
-   *   is no longer retained; metadata `cursor` (its first 64 characters).
+   * - CURSOR_NOT_RETAINED (OUT_OF_RANGE): WatchTaskEvents resumes after a cursor (or a
+   *   ListTaskEvents page_token points into history) that is no longer retained: the
+   *   history it points into was dropped by --history-retention; metadata `cursor` (its
+   *   first 64 characters).
+   * - HISTORY_NOT_RETAINED (OUT_OF_RANGE): GetTask or ListTasks as_of an instant older than
+   *   the history the server keeps (--history-retention); metadata `retained_since`.
+   * - BATCH_TOO_LARGE (INVALID_ARGUMENT): a batch or claim asks for more than 1000 items;
+   *   metadata `limit` and `requested`. A google.rpc.BadRequest names the field.
    * - SERVER_SHUTTING_DOWN (UNAVAILABLE): a watch ended because the server is stopping;
    *   reconnect (to any replica) with the last cursor received.
    * - DATABASE_UNAVAILABLE (UNAVAILABLE): the database could not be reached; retry with
@@ -2046,6 +2392,61 @@ public final class TaskServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getAbandonTaskMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Creates up to 1000 tasks in one call. Each item is exactly a CreateTask request and is
+     * answered exactly as CreateTask would answer it; items are independent: a refused item
+     * writes nothing and neither undoes nor delays the others. The results are in request
+     * order. An item may name, in depends_on or rerun_of, a task created by an earlier item
+     * of the same batch. Errors of the whole call: INVALID_ARGUMENT (no items, or more than
+     * 1000: BATCH_TOO_LARGE), PERMISSION_DENIED (the role), UNAVAILABLE.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.BatchCreateTasksResponse> batchCreateTasks(
+        dev.tasklife.v1.BatchCreateTasksRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getBatchCreateTasksMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Applies up to 1000 transitions in one call. Each item is one of the transition
+     * requests above, reused as it is, and is answered exactly as its single RPC would
+     * answer it: its task and event, or a google.rpc.Status with the same code, message and
+     * details. Items are independent: a refused item writes nothing and neither undoes nor
+     * delays the others. Two items for the same task are applied in request order. The
+     * results are in request order. A caller may send the batch if it holds any role that
+     * grants a transition; an item whose action its roles do not grant is answered
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED) on its own. Errors of the whole call:
+     * INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
+     * UNAVAILABLE.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.BatchTransitionTasksResponse> batchTransitionTasks(
+        dev.tasklife.v1.BatchTransitionTasksRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getBatchTransitionTasksMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
+     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * never wait for each other. With `wait`, the call returns as soon as at least one
+     * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
+     * call with the same worker and request_id returns the tasks that call claimed and that
+     * are still running under that worker, and claims nothing more. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
+     * UNAVAILABLE.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ClaimTasksResponse> claimTasks(
+        dev.tasklife.v1.ClaimTasksRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getClaimTasksMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_CREATE_TASK = 0;
@@ -2064,6 +2465,9 @@ public final class TaskServiceGrpc {
   private static final int METHODID_RESUME_TASK = 13;
   private static final int METHODID_KILL_TASK = 14;
   private static final int METHODID_ABANDON_TASK = 15;
+  private static final int METHODID_BATCH_CREATE_TASKS = 16;
+  private static final int METHODID_BATCH_TRANSITION_TASKS = 17;
+  private static final int METHODID_CLAIM_TASKS = 18;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -2145,6 +2549,18 @@ public final class TaskServiceGrpc {
         case METHODID_ABANDON_TASK:
           serviceImpl.abandonTask((dev.tasklife.v1.AbandonTaskRequest) request,
               (io.grpc.stub.StreamObserver<dev.tasklife.v1.AbandonTaskResponse>) responseObserver);
+          break;
+        case METHODID_BATCH_CREATE_TASKS:
+          serviceImpl.batchCreateTasks((dev.tasklife.v1.BatchCreateTasksRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.BatchCreateTasksResponse>) responseObserver);
+          break;
+        case METHODID_BATCH_TRANSITION_TASKS:
+          serviceImpl.batchTransitionTasks((dev.tasklife.v1.BatchTransitionTasksRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.BatchTransitionTasksResponse>) responseObserver);
+          break;
+        case METHODID_CLAIM_TASKS:
+          serviceImpl.claimTasks((dev.tasklife.v1.ClaimTasksRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ClaimTasksResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -2276,6 +2692,27 @@ public final class TaskServiceGrpc {
               dev.tasklife.v1.AbandonTaskRequest,
               dev.tasklife.v1.AbandonTaskResponse>(
                 service, METHODID_ABANDON_TASK)))
+        .addMethod(
+          getBatchCreateTasksMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.BatchCreateTasksRequest,
+              dev.tasklife.v1.BatchCreateTasksResponse>(
+                service, METHODID_BATCH_CREATE_TASKS)))
+        .addMethod(
+          getBatchTransitionTasksMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.BatchTransitionTasksRequest,
+              dev.tasklife.v1.BatchTransitionTasksResponse>(
+                service, METHODID_BATCH_TRANSITION_TASKS)))
+        .addMethod(
+          getClaimTasksMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ClaimTasksRequest,
+              dev.tasklife.v1.ClaimTasksResponse>(
+                service, METHODID_CLAIM_TASKS)))
         .build();
   }
 
@@ -2340,6 +2777,9 @@ public final class TaskServiceGrpc {
               .addMethod(getResumeTaskMethod())
               .addMethod(getKillTaskMethod())
               .addMethod(getAbandonTaskMethod())
+              .addMethod(getBatchCreateTasksMethod())
+              .addMethod(getBatchTransitionTasksMethod())
+              .addMethod(getClaimTasksMethod())
               .build();
         }
       }

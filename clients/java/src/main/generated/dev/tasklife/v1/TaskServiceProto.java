@@ -216,6 +216,56 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_AbandonTaskResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BatchCreateTasksRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BatchCreateTasksRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BatchCreateTasksResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BatchCreateTasksResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BatchCreateTasksResult_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BatchCreateTasksResult_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BatchTransitionTasksRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BatchTransitionTasksRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BatchTransitionTasksItem_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BatchTransitionTasksItem_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BatchTransitionTasksResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BatchTransitionTasksResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BatchTransitionTasksResult_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BatchTransitionTasksResult_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_ClaimTasksRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_ClaimTasksRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_ClaimTasksRequest_LabelsEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_ClaimTasksRequest_LabelsEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_ClaimTasksResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_ClaimTasksResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -226,197 +276,257 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
   static {
     java.lang.String[] descriptorData = {
       "\n\036tasklife/v1/task_service.proto\022\013taskli" +
-      "fe.v1\032\036google/protobuf/duration.proto\032\026t" +
-      "asklife/v1/task.proto\"\271\003\n\021CreateTaskRequ" +
-      "est\022\027\n\007task_id\030\001 \001(\tR\006taskId\022B\n\006labels\030\002" +
-      " \003(\0132*.tasklife.v1.CreateTaskRequest.Lab" +
-      "elsEntryR\006labels\022\035\n\ndepends_on\030\003 \003(\tR\tde" +
-      "pendsOn\022\031\n\010rerun_of\030\004 \001(\tR\007rerunOf\022;\n\014re" +
-      "try_policy\030\005 \001(\0132\030.tasklife.v1.RetryPoli" +
-      "cyR\013retryPolicy\022\026\n\006reason\030\006 \001(\tR\006reason\022" +
-      "\032\n\010operator\030\007 \001(\tR\010operator\022!\n\014auto_enqu" +
-      "eue\030\010 \001(\010R\013autoEnqueue\022\034\n\tnamespace\030\t \001(" +
-      "\tR\tnamespace\022 \n\014on_behalf_of\030\n \001(\tR\nonBe" +
-      "halfOf\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
-      "\024\n\005value\030\002 \001(\tR\005value:\0028\001\"i\n\022CreateTaskR" +
-      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
-      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
-      "EventR\005event\")\n\016GetTaskRequest\022\027\n\007task_i" +
-      "d\030\001 \001(\tR\006taskId\"8\n\017GetTaskResponse\022%\n\004ta" +
-      "sk\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\234\002\n\020Li" +
-      "stTasksRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageS" +
-      "ize\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022.\n\006st" +
-      "ates\030\003 \003(\0162\026.tasklife.v1.TaskStateR\006stat" +
-      "es\022A\n\006labels\030\004 \003(\0132).tasklife.v1.ListTas" +
-      "ksRequest.LabelsEntryR\006labels\022\036\n\nnamespa" +
-      "ces\030\005 \003(\tR\nnamespaces\0329\n\013LabelsEntry\022\020\n\003" +
-      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001" +
-      "\"d\n\021ListTasksResponse\022\'\n\005tasks\030\001 \003(\0132\021.t" +
-      "asklife.v1.TaskR\005tasks\022&\n\017next_page_toke" +
-      "n\030\002 \001(\tR\rnextPageToken\"l\n\025ListTaskEvents" +
-      "Request\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage" +
-      "_size\030\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(" +
-      "\tR\tpageToken\"p\n\026ListTaskEventsResponse\022." +
-      "\n\006events\030\001 \003(\0132\026.tasklife.v1.TaskEventR\006" +
-      "events\022&\n\017next_page_token\030\002 \001(\tR\rnextPag" +
-      "eToken\"\246\003\n\026WatchTaskEventsRequest\022#\n\014aft" +
-      "er_cursor\030\001 \001(\tH\000R\013afterCursor\022\'\n\016from_b" +
-      "eginning\030\002 \001(\010H\000R\rfromBeginning\022\031\n\010task_" +
-      "ids\030\003 \003(\tR\007taskIds\022.\n\006states\030\004 \003(\0162\026.tas" +
-      "klife.v1.TaskStateR\006states\022G\n\006labels\030\005 \003" +
-      "(\0132/.tasklife.v1.WatchTaskEventsRequest." +
-      "LabelsEntryR\006labels\022F\n\021progress_interval" +
-      "\030\006 \001(\0132\031.google.protobuf.DurationR\020progr" +
-      "essInterval\022\036\n\nnamespaces\030\007 \003(\tR\nnamespa" +
-      "ces\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005" +
-      "value\030\002 \001(\tR\005value:\0028\001B\007\n\005start\"a\n\027Watch" +
-      "TaskEventsResponse\022.\n\006events\030\001 \003(\0132\026.tas" +
-      "klife.v1.TaskEventR\006events\022\026\n\006cursor\030\002 \001" +
-      "(\tR\006cursor\"\205\001\n\020HeartbeatRequest\022\027\n\007task_" +
-      "id\030\001 \001(\tR\006taskId\022\026\n\006worker\030\002 \001(\tR\006worker" +
-      "\022@\n\016lease_duration\030\003 \001(\0132\031.google.protob" +
-      "uf.DurationR\rleaseDuration\":\n\021HeartbeatR" +
-      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
-      "R\004task\"\030\n\026GetStateMachineRequest\"\305\001\n\027Get" +
-      "StateMachineResponse\0225\n\006states\030\001 \003(\0132\035.t" +
-      "asklife.v1.StateDescriptionR\006states\0228\n\007a" +
-      "ctions\030\002 \003(\0132\036.tasklife.v1.ActionDescrip" +
-      "tionR\007actions\0229\n\013transitions\030\003 \003(\0132\027.tas" +
-      "klife.v1.TransitionR\013transitions\"\357\001\n\020Sta" +
-      "teDescription\022,\n\005state\030\001 \001(\0162\026.tasklife." +
-      "v1.TaskStateR\005state\022*\n\004kind\030\002 \001(\0162\026.task" +
-      "life.v1.StateKindR\004kind\022 \n\013description\030\003" +
-      " \001(\tR\013description\022\035\n\nentered_by\030\004 \001(\tR\te" +
-      "nteredBy\022@\n\017allowed_actions\030\005 \003(\0162\027.task" +
-      "life.v1.TaskActionR\016allowedActions\"\310\001\n\021A" +
-      "ctionDescription\022/\n\006action\030\001 \001(\0162\027.taskl" +
-      "ife.v1.TaskActionR\006action\022\026\n\006method\030\002 \001(" +
-      "\tR\006method\0227\n\013from_states\030\003 \003(\0162\026.tasklif" +
-      "e.v1.TaskStateR\nfromStates\0221\n\010to_state\030\004" +
-      " \001(\0162\026.tasklife.v1.TaskStateR\007toState\"\247\001" +
-      "\n\nTransition\0225\n\nfrom_state\030\001 \001(\0162\026.taskl" +
-      "ife.v1.TaskStateR\tfromState\022/\n\006action\030\002 " +
-      "\001(\0162\027.tasklife.v1.TaskActionR\006action\0221\n\010" +
-      "to_state\030\003 \001(\0162\026.tasklife.v1.TaskStateR\007" +
-      "toState\"\347\001\n\022EnqueueTaskRequest\022\027\n\007task_i" +
-      "d\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 \001(" +
-      "\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 " +
-      "\001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032" +
-      "\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behalf_" +
-      "of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_versio" +
-      "n\"j\n\023EnqueueTaskResponse\022%\n\004task\030\001 \001(\0132\021" +
-      ".tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026" +
-      ".tasklife.v1.TaskEventR\005event\"\277\002\n\020StartT" +
-      "askRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020e" +
-      "xpected_version\030\002 \001(\003H\000R\017expectedVersion" +
-      "\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006re" +
-      "ason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010op" +
-      "erator\022\026\n\006worker\030\006 \001(\tR\006worker\022@\n\016lease_" +
-      "duration\030\007 \001(\0132\031.google.protobuf.Duratio" +
-      "nR\rleaseDuration\022 \n\014on_behalf_of\030\010 \001(\tR\n" +
-      "onBehalfOfB\023\n\021_expected_version\"h\n\021Start" +
-      "TaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1" +
-      ".TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1" +
-      ".TaskEventR\005event\"\200\002\n\023CompleteTaskReques" +
-      "t\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_v" +
-      "ersion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nre" +
-      "quest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(" +
-      "\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n" +
-      "\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf_of\030\007 " +
-      "\001(\tR\nonBehalfOfB\023\n\021_expected_version\"k\n\024" +
-      "CompleteTaskResponse\022%\n\004task\030\001 \001(\0132\021.tas" +
-      "klife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tas" +
-      "klife.v1.TaskEventR\005event\"\374\001\n\017FailTaskRe" +
-      "quest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expect" +
-      "ed_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035" +
-      "\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030" +
-      "\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operato" +
-      "r\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf_o" +
-      "f\030\007 \001(\tR\nonBehalfOfB\023\n\021_expected_version" +
-      "\"g\n\020FailTaskResponse\022%\n\004task\030\001 \001(\0132\021.tas" +
-      "klife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tas" +
-      "klife.v1.TaskEventR\005event\"\345\001\n\020RetryTaskR" +
-      "equest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expec" +
-      "ted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022" +
-      "\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason" +
-      "\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operat" +
-      "or\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021" +
-      "_expected_version\"h\n\021RetryTaskResponse\022%" +
-      "\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n" +
-      "\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005ev" +
-      "ent\"\345\001\n\020PauseTaskRequest\022\027\n\007task_id\030\001 \001(" +
-      "\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017e" +
-      "xpectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\tr" +
-      "equestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010oper" +
-      "ator\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001" +
-      "(\tR\nonBehalfOfB\023\n\021_expected_version\"h\n\021P" +
-      "auseTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklif" +
-      "e.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklif" +
-      "e.v1.TaskEventR\005event\"\346\001\n\021ResumeTaskRequ" +
-      "est\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected" +
-      "_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\n" +
-      "request_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 " +
-      "\001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022" +
-      " \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_ex" +
-      "pected_version\"i\n\022ResumeTaskResponse\022%\n\004" +
-      "task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005e" +
-      "vent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005even" +
-      "t\"\344\001\n\017KillTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "fe.v1\032\036google/protobuf/duration.proto\032\037g" +
+      "oogle/protobuf/timestamp.proto\032\027google/r" +
+      "pc/status.proto\032\026tasklife/v1/task.proto\"" +
+      "\271\003\n\021CreateTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "taskId\022B\n\006labels\030\002 \003(\0132*.tasklife.v1.Cre" +
+      "ateTaskRequest.LabelsEntryR\006labels\022\035\n\nde" +
+      "pends_on\030\003 \003(\tR\tdependsOn\022\031\n\010rerun_of\030\004 " +
+      "\001(\tR\007rerunOf\022;\n\014retry_policy\030\005 \001(\0132\030.tas" +
+      "klife.v1.RetryPolicyR\013retryPolicy\022\026\n\006rea" +
+      "son\030\006 \001(\tR\006reason\022\032\n\010operator\030\007 \001(\tR\010ope" +
+      "rator\022!\n\014auto_enqueue\030\010 \001(\010R\013autoEnqueue" +
+      "\022\034\n\tnamespace\030\t \001(\tR\tnamespace\022 \n\014on_beh" +
+      "alf_of\030\n \001(\tR\nonBehalfOf\0329\n\013LabelsEntry\022" +
+      "\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:" +
+      "\0028\001\"i\n\022CreateTaskResponse\022%\n\004task\030\001 \001(\0132" +
+      "\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132" +
+      "\026.tasklife.v1.TaskEventR\005event\"Z\n\016GetTas" +
+      "kRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022/\n\005as_" +
+      "of\030\002 \001(\0132\032.google.protobuf.TimestampR\004as" +
+      "Of\"8\n\017GetTaskResponse\022%\n\004task\030\001 \001(\0132\021.ta" +
+      "sklife.v1.TaskR\004task\"\315\002\n\020ListTasksReques" +
+      "t\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_t" +
+      "oken\030\002 \001(\tR\tpageToken\022.\n\006states\030\003 \003(\0162\026." +
+      "tasklife.v1.TaskStateR\006states\022A\n\006labels\030" +
+      "\004 \003(\0132).tasklife.v1.ListTasksRequest.Lab" +
+      "elsEntryR\006labels\022\036\n\nnamespaces\030\005 \003(\tR\nna" +
+      "mespaces\022/\n\005as_of\030\006 \001(\0132\032.google.protobu" +
+      "f.TimestampR\004asOf\0329\n\013LabelsEntry\022\020\n\003key\030" +
+      "\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"d\n\021" +
+      "ListTasksResponse\022\'\n\005tasks\030\001 \003(\0132\021.taskl" +
+      "ife.v1.TaskR\005tasks\022&\n\017next_page_token\030\002 " +
+      "\001(\tR\rnextPageToken\"\336\001\n\025ListTaskEventsReq" +
+      "uest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage_si" +
+      "ze\030\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR\t" +
+      "pageToken\0229\n\nstart_time\030\004 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\tstartTime\0225\n\010end_time" +
+      "\030\005 \001(\0132\032.google.protobuf.TimestampR\007endT" +
+      "ime\"p\n\026ListTaskEventsResponse\022.\n\006events\030" +
+      "\001 \003(\0132\026.tasklife.v1.TaskEventR\006events\022&\n" +
+      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"\246\003" +
+      "\n\026WatchTaskEventsRequest\022#\n\014after_cursor" +
+      "\030\001 \001(\tH\000R\013afterCursor\022\'\n\016from_beginning\030" +
+      "\002 \001(\010H\000R\rfromBeginning\022\031\n\010task_ids\030\003 \003(\t" +
+      "R\007taskIds\022.\n\006states\030\004 \003(\0162\026.tasklife.v1." +
+      "TaskStateR\006states\022G\n\006labels\030\005 \003(\0132/.task" +
+      "life.v1.WatchTaskEventsRequest.LabelsEnt" +
+      "ryR\006labels\022F\n\021progress_interval\030\006 \001(\0132\031." +
+      "google.protobuf.DurationR\020progressInterv" +
+      "al\022\036\n\nnamespaces\030\007 \003(\tR\nnamespaces\0329\n\013La" +
+      "belsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
+      "(\tR\005value:\0028\001B\007\n\005start\"a\n\027WatchTaskEvent" +
+      "sResponse\022.\n\006events\030\001 \003(\0132\026.tasklife.v1." +
+      "TaskEventR\006events\022\026\n\006cursor\030\002 \001(\tR\006curso" +
+      "r\"\205\001\n\020HeartbeatRequest\022\027\n\007task_id\030\001 \001(\tR" +
+      "\006taskId\022\026\n\006worker\030\002 \001(\tR\006worker\022@\n\016lease" +
+      "_duration\030\003 \001(\0132\031.google.protobuf.Durati" +
+      "onR\rleaseDuration\":\n\021HeartbeatResponse\022%" +
+      "\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\030\n" +
+      "\026GetStateMachineRequest\"\305\001\n\027GetStateMach" +
+      "ineResponse\0225\n\006states\030\001 \003(\0132\035.tasklife.v" +
+      "1.StateDescriptionR\006states\0228\n\007actions\030\002 " +
+      "\003(\0132\036.tasklife.v1.ActionDescriptionR\007act" +
+      "ions\0229\n\013transitions\030\003 \003(\0132\027.tasklife.v1." +
+      "TransitionR\013transitions\"\357\001\n\020StateDescrip" +
+      "tion\022,\n\005state\030\001 \001(\0162\026.tasklife.v1.TaskSt" +
+      "ateR\005state\022*\n\004kind\030\002 \001(\0162\026.tasklife.v1.S" +
+      "tateKindR\004kind\022 \n\013description\030\003 \001(\tR\013des" +
+      "cription\022\035\n\nentered_by\030\004 \001(\tR\tenteredBy\022" +
+      "@\n\017allowed_actions\030\005 \003(\0162\027.tasklife.v1.T" +
+      "askActionR\016allowedActions\"\310\001\n\021ActionDesc" +
+      "ription\022/\n\006action\030\001 \001(\0162\027.tasklife.v1.Ta" +
+      "skActionR\006action\022\026\n\006method\030\002 \001(\tR\006method" +
+      "\0227\n\013from_states\030\003 \003(\0162\026.tasklife.v1.Task" +
+      "StateR\nfromStates\0221\n\010to_state\030\004 \001(\0162\026.ta" +
+      "sklife.v1.TaskStateR\007toState\"\247\001\n\nTransit" +
+      "ion\0225\n\nfrom_state\030\001 \001(\0162\026.tasklife.v1.Ta" +
+      "skStateR\tfromState\022/\n\006action\030\002 \001(\0162\027.tas" +
+      "klife.v1.TaskActionR\006action\0221\n\010to_state\030" +
+      "\003 \001(\0162\026.tasklife.v1.TaskStateR\007toState\"\347" +
+      "\001\n\022EnqueueTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
       "taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017expe" +
       "ctedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequ" +
       "estId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operato" +
       "r\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR" +
-      "\nonBehalfOfB\023\n\021_expected_version\"g\n\020Kill" +
-      "TaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1" +
-      ".TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1" +
-      ".TaskEventR\005event\"\347\001\n\022AbandonTaskRequest" +
-      "\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_ve" +
-      "rsion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreq" +
-      "uest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\t" +
-      "R\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014" +
-      "on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expec" +
-      "ted_version\"j\n\023AbandonTaskResponse\022%\n\004ta" +
-      "sk\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005eve" +
-      "nt\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event2" +
-      "\221\n\n\013TaskService\022M\n\nCreateTask\022\036.tasklife" +
-      ".v1.CreateTaskRequest\032\037.tasklife.v1.Crea" +
-      "teTaskResponse\022D\n\007GetTask\022\033.tasklife.v1." +
-      "GetTaskRequest\032\034.tasklife.v1.GetTaskResp" +
-      "onse\022J\n\tListTasks\022\035.tasklife.v1.ListTask" +
-      "sRequest\032\036.tasklife.v1.ListTasksResponse" +
-      "\022Y\n\016ListTaskEvents\022\".tasklife.v1.ListTas" +
-      "kEventsRequest\032#.tasklife.v1.ListTaskEve" +
-      "ntsResponse\022\\\n\017GetStateMachine\022#.tasklif" +
-      "e.v1.GetStateMachineRequest\032$.tasklife.v" +
-      "1.GetStateMachineResponse\022^\n\017WatchTaskEv" +
-      "ents\022#.tasklife.v1.WatchTaskEventsReques" +
-      "t\032$.tasklife.v1.WatchTaskEventsResponse0" +
-      "\001\022J\n\tHeartbeat\022\035.tasklife.v1.HeartbeatRe" +
-      "quest\032\036.tasklife.v1.HeartbeatResponse\022P\n" +
-      "\013EnqueueTask\022\037.tasklife.v1.EnqueueTaskRe" +
-      "quest\032 .tasklife.v1.EnqueueTaskResponse\022" +
-      "J\n\tStartTask\022\035.tasklife.v1.StartTaskRequ" +
-      "est\032\036.tasklife.v1.StartTaskResponse\022S\n\014C" +
-      "ompleteTask\022 .tasklife.v1.CompleteTaskRe" +
-      "quest\032!.tasklife.v1.CompleteTaskResponse" +
-      "\022G\n\010FailTask\022\034.tasklife.v1.FailTaskReque" +
-      "st\032\035.tasklife.v1.FailTaskResponse\022J\n\tRet" +
-      "ryTask\022\035.tasklife.v1.RetryTaskRequest\032\036." +
-      "tasklife.v1.RetryTaskResponse\022J\n\tPauseTa" +
-      "sk\022\035.tasklife.v1.PauseTaskRequest\032\036.task" +
-      "life.v1.PauseTaskResponse\022M\n\nResumeTask\022" +
-      "\036.tasklife.v1.ResumeTaskRequest\032\037.taskli" +
-      "fe.v1.ResumeTaskResponse\022G\n\010KillTask\022\034.t" +
-      "asklife.v1.KillTaskRequest\032\035.tasklife.v1" +
-      ".KillTaskResponse\022P\n\013AbandonTask\022\037.taskl" +
-      "ife.v1.AbandonTaskRequest\032 .tasklife.v1." +
-      "AbandonTaskResponseB%\n\017dev.tasklife.v1B\020" +
-      "TaskServiceProtoP\001b\006proto3"
+      "\nonBehalfOfB\023\n\021_expected_version\"j\n\023Enqu" +
+      "eueTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
+      ".v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife" +
+      ".v1.TaskEventR\005event\"\277\002\n\020StartTaskReques" +
+      "t\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_v" +
+      "ersion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nre" +
+      "quest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(" +
+      "\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n" +
+      "\006worker\030\006 \001(\tR\006worker\022@\n\016lease_duration\030" +
+      "\007 \001(\0132\031.google.protobuf.DurationR\rleaseD" +
+      "uration\022 \n\014on_behalf_of\030\010 \001(\tR\nonBehalfO" +
+      "fB\023\n\021_expected_version\"h\n\021StartTaskRespo" +
+      "nse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004ta" +
+      "sk\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEven" +
+      "tR\005event\"\200\002\n\023CompleteTaskRequest\022\027\n\007task" +
+      "_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 " +
+      "\001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030" +
+      "\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason" +
+      "\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006" +
+      " \001(\tR\006worker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBe" +
+      "halfOfB\023\n\021_expected_version\"k\n\024CompleteT" +
+      "askResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1." +
+      "TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1." +
+      "TaskEventR\005event\"\374\001\n\017FailTaskRequest\022\027\n\007" +
+      "task_id\030\001 \001(\tR\006taskId\022.\n\020expected_versio" +
+      "n\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest" +
+      "_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006re" +
+      "ason\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006work" +
+      "er\030\006 \001(\tR\006worker\022 \n\014on_behalf_of\030\007 \001(\tR\n" +
+      "onBehalfOfB\023\n\021_expected_version\"g\n\020FailT" +
+      "askResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1." +
+      "TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1." +
+      "TaskEventR\005event\"\345\001\n\020RetryTaskRequest\022\027\n" +
+      "\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_versi" +
+      "on\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreques" +
+      "t_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006r" +
+      "eason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_" +
+      "behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected" +
+      "_version\"h\n\021RetryTaskResponse\022%\n\004task\030\001 " +
+      "\001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 " +
+      "\001(\0132\026.tasklife.v1.TaskEventR\005event\"\345\001\n\020P" +
+      "auseTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId" +
+      "\022.\n\020expected_version\030\002 \001(\003H\000R\017expectedVe" +
+      "rsion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022" +
+      "\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(" +
+      "\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBeh" +
+      "alfOfB\023\n\021_expected_version\"h\n\021PauseTaskR" +
+      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
+      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
+      "EventR\005event\"\346\001\n\021ResumeTaskRequest\022\027\n\007ta" +
+      "sk_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030" +
+      "\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_i" +
+      "d\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reas" +
+      "on\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_beh" +
+      "alf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_ve" +
+      "rsion\"i\n\022ResumeTaskResponse\022%\n\004task\030\001 \001(" +
+      "\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(" +
+      "\0132\026.tasklife.v1.TaskEventR\005event\"\344\001\n\017Kil" +
+      "lTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n" +
+      "\020expected_version\030\002 \001(\003H\000R\017expectedVersi" +
+      "on\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006" +
+      "reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010" +
+      "operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalf" +
+      "OfB\023\n\021_expected_version\"g\n\020KillTaskRespo" +
+      "nse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004ta" +
+      "sk\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEven" +
+      "tR\005event\"\347\001\n\022AbandonTaskRequest\022\027\n\007task_" +
+      "id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 \001" +
+      "(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003" +
+      " \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022" +
+      "\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behalf" +
+      "_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_versi" +
+      "on\"j\n\023AbandonTaskResponse\022%\n\004task\030\001 \001(\0132" +
+      "\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132" +
+      "\026.tasklife.v1.TaskEventR\005event\"U\n\027BatchC" +
+      "reateTasksRequest\022:\n\010requests\030\001 \003(\0132\036.ta" +
+      "sklife.v1.CreateTaskRequestR\010requests\"Y\n" +
+      "\030BatchCreateTasksResponse\022=\n\007results\030\001 \003" +
+      "(\0132#.tasklife.v1.BatchCreateTasksResultR" +
+      "\007results\"\227\001\n\026BatchCreateTasksResult\022%\n\004t" +
+      "ask\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005ev" +
+      "ent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event" +
+      "\022(\n\005error\030\003 \001(\0132\022.google.rpc.StatusR\005err" +
+      "or\"Z\n\033BatchTransitionTasksRequest\022;\n\005ite" +
+      "ms\030\001 \003(\0132%.tasklife.v1.BatchTransitionTa" +
+      "sksItemR\005items\"\246\004\n\030BatchTransitionTasksI" +
+      "tem\022;\n\007enqueue\030\001 \001(\0132\037.tasklife.v1.Enque" +
+      "ueTaskRequestH\000R\007enqueue\0225\n\005start\030\002 \001(\0132" +
+      "\035.tasklife.v1.StartTaskRequestH\000R\005start\022" +
+      ">\n\010complete\030\003 \001(\0132 .tasklife.v1.Complete" +
+      "TaskRequestH\000R\010complete\0222\n\004fail\030\004 \001(\0132\034." +
+      "tasklife.v1.FailTaskRequestH\000R\004fail\0225\n\005r" +
+      "etry\030\005 \001(\0132\035.tasklife.v1.RetryTaskReques" +
+      "tH\000R\005retry\0225\n\005pause\030\006 \001(\0132\035.tasklife.v1." +
+      "PauseTaskRequestH\000R\005pause\0228\n\006resume\030\007 \001(" +
+      "\0132\036.tasklife.v1.ResumeTaskRequestH\000R\006res" +
+      "ume\0222\n\004kill\030\010 \001(\0132\034.tasklife.v1.KillTask" +
+      "RequestH\000R\004kill\022;\n\007abandon\030\t \001(\0132\037.taskl" +
+      "ife.v1.AbandonTaskRequestH\000R\007abandonB\t\n\007" +
+      "request\"a\n\034BatchTransitionTasksResponse\022" +
+      "A\n\007results\030\001 \003(\0132\'.tasklife.v1.BatchTran" +
+      "sitionTasksResultR\007results\"\233\001\n\032BatchTran" +
+      "sitionTasksResult\022%\n\004task\030\001 \001(\0132\021.taskli" +
+      "fe.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.taskli" +
+      "fe.v1.TaskEventR\005event\022(\n\005error\030\003 \001(\0132\022." +
+      "google.rpc.StatusR\005error\"\313\003\n\021ClaimTasksR" +
+      "equest\022\026\n\006worker\030\001 \001(\tR\006worker\022@\n\016lease_" +
+      "duration\030\002 \001(\0132\031.google.protobuf.Duratio" +
+      "nR\rleaseDuration\022\033\n\tmax_tasks\030\003 \001(\005R\010max" +
+      "Tasks\022\034\n\tnamespace\030\004 \001(\tR\tnamespace\022B\n\006l" +
+      "abels\030\005 \003(\0132*.tasklife.v1.ClaimTasksRequ" +
+      "est.LabelsEntryR\006labels\022-\n\004wait\030\006 \001(\0132\031." +
+      "google.protobuf.DurationR\004wait\022\035\n\nreques" +
+      "t_id\030\007 \001(\tR\trequestId\022\026\n\006reason\030\010 \001(\tR\006r" +
+      "eason\022\032\n\010operator\030\t \001(\tR\010operator\022 \n\014on_" +
+      "behalf_of\030\n \001(\tR\nonBehalfOf\0329\n\013LabelsEnt" +
+      "ry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005val" +
+      "ue:\0028\001\"L\n\022ClaimTasksResponse\0226\n\006claims\030\001" +
+      " \003(\0132\036.tasklife.v1.StartTaskResponseR\006cl" +
+      "aims2\256\014\n\013TaskService\022M\n\nCreateTask\022\036.tas" +
+      "klife.v1.CreateTaskRequest\032\037.tasklife.v1" +
+      ".CreateTaskResponse\022D\n\007GetTask\022\033.tasklif" +
+      "e.v1.GetTaskRequest\032\034.tasklife.v1.GetTas" +
+      "kResponse\022J\n\tListTasks\022\035.tasklife.v1.Lis" +
+      "tTasksRequest\032\036.tasklife.v1.ListTasksRes" +
+      "ponse\022Y\n\016ListTaskEvents\022\".tasklife.v1.Li" +
+      "stTaskEventsRequest\032#.tasklife.v1.ListTa" +
+      "skEventsResponse\022\\\n\017GetStateMachine\022#.ta" +
+      "sklife.v1.GetStateMachineRequest\032$.taskl" +
+      "ife.v1.GetStateMachineResponse\022^\n\017WatchT" +
+      "askEvents\022#.tasklife.v1.WatchTaskEventsR" +
+      "equest\032$.tasklife.v1.WatchTaskEventsResp" +
+      "onse0\001\022J\n\tHeartbeat\022\035.tasklife.v1.Heartb" +
+      "eatRequest\032\036.tasklife.v1.HeartbeatRespon" +
+      "se\022P\n\013EnqueueTask\022\037.tasklife.v1.EnqueueT" +
+      "askRequest\032 .tasklife.v1.EnqueueTaskResp" +
+      "onse\022J\n\tStartTask\022\035.tasklife.v1.StartTas" +
+      "kRequest\032\036.tasklife.v1.StartTaskResponse" +
+      "\022S\n\014CompleteTask\022 .tasklife.v1.CompleteT" +
+      "askRequest\032!.tasklife.v1.CompleteTaskRes" +
+      "ponse\022G\n\010FailTask\022\034.tasklife.v1.FailTask" +
+      "Request\032\035.tasklife.v1.FailTaskResponse\022J" +
+      "\n\tRetryTask\022\035.tasklife.v1.RetryTaskReque" +
+      "st\032\036.tasklife.v1.RetryTaskResponse\022J\n\tPa" +
+      "useTask\022\035.tasklife.v1.PauseTaskRequest\032\036" +
+      ".tasklife.v1.PauseTaskResponse\022M\n\nResume" +
+      "Task\022\036.tasklife.v1.ResumeTaskRequest\032\037.t" +
+      "asklife.v1.ResumeTaskResponse\022G\n\010KillTas" +
+      "k\022\034.tasklife.v1.KillTaskRequest\032\035.taskli" +
+      "fe.v1.KillTaskResponse\022P\n\013AbandonTask\022\037." +
+      "tasklife.v1.AbandonTaskRequest\032 .tasklif" +
+      "e.v1.AbandonTaskResponse\022_\n\020BatchCreateT" +
+      "asks\022$.tasklife.v1.BatchCreateTasksReque" +
+      "st\032%.tasklife.v1.BatchCreateTasksRespons" +
+      "e\022k\n\024BatchTransitionTasks\022(.tasklife.v1." +
+      "BatchTransitionTasksRequest\032).tasklife.v" +
+      "1.BatchTransitionTasksResponse\022M\n\nClaimT" +
+      "asks\022\036.tasklife.v1.ClaimTasksRequest\032\037.t" +
+      "asklife.v1.ClaimTasksResponseB%\n\017dev.tas" +
+      "klife.v1B\020TaskServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.DurationProto.getDescriptor(),
+          com.google.protobuf.TimestampProto.getDescriptor(),
+          com.google.rpc.StatusProto.getDescriptor(),
           dev.tasklife.v1.TaskProto.getDescriptor(),
         });
     internal_static_tasklife_v1_CreateTaskRequest_descriptor =
@@ -442,7 +552,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_GetTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_GetTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", });
+        new java.lang.String[] { "TaskId", "AsOf", });
     internal_static_tasklife_v1_GetTaskResponse_descriptor =
       getDescriptor().getMessageType(3);
     internal_static_tasklife_v1_GetTaskResponse_fieldAccessorTable = new
@@ -454,7 +564,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_ListTasksRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTasksRequest_descriptor,
-        new java.lang.String[] { "PageSize", "PageToken", "States", "Labels", "Namespaces", });
+        new java.lang.String[] { "PageSize", "PageToken", "States", "Labels", "Namespaces", "AsOf", });
     internal_static_tasklife_v1_ListTasksRequest_LabelsEntry_descriptor =
       internal_static_tasklife_v1_ListTasksRequest_descriptor.getNestedType(0);
     internal_static_tasklife_v1_ListTasksRequest_LabelsEntry_fieldAccessorTable = new
@@ -472,7 +582,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_ListTaskEventsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTaskEventsRequest_descriptor,
-        new java.lang.String[] { "TaskId", "PageSize", "PageToken", });
+        new java.lang.String[] { "TaskId", "PageSize", "PageToken", "StartTime", "EndTime", });
     internal_static_tasklife_v1_ListTaskEventsResponse_descriptor =
       getDescriptor().getMessageType(7);
     internal_static_tasklife_v1_ListTaskEventsResponse_fieldAccessorTable = new
@@ -647,8 +757,70 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_AbandonTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
+    internal_static_tasklife_v1_BatchCreateTasksRequest_descriptor =
+      getDescriptor().getMessageType(35);
+    internal_static_tasklife_v1_BatchCreateTasksRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BatchCreateTasksRequest_descriptor,
+        new java.lang.String[] { "Requests", });
+    internal_static_tasklife_v1_BatchCreateTasksResponse_descriptor =
+      getDescriptor().getMessageType(36);
+    internal_static_tasklife_v1_BatchCreateTasksResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BatchCreateTasksResponse_descriptor,
+        new java.lang.String[] { "Results", });
+    internal_static_tasklife_v1_BatchCreateTasksResult_descriptor =
+      getDescriptor().getMessageType(37);
+    internal_static_tasklife_v1_BatchCreateTasksResult_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BatchCreateTasksResult_descriptor,
+        new java.lang.String[] { "Task", "Event", "Error", });
+    internal_static_tasklife_v1_BatchTransitionTasksRequest_descriptor =
+      getDescriptor().getMessageType(38);
+    internal_static_tasklife_v1_BatchTransitionTasksRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BatchTransitionTasksRequest_descriptor,
+        new java.lang.String[] { "Items", });
+    internal_static_tasklife_v1_BatchTransitionTasksItem_descriptor =
+      getDescriptor().getMessageType(39);
+    internal_static_tasklife_v1_BatchTransitionTasksItem_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BatchTransitionTasksItem_descriptor,
+        new java.lang.String[] { "Enqueue", "Start", "Complete", "Fail", "Retry", "Pause", "Resume", "Kill", "Abandon", "Request", });
+    internal_static_tasklife_v1_BatchTransitionTasksResponse_descriptor =
+      getDescriptor().getMessageType(40);
+    internal_static_tasklife_v1_BatchTransitionTasksResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BatchTransitionTasksResponse_descriptor,
+        new java.lang.String[] { "Results", });
+    internal_static_tasklife_v1_BatchTransitionTasksResult_descriptor =
+      getDescriptor().getMessageType(41);
+    internal_static_tasklife_v1_BatchTransitionTasksResult_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BatchTransitionTasksResult_descriptor,
+        new java.lang.String[] { "Task", "Event", "Error", });
+    internal_static_tasklife_v1_ClaimTasksRequest_descriptor =
+      getDescriptor().getMessageType(42);
+    internal_static_tasklife_v1_ClaimTasksRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_ClaimTasksRequest_descriptor,
+        new java.lang.String[] { "Worker", "LeaseDuration", "MaxTasks", "Namespace", "Labels", "Wait", "RequestId", "Reason", "Operator", "OnBehalfOf", });
+    internal_static_tasklife_v1_ClaimTasksRequest_LabelsEntry_descriptor =
+      internal_static_tasklife_v1_ClaimTasksRequest_descriptor.getNestedType(0);
+    internal_static_tasklife_v1_ClaimTasksRequest_LabelsEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_ClaimTasksRequest_LabelsEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_tasklife_v1_ClaimTasksResponse_descriptor =
+      getDescriptor().getMessageType(43);
+    internal_static_tasklife_v1_ClaimTasksResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_ClaimTasksResponse_descriptor,
+        new java.lang.String[] { "Claims", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
+    com.google.protobuf.TimestampProto.getDescriptor();
+    com.google.rpc.StatusProto.getDescriptor();
     dev.tasklife.v1.TaskProto.getDescriptor();
   }
 
