@@ -76,6 +76,11 @@ def _peer(database_url: str, *args: str) -> None:
     subprocess.run([str(PEER_PYTHON), str(PEER_APP), *args], env=env, check=True, capture_output=True, text=True)
 
 
+def schema(database_url: str) -> None:
+    """Applies Procrastinate's schema to a fresh database."""
+    _peer(database_url, "schema")
+
+
 COUNT_WINDOW = """
 SELECT count(*) FILTER (WHERE type = 'succeeded'),
        count(*) FILTER (WHERE type IN ('deferred', 'started', 'succeeded', 'failed', 'deferred_for_retry'))
@@ -146,7 +151,7 @@ def run(pg: infra.Postgres, windows: int, window_s: float, warmup: float, backlo
     so the two alternate on the same noisy machine)."""
     version = ensure_venv()
     url = pg.create_database("peer")
-    _peer(url, "schema")
+    schema(url)
     infra.log(f"peer: Procrastinate {version}, steady backlog ~{backlog}, {windows} x {window_s}s")
     if between is None:
         windows_out = steady(url, windows, window_s, warmup, backlog)
