@@ -2,6 +2,12 @@ package dev.tasklife.client;
 
 import dev.tasklife.v1.AbandonTaskRequest;
 import dev.tasklife.v1.AbandonTaskResponse;
+import dev.tasklife.v1.BatchCreateTasksRequest;
+import dev.tasklife.v1.BatchCreateTasksResponse;
+import dev.tasklife.v1.BatchTransitionTasksRequest;
+import dev.tasklife.v1.BatchTransitionTasksResponse;
+import dev.tasklife.v1.ClaimTasksRequest;
+import dev.tasklife.v1.ClaimTasksResponse;
 import dev.tasklife.v1.CompleteTaskRequest;
 import dev.tasklife.v1.CompleteTaskResponse;
 import dev.tasklife.v1.CreateTaskRequest;
@@ -219,6 +225,37 @@ public final class TasklifeClient implements AutoCloseable {
 
   public AbandonTaskResponse abandonTask(AbandonTaskRequest request) {
     return unary(() -> stub.abandonTask(request));
+  }
+
+  /**
+   * Creates up to 1000 tasks in one call. Each result holds its task or, for a refused item,
+   * the error CreateTask would have thrown: {@link BatchResults#error} decodes it.
+   */
+  public BatchCreateTasksResponse batchCreateTasks(BatchCreateTasksRequest request) {
+    return unary(() -> stub.batchCreateTasks(request));
+  }
+
+  /**
+   * Applies up to 1000 transitions in one call, each an item built by {@link BatchItems#of};
+   * each result holds its task and event or, for a refused item, the error the single RPC
+   * would have thrown: {@link BatchResults#error} decodes it.
+   */
+  public BatchTransitionTasksResponse batchTransitionTasks(BatchTransitionTasksRequest request) {
+    return unary(() -> stub.batchTransitionTasks(request));
+  }
+
+  /**
+   * Claims up to {@code max_tasks} ready tasks for a worker, long-polling up to the request's
+   * {@code wait}. The default deadline starts after that wait, so that a long poll never
+   * ends as DEADLINE_EXCEEDED.
+   */
+  public ClaimTasksResponse claimTasks(ClaimTasksRequest request) {
+    if (!request.hasWait() || options.defaultDeadline().isEmpty()) {
+      return unary(() -> stub.claimTasks(request));
+    }
+    long wait = TimeUnit.SECONDS.toNanos(request.getWait().getSeconds()) + request.getWait().getNanos();
+    long deadline = wait + options.defaultDeadline().get().toNanos();
+    return unary(() -> stub.withDeadlineAfter(deadline, TimeUnit.NANOSECONDS).claimTasks(request));
   }
 
   /**

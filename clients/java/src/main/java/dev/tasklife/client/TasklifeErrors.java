@@ -16,6 +16,11 @@ final class TasklifeErrors {
 
   private TasklifeErrors() {}
 
+  /** A batch item's refusal, decoded as the same failure of its single RPC would be. */
+  static TasklifeException decode(com.google.rpc.Status status) {
+    return decode(StatusProto.toStatusRuntimeException(status));
+  }
+
   static TasklifeException decode(StatusRuntimeException failure) {
     Status status = failure.getStatus();
     // The google.rpc.Status travels in the grpc-status-details-bin trailer; errors made by

@@ -1,0 +1,470 @@
+package dev.tasklife.client;
+
+import dev.tasklife.v1.ClaimTasksRequest;
+import dev.tasklife.v1.ClaimTasksResponse;
+import dev.tasklife.v1.HeartbeatRequest;
+import dev.tasklife.v1.StartTaskResponse;
+import dev.tasklife.v1.Task;
+import io.grpc.Context;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Claims ready tasks with ClaimTasks and runs a {@link TaskHandler} on each, at most {@link
+ * WorkerOptions#concurrency()} at a time, on its own thread pool. While a handler runs, its
+ * task's lease is renewed by heartbeats; when the task is taken away (lease lost, an operator
+ * killed or paused it, it is gone) the handler is cancelled (interrupted, and its {@link
+ * Cancellation} set) and its result dropped. A handler that returns completes the task; one
+ * that throws fails it with the throwable's text as reason. Outcomes are reported in batches
+ * (BatchTransitionTasks), each under a stable request_id.
+ *
+ * <pre>{@code
+ * try (Worker worker = Worker.start(client, WorkerOptions.defaults().withNamespace("etl"),
+ *     (task, cancellation) -> process(task))) {
+ *   worker.installShutdownHook(); // SIGTERM: a graceful stop
+ *   worker.awaitStop();
+ * }
+ * }</pre>
+ *
+ * <p>{@link #stop()} (and {@link #close()}) claims nothing more, lets the handlers in flight
+ * finish within the grace period and reports their outcomes, then cancels the rest and fails
+ * them with the reason {@code worker <name> stopping: grace period of <X>s passed}, so that
+ * their retry policy takes over at once rather than after their lease.
+ */
+public final class Worker implements AutoCloseable {
+  /** How long a stop waits, after the grace period, for the last outcomes to be recorded. */
+  static final Duration REPORT_FLUSH_TIMEOUT = Duration.ofSeconds(10);
+
+  private enum State { RUNNING, STOPPING, STOPPED }
+
+  private final TasklifeClient client;
+  private final WorkerOptions options;
+  private final TaskHandler handler;
+  private final System.Logger log;
+  private final WorkerCounters counters = new WorkerCounters();
+  private final Backoff backoff;
+  private final ExecutorService handlers;
+  private final ScheduledExecutorService heartbeats;
+  private final WorkerReporter reporter;
+  private final Map<String, WorkerJob> jobs = new ConcurrentHashMap<>();
+  private final Object slots = new Object();
+  private int held; // guarded by slots: claimed jobs not yet released
+  private final Object lifecycle = new Object();
+  private State state = State.RUNNING; // guarded by lifecycle
+  private volatile boolean claiming = true;
+  private volatile Context.CancellableContext claimCall;
+  private volatile TasklifeException refusal;
+  private final Thread claimLoop;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  private Worker(TasklifeClient client, WorkerOptions options, TaskHandler handler) {
+    this.client = client;
+    this.options = options;
+    this.handler = handler;
+    this.log = options.logger();
+    this.backoff = new Backoff(options.initialBackoff(), options.maxBackoff());
+    this.handlers = Executors.newFixedThreadPool(options.concurrency(), threads("handler"));
+    this.heartbeats = Executors.newScheduledThreadPool(Math.min(options.concurrency(), 4), threads("heartbeat"));
+    this.reporter = new WorkerReporter(client, options, counters, this::release);
+    this.claimLoop = threads("claim").newThread(this::claimWhileRunning);
+  }
+
+  /** Starts a worker on its own threads; it runs until {@link #stop()} or {@link #close()}. */
+  public static Worker start(TasklifeClient client, WorkerOptions options, TaskHandler handler) {
+    Worker worker = new Worker(client, options, handler);
+    worker.reporter.start();
+    worker.claimLoop.start();
+    worker.log.log(Level.INFO, "worker {0} started: {1}", options.workerName(), options);
+    return worker;
+  }
+
+  public String name() {
+    return options.workerName();
+  }
+
+  public WorkerOptions options() {
+    return options;
+  }
+
+  /** The counters so far and the number of tasks held now. */
+  public WorkerMetrics metrics() {
+    synchronized (slots) {
+      return counters.snapshot(held);
+    }
+  }
+
+  /**
+   * Why the worker stopped by itself: ClaimTasks refused it for good (UNAUTHENTICATED,
+   * PERMISSION_DENIED, INVALID_ARGUMENT, UNIMPLEMENTED...). Empty while it runs, and after a stop.
+   */
+  public Optional<TasklifeException> refusal() {
+    return Optional.ofNullable(refusal);
+  }
+
+  /** Stops with the grace period of the options. */
+  public void stop() {
+    stop(options.gracePeriod());
+  }
+
+  /**
+   * Stops claiming at once, waits up to {@code grace} for the handlers in flight and reports
+   * their outcomes, cancels and fails the rest, and returns when every outcome is recorded
+   * (or {@link #REPORT_FLUSH_TIMEOUT} after the grace period). Calling it again, from any
+   * thread, waits for the first stop to end.
+   */
+  public void stop(Duration grace) {
+    synchronized (lifecycle) {
+      if (state != State.RUNNING) {
+        awaitStopUninterruptibly();
+        return;
+      }
+      state = State.STOPPING;
+    }
+    try {
+      stopClaiming();
+      long graceEnd = System.nanoTime() + grace.toNanos();
+      awaitNoneHeld(graceEnd);
+      failTheRest(grace);
+      awaitNoneHeld(graceEnd + REPORT_FLUSH_TIMEOUT.toNanos());
+      reporter.shutdown();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      heartbeats.shutdownNow();
+      handlers.shutdownNow();
+      synchronized (lifecycle) {
+        state = State.STOPPED;
+      }
+      log.log(Level.INFO, "worker {0} stopped: {1}", name(), metrics());
+      stopped.countDown();
+    }
+  }
+
+  /** Waits until the worker has stopped (by {@link #stop()}, a refusal, or a shutdown hook). */
+  public void awaitStop() throws InterruptedException {
+    stopped.await();
+  }
+
+  /** Waits up to {@code timeout} for the worker to stop; true if it has. */
+  public boolean awaitStop(Duration timeout) throws InterruptedException {
+    return stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** {@link #stop()}: a graceful stop with the grace period of the options. */
+  @Override
+  public void close() {
+    stop();
+  }
+
+  /**
+   * Registers a JVM shutdown hook that stops this worker gracefully, so that SIGTERM (or
+   * SIGINT) lets the handlers in flight finish within the grace period. Returns the hook, for
+   * {@link Runtime#removeShutdownHook}. The JVM exits once the hook returns.
+   */
+  public Thread installShutdownHook() {
+    Thread hook = new Thread(this::stop, "tasklife-worker-shutdown-" + name());
+    Runtime.getRuntime().addShutdownHook(hook);
+    return hook;
+  }
+
+  private void claimWhileRunning() {
+    int emptyInARow = 0;
+    while (claiming) {
+      int free = awaitFreeSlots();
+      if (free == 0) {
+        break;
+      }
+      long sent = System.nanoTime();
+      List<StartTaskResponse> claims = claim(free);
+      if (claims == null) {
+        break;
+      }
+      for (StartTaskResponse claim : claims) {
+        run(claim.getTask(), sent);
+      }
+      // An empty answer long before the wait ran out (a server that cannot wait, say) must
+      // not make the loop spin.
+      boolean early = System.nanoTime() - sent < options.claimWait().toNanos() / 2;
+      emptyInARow = claims.isEmpty() && early ? emptyInARow + 1 : 0;
+      if (emptyInARow > 0 && !pause(backoff.after(emptyInARow))) {
+        break;
+      }
+    }
+  }
+
+  /**
+   * One logical claim of up to {@code free} tasks, repeated with the same request_id after a
+   * transient error, so that tasks claimed by a call whose answer was lost come back. Null
+   * when the worker stops. A claim cancelled by a stop while in flight is not repeated (a
+   * repeat could claim afresh): tasks the server had already claimed for it come back through
+   * lease expiry.
+   */
+  private List<StartTaskResponse> claim(int free) {
+    ClaimTasksRequest request = ClaimTasksRequest.newBuilder()
+        .setWorker(name())
+        .setLeaseDuration(protoDuration(options.leaseDuration()))
+        .setMaxTasks(free)
+        .setNamespace(options.namespace())
+        .putAllLabels(options.labels())
+        .setWait(protoDuration(options.claimWait()))
+        .setRequestId(claimRequestId())
+        .build();
+    for (int failures = 1; claiming; failures++) {
+      try {
+        return cancellableClaim(request);
+      } catch (TasklifeException error) {
+        if (!claiming) {
+          return null;
+        }
+        if (!Backoff.transientFailure(error)) {
+          refusedForGood(error);
+          return null;
+        }
+        log.log(Level.WARNING, "claim failed ({0}): retrying with the same request_id", error.getMessage());
+        if (!pause(backoff.after(failures))) {
+          return null;
+        }
+      }
+    }
+    return null;
+  }
+
+  private List<StartTaskResponse> cancellableClaim(ClaimTasksRequest request) {
+    Context.CancellableContext call = Context.current().withCancellation();
+    claimCall = call;
+    try {
+      if (!claiming) {
+        return null; // a stop raced the assignment above
+      }
+      ClaimTasksResponse response = call.call(() -> client.claimTasks(request));
+      return response.getClaimsList();
+    } catch (TasklifeException error) {
+      throw error;
+    } catch (Exception impossible) {
+      throw new IllegalStateException(impossible);
+    } finally {
+      call.cancel(null);
+    }
+  }
+
+  private String claimRequestId() {
+    String id = name() + ":claim:" + UUID.randomUUID();
+    return id.length() <= 128 ? id : UUID.randomUUID().toString();
+  }
+
+  private void refusedForGood(TasklifeException error) {
+    log.log(Level.ERROR, "worker {0}: ClaimTasks refused ({1}): the worker stops", name(), error.getMessage());
+    refusal = error;
+    Thread stopper = new Thread(this::stop, "tasklife-worker-refused-" + name());
+    stopper.setDaemon(true);
+    stopper.start();
+  }
+
+  private void run(Task task, long claimSentNanos) {
+    synchronized (slots) {
+      held++;
+    }
+    counters.claimed.incrementAndGet();
+    // The lease was granted after the claim was sent: counting from then is on the safe side.
+    WorkerJob job = new WorkerJob(task, claimSentNanos + options.leaseDuration().toNanos());
+    jobs.put(job.taskId(), job);
+    options.listener().claimed(task);
+    long beat = options.heartbeatInterval().toNanos();
+    job.attach(handlers.submit(() -> runHandler(job)),
+        heartbeats.scheduleWithFixedDelay(() -> heartbeat(job), beat, beat, TimeUnit.NANOSECONDS));
+  }
+
+  private void runHandler(WorkerJob job) {
+    if (!job.beginHandler()) {
+      handlerEnded(job, null);
+      return;
+    }
+    Throwable failure = null;
+    try {
+      handler.handle(job.task, job.cancellation);
+    } catch (Throwable thrown) {
+      failure = thrown;
+    } finally {
+      job.endHandler();
+    }
+    handlerEnded(job, failure);
+  }
+
+  private void handlerEnded(WorkerJob job, Throwable failure) {
+    if (job.settle(failure == null ? WorkerJob.Outcome.COMPLETE : WorkerJob.Outcome.FAIL)) {
+      if (failure == null) {
+        reporter.complete(job);
+      } else {
+        reporter.fail(job, WorkerJob.failureReason(failure));
+      }
+    } else if (job.outcome() == WorkerJob.Outcome.DROPPED) {
+      release(job); // the handler's thread is free again
+    }
+    // STOPPED: stop() has queued the FailTask already.
+  }
+
+  private void heartbeat(WorkerJob job) {
+    if (job.outcome() == WorkerJob.Outcome.DROPPED) {
+      return;
+    }
+    HeartbeatRequest request = HeartbeatRequest.newBuilder().setTaskId(job.taskId()).setWorker(name())
+        .setLeaseDuration(protoDuration(options.leaseDuration())).build();
+    long sent = System.nanoTime();
+    try {
+      long deadline = Math.max(options.heartbeatInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
+      client.stub().withDeadlineAfter(deadline, TimeUnit.NANOSECONDS).heartbeat(request);
+      job.leaseRenewedUntil(sent + options.leaseDuration().toNanos());
+    } catch (StatusRuntimeException failure) {
+      TasklifeException error = TasklifeErrors.decode(failure);
+      if (error.reason().equals("LEASE_LOST")) {
+        drop(job, "lease lost (state " + error.metadata().getOrDefault("current_state", "?") + ", holder '"
+            + error.metadata().getOrDefault("lease_holder", "") + "')");
+      } else if (error.code() == Status.Code.NOT_FOUND) {
+        drop(job, "task not found");
+      } else {
+        counters.heartbeatFailures.incrementAndGet();
+        log.log(Level.WARNING, "task {0}: heartbeat failed ({1})", job.taskId(), error.getMessage());
+        if (job.leaseExpired(System.nanoTime())) {
+          drop(job, "no heartbeat succeeded for a whole lease (last: " + error.getMessage() + ")");
+        }
+      }
+    }
+  }
+
+  /** The task was taken away: cancel its handler and never report its result. */
+  private void drop(WorkerJob job, String why) {
+    if (!job.settle(WorkerJob.Outcome.DROPPED)) {
+      return; // its outcome is settled and queued; the report will tell
+    }
+    log.log(Level.WARNING, "task {0}: {1}: handler cancelled, result dropped", job.taskId(), why);
+    counters.dropped.incrementAndGet();
+    options.listener().dropped(job.task, why);
+    job.stopHeartbeats();
+    job.cancel(why);
+    if (job.handlerOver()) {
+      release(job);
+    }
+  }
+
+  /** Frees the job's slot: its outcome is recorded, or dropped and its handler over. */
+  private void release(WorkerJob job) {
+    job.stopHeartbeats();
+    if (jobs.remove(job.taskId(), job)) {
+      synchronized (slots) {
+        held--;
+        slots.notifyAll();
+      }
+    }
+  }
+
+  private int awaitFreeSlots() {
+    synchronized (slots) {
+      while (claiming && held >= options.concurrency()) {
+        try {
+          slots.wait();
+        } catch (InterruptedException e) {
+          return 0;
+        }
+      }
+      return claiming ? options.concurrency() - held : 0;
+    }
+  }
+
+  private void stopClaiming() throws InterruptedException {
+    claiming = false;
+    Context.CancellableContext call = claimCall;
+    if (call != null) {
+      call.cancel(null);
+    }
+    synchronized (slots) {
+      slots.notifyAll();
+    }
+    claimLoop.interrupt();
+    if (Thread.currentThread() != claimLoop) {
+      claimLoop.join();
+    }
+    log.log(Level.INFO, "worker {0} stopping: no more claims, {1} in flight", name(), metrics().running());
+  }
+
+  private void awaitNoneHeld(long untilNanos) throws InterruptedException {
+    synchronized (slots) {
+      long left;
+      while (held > 0 && (left = untilNanos - System.nanoTime()) > 0) {
+        TimeUnit.NANOSECONDS.timedWait(slots, left);
+      }
+    }
+  }
+
+  /** After the grace period: cancel what still runs and fail it, so its retry policy takes over now. */
+  private void failTheRest(Duration grace) {
+    String reason = "worker " + name() + " stopping: grace period of " + seconds(grace) + "s passed";
+    for (WorkerJob job : jobs.values()) {
+      if (job.settle(WorkerJob.Outcome.STOPPED)) {
+        log.log(Level.WARNING, "task {0}: {1}: handler cancelled, task failed", job.taskId(), reason);
+        job.cancel(reason);
+        reporter.fail(job, reason);
+      } else if (job.outcome() == WorkerJob.Outcome.DROPPED) {
+        release(job); // its handler ignores the cancellation; the worker no longer waits for it
+      }
+    }
+  }
+
+  private static com.google.protobuf.Duration protoDuration(Duration duration) {
+    return com.google.protobuf.Duration.newBuilder().setSeconds(duration.getSeconds()).setNanos(duration.getNano())
+        .build();
+  }
+
+  private static String seconds(Duration duration) {
+    return duration.toMillis() % 1000 == 0 ? Long.toString(duration.toSeconds())
+        : Double.toString(duration.toMillis() / 1000.0);
+  }
+
+  /** Sleeps unless the worker stops meanwhile; false when it does. */
+  private boolean pause(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+      return claiming;
+    } catch (InterruptedException e) {
+      return false;
+    }
+  }
+
+  private void awaitStopUninterruptibly() {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        stopped.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private ThreadFactory threads(String role) {
+    AtomicInteger count = new AtomicInteger();
+    String prefix = "tasklife-worker-" + role + "-" + options.workerName() + "-";
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

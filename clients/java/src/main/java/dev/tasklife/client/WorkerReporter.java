@@ -1,0 +1,145 @@
+package dev.tasklife.client;
+
+import dev.tasklife.v1.BatchTransitionTasksItem;
+import dev.tasklife.v1.BatchTransitionTasksRequest;
+import dev.tasklife.v1.BatchTransitionTasksResponse;
+import dev.tasklife.v1.BatchTransitionTasksResult;
+import dev.tasklife.v1.CompleteTaskRequest;
+import dev.tasklife.v1.FailTaskRequest;
+import io.grpc.Status;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+
+/**
+ * Sends the worker's outcomes with BatchTransitionTasks from one thread: whatever is queued
+ * when no call is in flight goes at once, up to the batch size per call. A whole call that
+ * fails transiently is sent again, with the same request_ids, after a backoff.
+ */
+final class WorkerReporter {
+  /** One outcome to record: a CompleteTask (reason null) or a FailTask with its reason. */
+  private record Report(WorkerJob job, BatchTransitionTasksItem item, String failReason) {}
+
+  private final TasklifeClient client;
+  private final WorkerOptions options;
+  private final WorkerCounters counters;
+  private final Consumer<WorkerJob> release;
+  private final Backoff backoff;
+  private final LinkedBlockingQueue<Report> queue = new LinkedBlockingQueue<>();
+  private final Thread thread;
+
+  WorkerReporter(TasklifeClient client, WorkerOptions options, WorkerCounters counters, Consumer<WorkerJob> release) {
+    this.client = client;
+    this.options = options;
+    this.counters = counters;
+    this.release = release;
+    this.backoff = new Backoff(options.initialBackoff(), options.maxBackoff());
+    this.thread = new Thread(this::run, "tasklife-worker-reporter-" + options.workerName());
+    thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  void complete(WorkerJob job) {
+    queue.offer(new Report(job, BatchItems.of(CompleteTaskRequest.newBuilder().setTaskId(job.taskId())
+        .setWorker(options.workerName()).setRequestId(job.requestId(options.workerName(), "complete")).build()), null));
+  }
+
+  void fail(WorkerJob job, String reason) {
+    queue.offer(new Report(job, BatchItems.of(FailTaskRequest.newBuilder().setTaskId(job.taskId())
+        .setWorker(options.workerName()).setRequestId(job.requestId(options.workerName(), "fail"))
+        .setReason(reason).build()), reason));
+  }
+
+  /** Ends the thread; outcomes still unsent are counted as report failures and released. */
+  void shutdown() throws InterruptedException {
+    thread.interrupt();
+    thread.join();
+    List<Report> left = new ArrayList<>();
+    queue.drainTo(left);
+    for (Report report : left) {
+      refused(report, "the worker stopped before it could be sent");
+    }
+  }
+
+  private void run() {
+    try {
+      while (true) {
+        List<Report> batch = new ArrayList<>();
+        batch.add(queue.take());
+        queue.drainTo(batch, options.reportBatchSize() - 1);
+        send(batch);
+      }
+    } catch (InterruptedException stopping) {
+      // shutdown() accounts for what is left.
+    }
+  }
+
+  private void send(List<Report> batch) throws InterruptedException {
+    BatchTransitionTasksRequest.Builder request = BatchTransitionTasksRequest.newBuilder();
+    batch.forEach(report -> request.addItems(report.item()));
+    counters.reportCalls.incrementAndGet();
+    BatchTransitionTasksResponse response;
+    for (int failures = 1; ; failures++) {
+      try {
+        response = client.batchTransitionTasks(request.build());
+        break;
+      } catch (TasklifeException error) {
+        if (!Backoff.transientFailure(error) || Thread.currentThread().isInterrupted()) {
+          batch.forEach(report -> refused(report, error.getMessage()));
+          return;
+        }
+        options.logger().log(Level.WARNING, "reporting {0} outcomes failed ({1}): retrying with the same request_ids",
+            batch.size(), error.getMessage());
+        try {
+          Thread.sleep(backoff.after(failures).toMillis());
+        } catch (InterruptedException stopping) {
+          batch.forEach(report -> refused(report, error.getMessage()));
+          throw stopping;
+        }
+      }
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      recorded(batch.get(i), response.getResults(i));
+    }
+  }
+
+  private void recorded(Report report, BatchTransitionTasksResult result) {
+    WorkerJob job = report.job();
+    TasklifeException error = BatchResults.error(result).orElse(null);
+    if (error == null) {
+      if (report.failReason() == null) {
+        counters.completed.incrementAndGet();
+        options.listener().completed(result.getTask());
+      } else {
+        counters.failed.incrementAndGet();
+        options.listener().failed(result.getTask(), report.failReason());
+      }
+    } else if (takenAway(error)) {
+      String why = "the server refused its outcome (" + error.getMessage() + ")";
+      options.logger().log(Level.INFO, "task {0}: {1}: result dropped", job.taskId(), why);
+      counters.dropped.incrementAndGet();
+      options.listener().dropped(job.task, why);
+    } else {
+      refused(report, error.getMessage());
+      return;
+    }
+    release.accept(job);
+  }
+
+  private void refused(Report report, String why) {
+    options.logger().log(Level.ERROR, "task {0}: outcome not recorded: {1}", report.job().taskId(), why);
+    counters.reportFailures.incrementAndGet();
+    release.accept(report.job());
+  }
+
+  /** The task was taken away from this worker, so there is nothing to report any more. */
+  static boolean takenAway(TasklifeException error) {
+    return error.reason().equals("LEASE_LOST") || error.reason().equals("INVALID_TRANSITION")
+        || error.code() == Status.Code.NOT_FOUND;
+  }
+}
