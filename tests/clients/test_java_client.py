@@ -5,6 +5,7 @@
    that authenticates callers (`secured_server`: TASKLIFE_SECURED_ADDRESS and
    TASKLIFE_SECURED_TOKEN).
 2. Its committed generated code equals a fresh run of clients/java/generate.sh.
+3. Its reference worker (clients/java/reference-worker.sh) completes 50 ready tasks exactly once.
 
 Without a JDK or Maven both tests are skipped loudly, and fail under CI=true, so that a
 machine that cannot build Java never looks green by accident.
@@ -12,13 +13,17 @@ machine that cannot build Java never looks green by accident.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import uuid
 from pathlib import Path
 
+import grpc
 import pytest
+from tasklife.v1 import task_pb2, task_service_pb2, task_service_pb2_grpc
 
 from tests.clients.conftest import secured_env
 from tests.conftest import ServerProcess
@@ -39,7 +44,10 @@ ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 REQUIRED_JAVA_TESTS = (
     "conformance scenario",
     "authenticated server",
+    "batch and claim RPCs",
+    "worker",
 )
+REFERENCE_WORKER = JAVA_DIR / "reference-worker.sh"
 
 
 def require_tools(*tools: str) -> None:
@@ -100,3 +108,39 @@ def test_committed_java_code_matches_a_fresh_generation(tmp_path: Path) -> None:
 
 def generated_files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.slow
+def test_reference_worker_completes_fifty_ready_tasks_exactly_once(server: ServerProcess) -> None:
+    require_tools("java", "mvn")
+    namespace = f"java-ref-{uuid.uuid4().hex[:8]}"
+    worker = f"java-ref-{uuid.uuid4().hex[:6]}"
+    ids = [f"{namespace}-{i:02d}" for i in range(50)]
+    with grpc.insecure_channel(server.address) as channel:
+        stub = task_service_pb2_grpc.TaskServiceStub(channel)
+        create_ready_tasks(stub, namespace, ids)
+
+        result = run(["bash", str(REFERENCE_WORKER), "--address", server.address, "--namespace", namespace,
+                      "--worker", worker, "--concurrency", "8", "--handler-ms", "0", "--lease-ms", "5000",
+                      "--idle-exit-ms", "2000"])
+        assert result.returncode == 0, f"reference-worker.sh exited {result.returncode}:\n{tail(result.stderr)}"
+        summary = json.loads(result.stdout.strip().splitlines()[-1])
+        assert (summary["worker"], summary["claimed"], summary["completed"], summary["failed"], summary["dropped"]) == (
+            worker, 50, 50, 0, 0), summary
+
+        for task_id in ids:
+            events = stub.ListTaskEvents(task_service_pb2.ListTaskEventsRequest(task_id=task_id), timeout=10).events
+            starts = [e for e in events if e.action == task_pb2.TASK_ACTION_START]
+            completes = [e for e in events if e.action == task_pb2.TASK_ACTION_COMPLETE]
+            assert len(starts) == 1, f"{task_id}: {events}"
+            assert [e.request_id for e in completes] == [f"{worker}:{task_id}:1:complete"], f"{task_id}: {events}"
+
+
+def create_ready_tasks(stub: task_service_pb2_grpc.TaskServiceStub, namespace: str, ids: list[str]) -> None:
+    created = stub.BatchCreateTasks(task_service_pb2.BatchCreateTasksRequest(requests=[
+        task_service_pb2.CreateTaskRequest(task_id=task_id, namespace=namespace) for task_id in ids]), timeout=30)
+    assert [r.HasField("error") for r in created.results] == [False] * len(ids)
+    enqueued = stub.BatchTransitionTasks(task_service_pb2.BatchTransitionTasksRequest(items=[
+        task_service_pb2.BatchTransitionTasksItem(enqueue=task_service_pb2.EnqueueTaskRequest(task_id=task_id))
+        for task_id in ids]), timeout=30)
+    assert [r.HasField("error") for r in enqueued.results] == [False] * len(ids)
