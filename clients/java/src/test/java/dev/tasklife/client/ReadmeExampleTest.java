@@ -1,8 +1,10 @@
 package dev.tasklife.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tasklife.v1.TaskState;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -20,16 +22,53 @@ import org.junit.jupiter.api.Test;
 class ReadmeExampleTest {
   private static final Path README = Path.of("README.md");
   private static final Path EXAMPLE = Path.of("src/test/java/dev/tasklife/client/ReadmeExample.java");
+  private static final Path WORKER_EXAMPLE = Path.of("src/test/java/dev/tasklife/client/WorkerReadmeExample.java");
 
   @Test
   void theReadmeShowsExactlyTheExampleCode() throws IOException {
-    List<String> lines = Files.readAllLines(EXAMPLE, StandardCharsets.UTF_8);
+    assertReadmeShows(EXAMPLE);
+  }
+
+  @Test
+  void theReadmeShowsExactlyTheWorkerExampleCode() throws IOException {
+    assertReadmeShows(WORKER_EXAMPLE);
+  }
+
+  private static void assertReadmeShows(Path source) throws IOException {
+    List<String> lines = Files.readAllLines(source, StandardCharsets.UTF_8);
     List<String> example = lines.subList(lines.indexOf("    // README:begin") + 1, lines.indexOf("    // README:end"));
     String dedented = example.stream().map(line -> line.substring(Math.min(4, line.length())))
         .collect(Collectors.joining("\n"));
 
     assertTrue(Files.readString(README, StandardCharsets.UTF_8).contains("```java\n" + dedented + "\n```"),
-        "README.md must show the lines between README:begin and README:end of ReadmeExample.java:\n" + dedented);
+        "README.md must show the lines between README:begin and README:end of " + source.getFileName() + ":\n"
+            + dedented);
+  }
+
+  @Test
+  void theWorkerExampleCompletesATaskAndStopsWhenInterrupted() throws InterruptedException {
+    String address = LiveServer.address();
+    String namespace = LiveTasks.freshNamespace();
+    String id;
+    try (TasklifeClient client = LiveServer.connect()) {
+      id = LiveTasks.createReady(client, namespace, 1).get(0);
+      ByteArrayOutputStream printed = new ByteArrayOutputStream();
+      Thread example = new Thread(() -> {
+        try {
+          WorkerReadmeExample.run(address, namespace, new PrintStream(printed, true, StandardCharsets.UTF_8));
+        } catch (InterruptedException stopped) {
+          // how this test ends it: awaitStop() throws, and the try-with-resources closes the worker
+        }
+      });
+      example.start();
+
+      LiveTasks.awaitState(client, id, TaskState.TASK_STATE_SUCCEEDED);
+      example.interrupt();
+      example.join(30_000);
+
+      assertFalse(example.isAlive(), "the example did not stop");
+      assertEquals(List.of("working on " + id), printed.toString(StandardCharsets.UTF_8).lines().toList());
+    }
   }
 
   @Test
