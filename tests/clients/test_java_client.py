@@ -46,6 +46,7 @@ REQUIRED_JAVA_TESTS = (
     "authenticated server",
     "batch and claim RPCs",
     "worker",
+    "worker under faults",
 )
 REFERENCE_WORKER = JAVA_DIR / "reference-worker.sh"
 

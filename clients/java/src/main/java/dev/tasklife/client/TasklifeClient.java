@@ -42,6 +42,7 @@ import dev.tasklife.v1.WatchTaskEventsRequest;
 import com.google.protobuf.Message;
 import io.grpc.Channel;
 import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptor;
 import io.grpc.ClientInterceptors;
 import io.grpc.CompositeChannelCredentials;
 import io.grpc.Grpc;
@@ -60,6 +61,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -85,10 +87,10 @@ public final class TasklifeClient implements AutoCloseable {
   private final TaskServiceBlockingStub stub;
   private final ConnectOptions options;
 
-  private TasklifeClient(ManagedChannel channel, ConnectOptions options) {
+  private TasklifeClient(ManagedChannel channel, ConnectOptions options, List<ClientInterceptor> interceptors) {
     this.channel = channel;
     this.options = options;
-    Channel calls = channel;
+    Channel calls = ClientInterceptors.intercept(channel, interceptors);
     if (options.defaultDeadline().isPresent()) {
       calls = ClientInterceptors.intercept(calls, new DefaultDeadline(options.defaultDeadline().get()));
     }
@@ -109,6 +111,11 @@ public final class TasklifeClient implements AutoCloseable {
    * @throws IllegalArgumentException if the CA or client certificate is not usable PEM
    */
   public static TasklifeClient connect(ConnectOptions options) {
+    return connect(options, List.of());
+  }
+
+  /** As {@link #connect(ConnectOptions)}, with interceptors nearest the channel (the tests inject faults). */
+  static TasklifeClient connect(ConnectOptions options, List<ClientInterceptor> interceptors) {
     ChannelCredentials credentials = transportCredentials(options);
     if (options.bearerToken().isPresent()) {
       if (!options.tls() && !options.bearerTokenOverPlaintext()) {
@@ -126,7 +133,7 @@ public final class TasklifeClient implements AutoCloseable {
       throw new IllegalArgumentException("cannot open a channel with " + options + ": " + e.getMessage(), e);
     }
     options.serverName().ifPresent(channel::overrideAuthority);
-    return new TasklifeClient(channel.build(), options);
+    return new TasklifeClient(channel.build(), options, interceptors);
   }
 
   private static ChannelCredentials transportCredentials(ConnectOptions options) {
