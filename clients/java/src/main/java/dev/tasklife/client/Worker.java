@@ -55,6 +55,7 @@ public final class Worker implements AutoCloseable {
   private final WorkerOptions options;
   private final TaskHandler handler;
   private final System.Logger log;
+  private final WorkerListener listener;
   private final WorkerCounters counters = new WorkerCounters();
   private final Backoff backoff;
   private final ExecutorService handlers;
@@ -76,10 +77,11 @@ public final class Worker implements AutoCloseable {
     this.options = options;
     this.handler = handler;
     this.log = options.logger();
+    this.listener = new GuardedListener(options.listener(), log);
     this.backoff = new Backoff(options.initialBackoff(), options.maxBackoff());
     this.handlers = Executors.newFixedThreadPool(options.concurrency(), threads("handler"));
     this.heartbeats = Executors.newScheduledThreadPool(Math.min(options.concurrency(), 4), threads("heartbeat"));
-    this.reporter = new WorkerReporter(client, options, counters, this::release);
+    this.reporter = new WorkerReporter(client, options, listener, counters, this::release);
     this.claimLoop = threads("claim").newThread(this::claimWhileRunning);
   }
 
@@ -196,9 +198,9 @@ public final class Worker implements AutoCloseable {
       for (StartTaskResponse claim : claims) {
         run(claim.getTask(), sent);
       }
-      // An empty answer long before the wait ran out (a server that cannot wait, say) must
-      // not make the loop spin.
-      boolean early = System.nanoTime() - sent < options.claimWait().toNanos() / 2;
+      // An empty answer long before the wait ran out (a server that cannot wait, say, or a
+      // claim wait of zero) must not make the loop spin.
+      boolean early = options.claimWait().isZero() || System.nanoTime() - sent < options.claimWait().toNanos() / 2;
       emptyInARow = claims.isEmpty() && early ? emptyInARow + 1 : 0;
       if (emptyInARow > 0 && !pause(backoff.after(emptyInARow))) {
         break;
@@ -282,7 +284,7 @@ public final class Worker implements AutoCloseable {
     // The lease was granted after the claim was sent: counting from then is on the safe side.
     WorkerJob job = new WorkerJob(task, claimSentNanos + options.leaseDuration().toNanos());
     jobs.put(job.taskId(), job);
-    options.listener().claimed(task);
+    listener.claimed(task);
     long beat = options.heartbeatInterval().toNanos();
     job.attach(handlers.submit(() -> runHandler(job)),
         heartbeats.scheduleWithFixedDelay(() -> heartbeat(job), beat, beat, TimeUnit.NANOSECONDS));
@@ -342,6 +344,10 @@ public final class Worker implements AutoCloseable {
           drop(job, "no heartbeat succeeded for a whole lease (last: " + error.getMessage() + ")");
         }
       }
+    } catch (RuntimeException bug) {
+      // An exception escaping a scheduled beat would silently end this task's heartbeats.
+      counters.heartbeatFailures.incrementAndGet();
+      log.log(Level.ERROR, "task " + job.taskId() + ": heartbeat failed", bug);
     }
   }
 
@@ -352,7 +358,7 @@ public final class Worker implements AutoCloseable {
     }
     log.log(Level.WARNING, "task {0}: {1}: handler cancelled, result dropped", job.taskId(), why);
     counters.dropped.incrementAndGet();
-    options.listener().dropped(job.task, why);
+    listener.dropped(job.task, why);
     job.stopHeartbeats();
     job.cancel(why);
     if (job.handlerOver()) {

@@ -24,15 +24,18 @@ final class WorkerReporter {
 
   private final TasklifeClient client;
   private final WorkerOptions options;
+  private final WorkerListener listener;
   private final WorkerCounters counters;
   private final Consumer<WorkerJob> release;
   private final Backoff backoff;
   private final LinkedBlockingQueue<Report> queue = new LinkedBlockingQueue<>();
   private final Thread thread;
 
-  WorkerReporter(TasklifeClient client, WorkerOptions options, WorkerCounters counters, Consumer<WorkerJob> release) {
+  WorkerReporter(TasklifeClient client, WorkerOptions options, WorkerListener listener, WorkerCounters counters,
+      Consumer<WorkerJob> release) {
     this.client = client;
     this.options = options;
+    this.listener = listener;
     this.counters = counters;
     this.release = release;
     this.backoff = new Backoff(options.initialBackoff(), options.maxBackoff());
@@ -103,6 +106,11 @@ final class WorkerReporter {
         }
       }
     }
+    if (response.getResultsCount() != batch.size()) {
+      String why = "the server answered " + response.getResultsCount() + " results for " + batch.size() + " items";
+      batch.forEach(report -> refused(report, why));
+      return;
+    }
     for (int i = 0; i < batch.size(); i++) {
       recorded(batch.get(i), response.getResults(i));
     }
@@ -114,16 +122,16 @@ final class WorkerReporter {
     if (error == null) {
       if (report.failReason() == null) {
         counters.completed.incrementAndGet();
-        options.listener().completed(result.getTask());
+        listener.completed(result.getTask());
       } else {
         counters.failed.incrementAndGet();
-        options.listener().failed(result.getTask(), report.failReason());
+        listener.failed(result.getTask(), report.failReason());
       }
     } else if (takenAway(error)) {
       String why = "the server refused its outcome (" + error.getMessage() + ")";
       options.logger().log(Level.INFO, "task {0}: {1}: result dropped", job.taskId(), why);
       counters.dropped.incrementAndGet();
-      options.listener().dropped(job.task, why);
+      listener.dropped(job.task, why);
     } else {
       refused(report, error.getMessage());
       return;

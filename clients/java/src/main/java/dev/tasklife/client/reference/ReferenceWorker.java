@@ -122,7 +122,8 @@ public final class ReferenceWorker {
     return worker.metrics().running() == 0 && System.nanoTime() - lastClaim.get() >= idleExitMs * 1_000_000L;
   }
 
-  private void summarize(Worker worker) {
+  /** Once, and whole: the SIGTERM hook halts the JVM right after its own call. */
+  private synchronized void summarize(Worker worker) {
     if (!summarized.compareAndSet(false, true)) {
       return;
     }
