@@ -25,8 +25,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -35,19 +34,8 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @DisplayName("batch and claim RPCs")
 class BatchAndClaimTest {
-  private TasklifeClient client;
-
-  @BeforeAll
-  void connect() {
-    client = LiveServer.connect();
-  }
-
-  @AfterAll
-  void disconnect() {
-    if (client != null) {
-      client.close();
-    }
-  }
+  @AutoClose
+  private final TasklifeClient client = LiveServer.connect();
 
   @Test
   void everyRpcOfTheServiceHasAWrapperMethod() {

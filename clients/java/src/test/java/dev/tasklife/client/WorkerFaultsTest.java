@@ -12,8 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -26,28 +25,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @DisplayName("worker under faults")
 class WorkerFaultsTest {
-  private TasklifeClient observer;
-
-  @BeforeAll
-  void connect() {
-    observer = LiveServer.connect();
-  }
-
-  @AfterAll
-  void disconnect() {
-    if (observer != null) {
-      observer.close();
-    }
-  }
+  @AutoClose
+  private final TasklifeClient observer = LiveServer.connect();
 
   private static TasklifeClient faulty(LostAnswers fault) {
     return TasklifeClient.connect(ConnectOptions.plaintext(LiveServer.address()), List.of(fault));
   }
 
   private static WorkerOptions quick(String namespace) {
-    return WorkerOptions.defaults().withNamespace(namespace).withWorkerName("w-" + namespace)
-        .withLeaseDuration(Duration.ofSeconds(2)).withHeartbeatInterval(Duration.ofMillis(300))
-        .withClaimWait(Duration.ofSeconds(1)).withBackoff(Duration.ofMillis(20), Duration.ofMillis(200));
+    return WorkerTest.quick(namespace).withBackoff(Duration.ofMillis(20), Duration.ofMillis(200));
   }
 
   @Test

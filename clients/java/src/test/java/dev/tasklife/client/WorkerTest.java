@@ -19,8 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -32,21 +31,11 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @DisplayName("worker")
 class WorkerTest {
-  private TasklifeClient client;
+  @AutoClose
+  private final TasklifeClient client = LiveServer.connect();
 
-  @BeforeAll
-  void connect() {
-    client = LiveServer.connect();
-  }
-
-  @AfterAll
-  void disconnect() {
-    if (client != null) {
-      client.close();
-    }
-  }
-
-  private static WorkerOptions quick(String namespace) {
+  /** Short leases, frequent heartbeats and short long polls: quick tests. */
+  static WorkerOptions quick(String namespace) {
     return WorkerOptions.defaults().withNamespace(namespace).withWorkerName("w-" + namespace)
         .withLeaseDuration(Duration.ofSeconds(2)).withHeartbeatInterval(Duration.ofMillis(300))
         .withClaimWait(Duration.ofSeconds(1)).withGracePeriod(Duration.ofSeconds(10));
