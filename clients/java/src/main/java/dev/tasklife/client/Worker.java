@@ -136,16 +136,20 @@ public final class Worker implements AutoCloseable {
       }
       state = State.STOPPING;
     }
+    // An interrupt of the stopping thread cuts the grace period short, yet the tasks still
+    // held are failed and reported: it is remembered, and restored on return.
+    boolean interrupted = Thread.interrupted();
     try {
       stopClaiming();
       long graceEnd = System.nanoTime() + grace.toNanos();
-      awaitNoneHeld(graceEnd);
+      interrupted |= !awaitNoneHeld(interrupted ? System.nanoTime() : graceEnd);
       failTheRest(grace);
-      awaitNoneHeld(graceEnd + REPORT_FLUSH_TIMEOUT.toNanos());
+      interrupted |= !awaitNoneHeld(graceEnd + REPORT_FLUSH_TIMEOUT.toNanos());
       reporter.shutdown();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
       heartbeats.shutdownNow();
       handlers.shutdownNow();
       synchronized (lifecycle) {
@@ -390,7 +394,7 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private void stopClaiming() throws InterruptedException {
+  private void stopClaiming() {
     claiming = false;
     Context.CancellableContext call = claimCall;
     if (call != null) {
@@ -401,17 +405,23 @@ public final class Worker implements AutoCloseable {
     }
     claimLoop.interrupt();
     if (Thread.currentThread() != claimLoop) {
-      claimLoop.join();
+      joinUninterruptibly(claimLoop);
     }
     log.log(Level.INFO, "worker {0} stopping: no more claims, {1} in flight", name(), metrics().running());
   }
 
-  private void awaitNoneHeld(long untilNanos) throws InterruptedException {
+  /** Waits until no task is held or the time has come; false if interrupted meanwhile. */
+  private boolean awaitNoneHeld(long untilNanos) {
     synchronized (slots) {
       long left;
       while (held > 0 && (left = untilNanos - System.nanoTime()) > 0) {
-        TimeUnit.NANOSECONDS.timedWait(slots, left);
+        try {
+          TimeUnit.NANOSECONDS.timedWait(slots, left);
+        } catch (InterruptedException e) {
+          return false;
+        }
       }
+      return true;
     }
   }
 
@@ -446,6 +456,21 @@ public final class Worker implements AutoCloseable {
       return claiming;
     } catch (InterruptedException e) {
       return false;
+    }
+  }
+
+  /** Joins the thread even if interrupted meanwhile; the interrupt is restored. */
+  static void joinUninterruptibly(Thread thread) {
+    boolean interrupted = false;
+    while (thread.isAlive()) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -59,9 +59,9 @@ final class WorkerReporter {
   }
 
   /** Ends the thread; outcomes still unsent are counted as report failures and released. */
-  void shutdown() throws InterruptedException {
+  void shutdown() {
     thread.interrupt();
-    thread.join();
+    Worker.joinUninterruptibly(thread);
     List<Report> left = new ArrayList<>();
     queue.drainTo(left);
     for (Report report : left) {
