@@ -126,6 +126,83 @@ SELECT 'refused', c.id, c.state, c.version, {nulls:task_after_version}, {nulls:e
 FROM current_row AS c CROSS JOIN checks AS k
 WHERE NOT EXISTS (SELECT FROM moved) AND NOT EXISTS (SELECT FROM prior);
 
+-- name: lock_tasks
+-- A batch's first statement: locks every task it will move, in id order (so that two
+-- batches never deadlock), before anything is written.
+SELECT id FROM tasks
+WHERE id = ANY(%(task_ids)s::text[]) AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
+ORDER BY id
+FOR UPDATE;
+
+-- name: written_after_us
+-- The stream-order guard of a transaction that locked several tasks (docs/concepts/stream.md):
+-- the locked tasks whose latest event was written by a transaction with a larger id than
+-- this one. It took its id at its first lock and may have waited for such a transaction on
+-- a later row: an event written here would sort before that task's earlier event. Run as a
+-- statement of its own, after the locks, so that its snapshot sees every committed event.
+SELECT t.id FROM tasks AS t JOIN task_events AS e ON e.task_id = t.id AND e.version = t.version
+WHERE t.id = ANY(%(task_ids)s::text[]) AND e.xid > pg_current_xact_id();
+
+-- name: lock_ready_tasks
+-- ClaimTasks' first statement: the oldest-ready matching tasks, locked (a ready task's
+-- updated_at is when it became ready: nothing but a transition, which leaves the state,
+-- changes it); tasks another
+-- claimer holds are skipped, never waited for. A task that already has an event with the
+-- claim's request_id cannot record it twice, so it is left to other claims.
+SELECT t.id FROM tasks AS t
+WHERE t.state = ANY(%(from_states)s::text[])
+  AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+  AND t.labels @> %(labels)s::jsonb
+  AND (%(request_id)s::text IS NULL
+       OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = t.id AND e.request_id = %(request_id)s))
+ORDER BY t.updated_at, t.id
+LIMIT %(limit)s
+FOR UPDATE OF t SKIP LOCKED;
+
+-- name: start_claimed
+-- ClaimTasks' second statement: starts the locked tasks exactly as StartTask would
+-- (attempt, worker, lease, timer), except those the stream-order guard excludes (see
+-- written_after_us): they stay ready for the next claim. Oldest-ready first.
+WITH claimable AS (
+    SELECT t.id FROM tasks AS t JOIN task_events AS e ON e.task_id = t.id AND e.version = t.version
+    WHERE t.id = ANY(%(task_ids)s::text[]) AND e.xid < pg_current_xact_id()
+), moved AS (
+    UPDATE tasks AS t
+    SET state = %(to_state)s,
+        version = t.version + 1,
+        updated_at = clock_timestamp(),
+        attempt = t.attempt + 1,
+        worker = %(worker)s,
+        lease_duration_ms = %(lease_ms)s::bigint,
+        last_heartbeat_at = clock_timestamp(),
+        lease_expires_at = clock_timestamp() + %(lease_ms)s::bigint * interval '1ms',
+        timer_action = %(timer_action)s,
+        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
+        next_attempt_at = NULL
+    FROM claimable AS c
+    WHERE t.id = c.id
+    RETURNING t.*
+), recorded AS (
+    INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
+                             request_id, created_at, namespace, on_behalf_of)
+    SELECT id, version, %(action)s, %(from_state)s, state, %(operator)s, %(reason)s,
+           %(request_id)s, updated_at, namespace, %(on_behalf_of)s
+    FROM moved
+    ORDER BY updated_at, id
+    RETURNING *
+)
+SELECT {task:m}, {event:r} FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
+ORDER BY m.updated_at, m.id;
+
+-- name: claimed_by_request
+-- What an earlier ClaimTasks with this request_id claimed and the worker still runs: the
+-- task at the version its start recorded, with that start.
+SELECT {task:t}, {event:e} FROM task_events AS e JOIN tasks AS t ON t.id = e.task_id AND t.version = e.version
+WHERE e.request_id = %(request_id)s AND e.action = %(action)s AND e.request_id IS NOT NULL
+  AND t.state = %(to_state)s AND t.worker = %(worker)s
+  AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+ORDER BY t.updated_at, t.id;
+
 -- name: unmet_dependencies
 SELECT u.id, u.state FROM tasks AS t JOIN tasks AS u ON u.id = ANY(t.depends_on)
 WHERE t.id = %(task_id)s AND u.succeeded_at IS NULL

@@ -120,6 +120,9 @@ tasks = Table(
         postgresql_where=text("state = 'created' AND auto_enqueue"),
     ),
     Index("ix_tasks_timer_at", "timer_at", postgresql_where=text("timer_at IS NOT NULL")),
+    # ClaimTasks' order: a ready task's updated_at is when it became ready. Only ready
+    # tasks are claimed, so only they are indexed.
+    Index("ix_tasks_ready_order", "updated_at", "id", postgresql_where=text("state = 'ready'")),
 )
 
 task_events = Table(
@@ -153,4 +156,10 @@ task_events = Table(
     UniqueConstraint("task_id", "version"),
     UniqueConstraint("task_id", "request_id"),
     Index(None, "xid", "id"),
+    # A repeated ClaimTasks finds the starts its first call recorded.
+    Index(
+        "ix_task_events_start_request_id",
+        "request_id",
+        postgresql_where=text("action = 'start' AND request_id IS NOT NULL"),
+    ),
 )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
 import psycopg
 from psycopg import AsyncConnection
@@ -24,12 +25,13 @@ from tasklife_server.domain.errors import (
     TaskNotFound,
     VersionMismatch,
 )
-from tasklife_server.domain.model import Change, Event, Task, TaskSpec, TransitionCommand
+from tasklife_server.domain.model import ClaimCommand, Change, Event, Task, TaskSpec, TransitionCommand
 from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, allowed_actions, sources_of, target_of
 from tasklife_server.storage.queries import QUERIES
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_from
+from tasklife_server.storage.doorbell import Doorbell
 
 CONNECTION_WAIT_SECONDS = 5.0
 
@@ -44,6 +46,8 @@ class TaskStore:
         self._commit_listeners: list[Callable[[], None]] = []
         self._timer_listeners: list[Callable[[int], None]] = []
         self._transition_observers: list[Callable[[Action, str], None]] = []
+        # Rung when a task may have become ready: wakes ClaimTasks' long polls.
+        self.doorbell = Doorbell()
 
     def on_transition(self, callback: Callable[[Action, str], None]) -> None:
         """Calls `callback(action, outcome)` after every transition attempt, for metrics.
@@ -76,6 +80,11 @@ class TaskStore:
     def committed_elsewhere(self) -> None:
         """A caller's own transaction (the timer runner's) committed changes."""
         self._committed()
+        self.doorbell.ring()
+
+    def heard_of_commit(self) -> None:
+        """Another server process committed something: a task may have become ready there."""
+        self.doorbell.ring()
 
     @classmethod
     async def open(
@@ -209,6 +218,16 @@ class TaskStore:
         Raises TaskNotFound, InvalidTransition, VersionMismatch, RequestIdReused,
         DependenciesNotMet or LeaseLost, having written nothing.
         """
+        params, timer = self._transition_params(command, timer)
+        row = await self._transition_row(params, command.request_id is not None, conn)
+        change, outcome = await self._outcome(command, row, conn)
+        if outcome == "applied" and conn is None:
+            self._announce(command.action, timer, row)
+        return change, outcome
+
+    def _transition_params(
+        self, command: TransitionCommand, timer: Timer | None | Literal["policy"]
+    ) -> tuple[dict[str, Any], Timer | None]:
         target = target_of(command.action)
         if timer == "policy":
             timer = timer_after(command.action, target, self.policies, command.lease_ms)
@@ -233,7 +252,22 @@ class TaskStore:
             "timer_action": timer.action.value if timer else None,
             "timer_delay_ms": timer.delay_ms if timer else None,
         }
-        row = await self._transition_row(params, command.request_id is not None, conn)
+        return params, timer
+
+    def _announce(self, action: Action, timer: Timer | None, row: TupleRow) -> None:
+        """Tells the stream, the timer runner and waiting claimers of a committed move."""
+        self._committed()
+        if target_of(action) is State.READY:
+            self.doorbell.ring()
+        if timer is not None:
+            self._timer_set(timer.delay_ms)
+        if row[-1]:  # downstream tasks were armed to enqueue themselves
+            self._timer_set(0)
+
+    async def _outcome(
+        self, command: TransitionCommand, row: TupleRow | None, conn: AsyncConnection | None
+    ) -> tuple[Change, str]:
+        """The change a transition row reports (applied or replayed), or its refusal raised."""
         if row is None:
             raise TaskNotFound(command.task_id)
         outcome = row[0]
@@ -241,12 +275,6 @@ class TaskStore:
             raise await self._refusal(command, row, conn)
         change = Change(task_from(row, 1), event_from(row, 1 + TASK_WIDTH))
         if outcome == "applied":
-            if conn is None:
-                self._committed()
-                if timer is not None:
-                    self._timer_set(timer.delay_ms)
-                if row[-1]:  # downstream tasks were armed to enqueue themselves
-                    self._timer_set(0)
             return change, outcome
         if not command.repeats(change.event):
             raise RequestIdReused(command.task_id, command.request_id or "", change.event.action)
@@ -287,6 +315,136 @@ class TaskStore:
             return False
         rows = await self._fetchall("get_task", {"task_id": command.task_id, "reach": None}, conn)
         return bool(rows) and task_from(rows[0]).attempt > 0
+
+    async def transition_batch(self, commands: Sequence[TransitionCommand]) -> list[Change | TasklifeError]:
+        """Applies each command as `transition` would, in order, and returns each outcome:
+        its change, or its refusal (returned, not raised: one item never fails another).
+
+        One transaction locks every task first (in id order, so batches never deadlock each
+        other), then applies the commands in request order. A task whose latest event a
+        younger transaction wrote is left out of it (the stream-order guard,
+        docs/concepts/stream.md): its commands are applied after the commit, each as a
+        single call, in request order.
+        """
+        for attempt in range(_DEADLOCK_RETRIES + 1):
+            try:
+                settled, deferred = await self._batch_transaction(commands)
+                break
+            except psycopg.errors.DeadlockDetected:
+                # A single call that arms downstream tasks locks them after its own task,
+                # out of id order. Nothing of the batch was written: try it again.
+                if attempt == _DEADLOCK_RETRIES:
+                    raise
+        outcomes: dict[int, Change | TasklifeError] = {}
+        for item in settled:
+            command = commands[item.index]
+            if item.row is not None:
+                self._announce(command.action, item.timer, item.row)
+            self.observe(command.action, item.outcome_name)
+            outcomes[item.index] = item.outcome
+        for index in deferred:
+            try:
+                outcomes[index] = await self.transition(commands[index])
+            except TasklifeError as refusal:
+                outcomes[index] = refusal
+        return [outcomes[index] for index in range(len(commands))]
+
+    async def _batch_transaction(self, commands: Sequence[TransitionCommand]) -> tuple[list[_Settled], list[int]]:
+        """The batch's transaction: what it settled, and the indexes it left for later."""
+        task_ids = sorted({c.task_id for c in commands})
+        settled: list[_Settled] = []
+        async with self.transaction() as conn:
+            reach = commands[0].reach if commands else None
+            await self._fetchall("lock_tasks", {"task_ids": task_ids, "reach": reach}, conn)
+            younger = {row[0] for row in await self._fetchall("written_after_us", {"task_ids": task_ids}, conn)}
+            for index, command in enumerate(commands):
+                if command.task_id in younger:
+                    continue
+                params, timer = self._transition_params(command, "policy")
+                rows = await self._fetchall("transition", params, conn)
+                row = rows[0] if rows else None
+                try:
+                    change, name = await self._outcome(command, row, conn)
+                except TasklifeError as refusal:
+                    settled.append(_Settled(index, refusal, _snake_case(type(refusal).__name__)))
+                    continue
+                settled.append(_Settled(index, change, name, timer if name == "applied" else None,
+                                        row if name == "applied" else None))
+        deferred = [index for index, command in enumerate(commands) if command.task_id in younger]
+        return settled, deferred
+
+    async def claim_tasks(self, claim: ClaimCommand, wait_seconds: float = 0.0) -> list[Change]:
+        """Starts up to `claim.max_tasks` ready tasks for the worker, oldest-ready first,
+        waiting up to `wait_seconds` for one when none is ready (woken by the doorbell, never
+        polling). A claim that repeats an earlier one's request_id returns what that one
+        claimed and the worker still runs, and claims nothing."""
+        if claim.request_id is not None:
+            earlier = await self._claimed_by_request(claim)
+            if earlier:
+                return earlier
+        deadline = asyncio.get_running_loop().time() + wait_seconds
+        while True:
+            ticket = self.doorbell.ticket()  # before looking, so that no ring is missed
+            changes = await self._claim_once(claim)
+            remaining = deadline - asyncio.get_running_loop().time()
+            if changes or remaining <= 0 or self.doorbell.closed:
+                return changes
+            await self.doorbell.wait(ticket, remaining)
+
+    async def _claimed_by_request(self, claim: ClaimCommand) -> list[Change]:
+        params = {
+            "request_id": claim.request_id,
+            "action": Action.START.value,
+            "to_state": target_of(Action.START).value,
+            "worker": claim.worker,
+            "reach": claim.reach,
+        }
+        rows = await self._fetchall("claimed_by_request", params)
+        return [Change(task_from(row), event_from(row, TASK_WIDTH)) for row in rows]
+
+    async def _claim_once(self, claim: ClaimCommand) -> list[Change]:
+        target = target_of(Action.START)
+        timer = timer_after(Action.START, target, self.policies, claim.lease_ms)
+        async with self.transaction() as conn:
+            locked = await self._fetchall(
+                "lock_ready_tasks",
+                {
+                    "from_states": _SOURCES[Action.START],
+                    "reach": claim.reach,
+                    "labels": Jsonb(dict(claim.labels)),
+                    "request_id": claim.request_id,
+                    "limit": claim.max_tasks,
+                },
+                conn,
+            )
+            if not locked:
+                return []
+            (source,) = _SOURCES[Action.START]
+            rows = await self._fetchall(
+                "start_claimed",
+                {
+                    "task_ids": [row[0] for row in locked],
+                    "action": Action.START.value,
+                    "from_state": source,
+                    "to_state": target.value,
+                    "worker": claim.worker,
+                    "lease_ms": claim.lease_ms,
+                    "timer_action": timer.action.value if timer else None,
+                    "timer_delay_ms": timer.delay_ms if timer else None,
+                    "operator": claim.operator,
+                    "reason": claim.reason,
+                    "request_id": claim.request_id,
+                    "on_behalf_of": claim.on_behalf_of,
+                },
+                conn,
+            )
+        if rows:
+            self._committed()
+            if timer is not None:
+                self._timer_set(timer.delay_ms)
+        for _row in rows:
+            self.observe(Action.START, "applied")
+        return [Change(task_from(row), event_from(row, TASK_WIDTH)) for row in rows]
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
         params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}
@@ -397,6 +555,20 @@ class TaskStore:
     async def task_exists(self, task_id: str, reach: list[str] | None = None) -> bool:
         rows = await self._fetchall("task_exists", {"task_id": task_id, "reach": reach})
         return bool(rows[0][0])
+
+
+_DEADLOCK_RETRIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class _Settled:
+    """One batch item's outcome inside the batch's transaction; `row` when it moved the task."""
+
+    index: int
+    outcome: Change | TasklifeError
+    outcome_name: str
+    timer: Timer | None = None
+    row: TupleRow | None = None
 
 
 def _snake_case(name: str) -> str:

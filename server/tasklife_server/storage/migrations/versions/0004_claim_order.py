@@ -1,0 +1,30 @@
+"""ClaimTasks: ready tasks in the order they became ready, and starts by request_id.
+
+Revision ID: 0004
+Revises: 0003
+Create Date: 2026-12-02
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0004"
+down_revision = "0003"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    # A ready task's updated_at is when it became ready.
+    op.create_index("ix_tasks_ready_order", "tasks", ["updated_at", "id"], postgresql_where=sa.text("state = 'ready'"))
+    op.create_index(
+        "ix_task_events_start_request_id",
+        "task_events",
+        ["request_id"],
+        postgresql_where=sa.text("action = 'start' AND request_id IS NOT NULL"),
+    )
+
+
+def downgrade() -> None:
+    op.drop_index("ix_task_events_start_request_id", table_name="task_events")
+    op.drop_index("ix_tasks_ready_order", table_name="tasks")
