@@ -92,6 +92,9 @@ tasks = Table(
     # The one durable timer of the task: what the service will do to it, and when.
     Column("timer_action", Text, nullable=True),
     Column("timer_at", DateTime(timezone=True), nullable=True),
+    # The id of the transaction that wrote the task's latest event: the stream-order guard
+    # lets a transaction write the next event only if it is not younger than that one.
+    Column("event_xid", Xid8, nullable=False, server_default=func.pg_current_xact_id()),
     # Fixed at creation; callers reach only the namespaces they are granted.
     Column("namespace", Text, nullable=False, server_default=text("'default'")),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),

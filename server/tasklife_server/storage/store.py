@@ -285,7 +285,7 @@ class TaskStore:
 
     async def _refusal(self, command: TransitionCommand, row: TupleRow, conn: AsyncConnection | None) -> Exception:
         state, version = State(row[2]), row[3]
-        gate_open, holder_ok, holder, _armed = row[1 + TASK_WIDTH + EVENT_WIDTH :]
+        gate_open, holder_ok, holder, _order_ok = row[1 + TASK_WIDTH + EVENT_WIDTH :]
         # A caller that named a version asked for a compare-and-swap: if someone else moved
         # the task first, "your view is stale, re-read" is the useful answer.
         if command.expected_version is not None and command.expected_version != version:
@@ -394,7 +394,6 @@ class TaskStore:
     async def _claimed_by_request(self, claim: ClaimCommand) -> list[Change]:
         params = {
             "request_id": claim.request_id,
-            "action": Action.START.value,
             "to_state": target_of(Action.START).value,
             "worker": claim.worker,
             "reach": claim.reach,
@@ -455,6 +454,20 @@ class TaskStore:
         raise LeaseLost(task_id, worker, task.worker, task.state)
 
     async def _transition_row(
+        self, params: dict[str, Any], has_request_id: bool, conn: AsyncConnection | None
+    ) -> TupleRow | None:
+        """The transition statement's row, run again in a new transaction (so under a newer
+        transaction id) while the stream-order guard refuses it; inside a caller's
+        transaction, the guard's refusal is raised as StreamOrderConflict."""
+        for _attempt in range(_REORDERED_RETRIES):
+            row = await self._transition_row_once(params, has_request_id, conn)
+            if row is None or row[0] != "refused" or row[-1] is not False:
+                return row
+            if conn is not None:
+                raise StreamOrderConflict(params["task_id"])
+        raise StreamOrderConflict(params["task_id"])
+
+    async def _transition_row_once(
         self, params: dict[str, Any], has_request_id: bool, conn: AsyncConnection | None
     ) -> TupleRow | None:
         try:
@@ -558,6 +571,17 @@ class TaskStore:
 
 
 _DEADLOCK_RETRIES = 3
+# Each retry runs under a newer transaction id than the writer that made the guard refuse,
+# so a second refusal needs yet another writer in between: a few retries always suffice.
+_REORDERED_RETRIES = 20
+
+
+class StreamOrderConflict(Exception):
+    """The stream-order guard refused a write inside a caller's transaction: the task's
+    latest event was written by a younger transaction. Roll back and try again."""
+
+    def __init__(self, task_id: str):
+        super().__init__(f"task {task_id!r} was last written by a younger transaction")
 
 
 @dataclass(frozen=True, slots=True)
