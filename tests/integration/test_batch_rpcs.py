@@ -137,6 +137,20 @@ def test_a_refused_item_carries_exactly_the_status_of_its_single_rpc(stub: Any, 
     assert not result.HasField("task") and not result.HasField("event")
 
 
+def test_a_refusals_details_describe_the_tasks_as_they_stood_at_that_item(stub: Any) -> None:
+    upstream = task_in(stub, State.READY)
+    act(stub, Action.START, upstream.task_id, worker="w1")
+    downstream = create(stub, depends_on=[upstream.task_id])
+    refused, completed = batch(
+        stub, item(Action.ENQUEUE, downstream.task_id), item(Action.COMPLETE, upstream.task_id, worker="w1")
+    )
+    info = error_info(refused.error)
+    assert (info.reason, info.metadata["unmet_dependencies"]) == (
+        "DEPENDENCIES_NOT_MET", f"{upstream.task_id}=TASK_STATE_RUNNING"
+    )
+    assert completed.task.state == PB_STATE[State.SUCCEEDED]
+
+
 def test_an_item_naming_no_transition_is_refused_on_its_own(stub: Any) -> None:
     task = create(stub)
     empty, enqueue = batch(stub, task_service_pb2.BatchTransitionTasksItem(), item(Action.ENQUEUE, task.task_id))

@@ -265,14 +265,15 @@ class TaskStore:
             self._timer_set(0)
 
     async def _outcome(
-        self, command: TransitionCommand, row: TupleRow | None, conn: AsyncConnection | None
+        self, command: TransitionCommand, row: TupleRow | None, conn: AsyncConnection | None,
+        reads: list[str] | None = None,
     ) -> tuple[Change, str]:
         """The change a transition row reports (applied or replayed), or its refusal raised."""
         if row is None:
             raise TaskNotFound(command.task_id)
         outcome = row[0]
         if outcome == "refused":
-            raise await self._refusal(command, row, conn)
+            raise await self._refusal(command, row, conn, reads)
         change = Change(task_from(row, 1), event_from(row, 1 + TASK_WIDTH))
         if outcome == "applied":
             return change, outcome
@@ -283,24 +284,30 @@ class TaskStore:
         replayed = replace(change.task, state=event.to_state, version=event.version, updated_at=event.created_at)
         return Change(replayed, event), outcome
 
-    async def _refusal(self, command: TransitionCommand, row: TupleRow, conn: AsyncConnection | None) -> Exception:
+    async def _refusal(
+        self, command: TransitionCommand, row: TupleRow, conn: AsyncConnection | None, reads: list[str] | None = None
+    ) -> Exception:
+        """Which refusal a refused row means; `reads` collects the further queries it made."""
+        reads = [] if reads is None else reads
         state, version = State(row[2]), row[3]
         gate_open, holder_ok, holder, _order_ok = row[1 + TASK_WIDTH + EVENT_WIDTH :]
         # A caller that named a version asked for a compare-and-swap: if someone else moved
         # the task first, "your view is stale, re-read" is the useful answer.
         if command.expected_version is not None and command.expected_version != version:
             return VersionMismatch(command.task_id, command.expected_version, version, state)
-        if command.worker is not None and not holder_ok and await self._held_before(command, state, holder, conn):
+        if command.worker is not None and not holder_ok and await self._held_before(command, state, holder, conn, reads):
             return LeaseLost(command.task_id, command.worker, holder, state)
         if state not in sources_of(command.action):
             return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
         if not gate_open:
+            reads.append("unmet_dependencies")
             rows = await self._fetchall("unmet_dependencies", {"task_id": command.task_id}, conn)
             return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in rows))
         return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
 
     async def _held_before(
-        self, command: TransitionCommand, state: State, holder: str | None, conn: AsyncConnection | None
+        self, command: TransitionCommand, state: State, holder: str | None, conn: AsyncConnection | None,
+        reads: list[str],
     ) -> bool:
         """Whether a worker refused as not holding the task may once have held it, which makes
         the refusal LEASE_LOST ("stop, it is no longer yours") rather than INVALID_TRANSITION.
@@ -313,6 +320,7 @@ class TaskStore:
             return True
         if holder is not None:
             return False
+        reads.append("get_task")
         rows = await self._fetchall("get_task", {"task_id": command.task_id, "reach": None}, conn)
         return bool(rows) and task_from(rows[0]).attempt > 0
 
@@ -326,15 +334,20 @@ class TaskStore:
         docs/concepts/stream.md): its commands are applied after the commit, each as a
         single call, in request order.
         """
+        pipelined = True
         for attempt in range(_DEADLOCK_RETRIES + 1):
             try:
-                settled, deferred = await self._batch_transaction(commands)
+                settled, deferred = await self._batch_transaction(commands, pipelined)
                 break
-            except psycopg.errors.DeadlockDetected:
+            except _RedoInOrder:
+                pipelined = False
+            except (psycopg.errors.DeadlockDetected, StreamOrderConflict):
                 # A single call that arms downstream tasks locks them after its own task,
                 # out of id order. Nothing of the batch was written: try it again.
                 if attempt == _DEADLOCK_RETRIES:
                     raise
+        else:
+            settled, deferred = await self._batch_transaction(commands, pipelined=False)
         outcomes: dict[int, Change | TasklifeError] = {}
         for item in settled:
             command = commands[item.index]
@@ -349,29 +362,66 @@ class TaskStore:
                 outcomes[index] = refusal
         return [outcomes[index] for index in range(len(commands))]
 
-    async def _batch_transaction(self, commands: Sequence[TransitionCommand]) -> tuple[list[_Settled], list[int]]:
-        """The batch's transaction: what it settled, and the indexes it left for later."""
+    async def _batch_transaction(
+        self, commands: Sequence[TransitionCommand], pipelined: bool
+    ) -> tuple[list[_Settled], list[int]]:
+        """The batch's transaction: what it settled, and the indexes it left for later.
+
+        Pipelined, every statement is sent before the first answer is read (one round trip);
+        a refusal whose details need a further read (the unmet upstreams, say) is then read
+        after the later items ran, which may have changed what it reads: if a later item
+        moved a task, the batch is rolled back and done again one item at a time.
+        """
         task_ids = sorted({c.task_id for c in commands})
-        settled: list[_Settled] = []
         async with self.transaction() as conn:
             reach = commands[0].reach if commands else None
             await self._fetchall("lock_tasks", {"task_ids": task_ids, "reach": reach}, conn)
             younger = {row[0] for row in await self._fetchall("written_after_us", {"task_ids": task_ids}, conn)}
-            for index, command in enumerate(commands):
-                if command.task_id in younger:
-                    continue
-                params, timer = self._transition_params(command, "policy")
-                rows = await self._fetchall("transition", params, conn)
-                row = rows[0] if rows else None
-                try:
-                    change, name = await self._outcome(command, row, conn)
-                except TasklifeError as refusal:
-                    settled.append(_Settled(index, refusal, _snake_case(type(refusal).__name__)))
-                    continue
-                settled.append(_Settled(index, change, name, timer if name == "applied" else None,
-                                        row if name == "applied" else None))
+            planned = [
+                (index, command, *self._transition_params(command, "policy"))
+                for index, command in enumerate(commands)
+                if command.task_id not in younger
+            ]
+            if pipelined:
+                rows = await self._pipelined("transition", [params for _, _, params, _ in planned], conn)
+                settled = [
+                    await self._settle(index, command, timer, row, conn)
+                    for (index, command, _, timer), row in zip(planned, rows)
+                ]
+                if _read_before_a_later_move(settled):
+                    raise _RedoInOrder
+            else:
+                settled = []
+                for index, command, params, timer in planned:
+                    rows = await self._fetchall("transition", params, conn)
+                    settled.append(await self._settle(index, command, timer, rows[0] if rows else None, conn))
         deferred = [index for index, command in enumerate(commands) if command.task_id in younger]
         return settled, deferred
+
+    async def _pipelined(self, name: str, params_list: list[dict[str, Any]], conn: AsyncConnection) -> list[TupleRow | None]:
+        """Each statement's first row (or None), all sent before any answer is awaited."""
+        cursors = []
+        async with conn.pipeline():
+            for params in params_list:
+                cursor = conn.cursor()
+                await cursor.execute(QUERIES[name], params, prepare=True)
+                cursors.append(cursor)
+        return [(await cursor.fetchall() or [None])[0] for cursor in cursors]
+
+    async def _settle(
+        self, index: int, command: TransitionCommand, timer: Timer | None, row: TupleRow | None, conn: AsyncConnection
+    ) -> _Settled:
+        """One batch item's outcome from its transition row, inside the batch's transaction."""
+        if row is not None and row[0] == "refused" and row[-1] is False:
+            raise StreamOrderConflict(command.task_id)  # cannot happen: the task is locked and not younger
+        reads: list[str] = []
+        try:
+            change, name = await self._outcome(command, row, conn, reads)
+        except TasklifeError as refusal:
+            return _Settled(index, refusal, _snake_case(type(refusal).__name__), read=bool(reads))
+        if name != "applied":
+            return _Settled(index, change, name)
+        return _Settled(index, change, name, timer, row)
 
     async def claim_tasks(self, claim: ClaimCommand, wait_seconds: float = 0.0) -> list[Change]:
         """Starts up to `claim.max_tasks` ready tasks for the worker, oldest-ready first,
@@ -593,6 +643,21 @@ class _Settled:
     outcome_name: str
     timer: Timer | None = None
     row: TupleRow | None = None
+    # Its refusal's details needed a further read (see TaskStore._batch_transaction).
+    read: bool = False
+
+
+class _RedoInOrder(Exception):
+    """A pipelined batch must be done again one item at a time."""
+
+
+def _read_before_a_later_move(settled: list[_Settled]) -> bool:
+    reading = False
+    for item in settled:
+        if reading and item.row is not None:
+            return True
+        reading = reading or item.read
+    return False
 
 
 def _snake_case(name: str) -> str:
