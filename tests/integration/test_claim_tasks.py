@@ -6,6 +6,7 @@ leave behind are never taken.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections import Counter
@@ -15,9 +16,10 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf.duration_pb2 import Duration
-from tasklife.v1 import task_service_pb2
+from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain.states import Action, State
+from tests.conftest import ServerProcess
 from tests.support import PB_ACTION, PB_STATE, act, create, failure_of, history, unique_id
 
 
@@ -198,3 +200,21 @@ def test_a_claim_of_more_than_1000_tasks_is_too_large(stub: Any) -> None:
     assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BATCH_TOO_LARGE")
     assert dict(failure.error_info.metadata) == {"limit": "1000", "requested": "1001"}
     assert failure.violated_fields == ["max_tasks"]
+
+
+def test_a_waiting_claim_answers_empty_when_the_server_shuts_down(database_url: str) -> None:
+    server = ServerProcess(database_url)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = task_service_pb2_grpc.TaskServiceStub(channel)
+            request = task_service_pb2.ClaimTasksRequest(
+                worker="w1", max_tasks=1, labels={"queue": unique_id("shutdown")}, wait=Duration(seconds=60)
+            )
+            pending = stub.ClaimTasks.future(request)
+            time.sleep(0.5)  # the claim is waiting
+            started = time.monotonic()
+            server.process.send_signal(signal.SIGTERM)
+            assert list(pending.result(timeout=30).claims) == []
+            assert time.monotonic() - started < 30
+    finally:
+        assert server.stop() == 0, server.stderr

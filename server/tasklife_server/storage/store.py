@@ -249,8 +249,7 @@ class TaskStore:
             "release_worker": command.releases_worker,
             "worker": command.worker,
             "lease_ms": command.lease_ms,
-            "timer_action": timer.action.value if timer else None,
-            "timer_delay_ms": timer.delay_ms if timer else None,
+            **_timer_params(timer),
         }
         return params, timer
 
@@ -478,8 +477,7 @@ class TaskStore:
                     "to_state": target.value,
                     "worker": claim.worker,
                     "lease_ms": claim.lease_ms,
-                    "timer_action": timer.action.value if timer else None,
-                    "timer_delay_ms": timer.delay_ms if timer else None,
+                    **_timer_params(timer),
                     "operator": claim.operator,
                     "reason": claim.reason,
                     "request_id": claim.request_id,
@@ -550,8 +548,7 @@ class TaskStore:
             {
                 "task_id": task.task_id,
                 "version": task.version,
-                "timer_action": timer.action.value if timer else None,
-                "timer_delay_ms": timer.delay_ms if timer else None,
+                **_timer_params(timer),
             },
             conn,
         )
@@ -658,6 +655,11 @@ def _read_before_a_later_move(settled: list[_Settled]) -> bool:
             return True
         reading = reading or item.read
     return False
+
+
+def _timer_params(timer: Timer | None) -> dict[str, Any]:
+    """The parameters that set a task's one timer (or clear it, for None)."""
+    return {"timer_action": timer.action.value if timer else None, "timer_delay_ms": timer.delay_ms if timer else None}
 
 
 def _snake_case(name: str) -> str:
