@@ -144,6 +144,19 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
+class NewTask:
+    """CreateTask: a task to create with `spec`, unless `task_id` is taken."""
+
+    task_id: str
+    spec: TaskSpec
+    operator: str
+    reason: str = ""
+    on_behalf_of: str | None = None
+    # The namespaces the caller reaches; None means every one.
+    reach: list[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ClaimCommand:
     """ClaimTasks: start up to `max_tasks` ready tasks for `worker`, as StartTask would."""
 

@@ -11,7 +11,7 @@ from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 from tasklife_server.domain import cursor
 from tasklife_server.domain.access import BATCH_TRANSITION_METHOD, Principal
 from tasklife_server.domain.errors import FieldViolation, InvalidRequest, TasklifeError
-from tasklife_server.domain.model import TransitionCommand
+from tasklife_server.domain.model import Change, NewTask, TransitionCommand
 from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action
 from tasklife_server.service import pagination, validation
@@ -123,21 +123,10 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         caller = self._gate.admit(context, "BatchCreateTasks")
         validation.batch_size(len(request.requests), "requests")
         operator = metadata_operator(context)
-        results = []
-        # In request order, each committed before the next: an item may name a task an
-        # earlier item created.
-        for item in request.requests:
-            try:
-                task_id, spec, item_operator, reason, behalf = validation.create_task(item, operator, caller)
-                change, _created = await self._store.create_task(
-                    task_id or new_task_id(), spec, item_operator, reason, behalf, caller.reach
-                )
-            except TasklifeError as refusal:
-                results.append(task_service_pb2.BatchCreateTasksResult(error=status_of(refusal)))
-                continue
-            results.append(
-                task_service_pb2.BatchCreateTasksResult(task=task_to_pb(change.task), event=event_to_pb(change.event))
-            )
+        prepared = [_new_task(item, operator, caller) for item in request.requests]
+        results = await _batch_results(
+            prepared, NewTask, self._store.create_tasks, task_service_pb2.BatchCreateTasksResult, lambda o: o[0]
+        )
         return task_service_pb2.BatchCreateTasksResponse(results=results)
 
     async def BatchTransitionTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -145,19 +134,10 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         validation.batch_size(len(request.items), "items")
         operator = metadata_operator(context)
         prepared = [_batch_command(item, operator, caller) for item in request.items]
-        commands = [p for p in prepared if isinstance(p, TransitionCommand)]
-        applied = iter(await self._store.transition_batch(commands))
-        results = []
-        for item in prepared:
-            outcome = next(applied) if isinstance(item, TransitionCommand) else item
-            if isinstance(outcome, TasklifeError):
-                results.append(task_service_pb2.BatchTransitionTasksResult(error=status_of(outcome)))
-            else:
-                results.append(
-                    task_service_pb2.BatchTransitionTasksResult(
-                        task=task_to_pb(outcome.task), event=event_to_pb(outcome.event)
-                    )
-                )
+        results = await _batch_results(
+            prepared, TransitionCommand, self._store.transition_batch,
+            task_service_pb2.BatchTransitionTasksResult, lambda o: o,
+        )
         return task_service_pb2.BatchTransitionTasksResponse(results=results)
 
     async def ClaimTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -195,6 +175,36 @@ def _transition_handler(action: Action) -> Callable[..., Coroutine[Any, Any, Any
 # RPCs and the transition table cannot disagree.
 for _action in TRANSITION_ACTIONS:
     setattr(TaskServicer, _action.rpc_name, _transition_handler(_action))
+
+
+async def _batch_results(
+    prepared: list[Any],
+    ready_type: type,
+    apply: Callable[[list[Any]], Coroutine[Any, Any, list[Any]]],
+    result_type: Any,
+    change_of: Callable[[Any], Change],
+) -> list[Any]:
+    """One result per item, in order: a refusal found while preparing the items, or what
+    `apply` made of the items that were ready (each a change, or its refusal)."""
+    applied = iter(await apply([p for p in prepared if isinstance(p, ready_type)]))
+    results = []
+    for item in prepared:
+        outcome = next(applied) if isinstance(item, ready_type) else item
+        if isinstance(outcome, TasklifeError):
+            results.append(result_type(error=status_of(outcome)))
+        else:
+            change = change_of(outcome)
+            results.append(result_type(task=task_to_pb(change.task), event=event_to_pb(change.event)))
+    return results
+
+
+def _new_task(item: Any, operator: str | None, caller: Principal) -> NewTask | TasklifeError:
+    """An item's task to create, or its refusal, as CreateTask checks it."""
+    try:
+        task_id, spec, item_operator, reason, behalf = validation.create_task(item, operator, caller)
+    except TasklifeError as refusal:
+        return refusal
+    return NewTask(task_id or new_task_id(), spec, item_operator, reason, behalf, caller.reach)
 
 
 def _batch_command(item: Any, operator: str | None, caller: Principal) -> TransitionCommand | TasklifeError:

@@ -25,7 +25,7 @@ from tasklife_server.domain.errors import (
     TaskNotFound,
     VersionMismatch,
 )
-from tasklife_server.domain.model import ClaimCommand, Change, Event, Task, TaskSpec, TransitionCommand
+from tasklife_server.domain.model import ClaimCommand, Change, Event, NewTask, Task, TaskSpec, TransitionCommand
 from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, allowed_actions, sources_of, target_of
 from tasklife_server.storage.queries import QUERIES
@@ -139,46 +139,73 @@ class TaskStore:
         Returns the task with its creation event, and whether this call created it. An
         existing task outside `reach` is reported taken with no detail about it.
         """
+        new = NewTask(task_id, spec, operator, reason, on_behalf_of, reach)
         await self._require_existing(spec)
-        policy = spec.retry_policy
-        rows = await self._fetchall(
-            "create_task",
-            {
-                "task_id": task_id,
-                "state": INITIAL_STATE.value,
-                "action": Action.CREATE.value,
-                "labels": Jsonb(dict(spec.labels)),
-                "depends_on": list(spec.depends_on),
-                "rerun_of": spec.rerun_of,
-                "retry_max_attempts": policy.max_attempts,
-                "retry_initial_backoff_ms": policy.initial_backoff_ms,
-                "retry_backoff_multiplier": policy.backoff_multiplier,
-                "retry_max_backoff_ms": policy.max_backoff_ms,
-                "retry_jitter": policy.jitter,
-                "auto_enqueue": spec.auto_enqueue,
-                "namespace": spec.namespace,
-                "operator": operator,
-                "reason": reason,
-                "on_behalf_of": on_behalf_of,
-            },
-        )
-        if rows:
+        rows = await self._fetchall("create_task", _create_params(new))
+        return await self._created(new, rows[0] if rows else None)
+
+    async def create_tasks(self, news: Sequence[NewTask]) -> list[tuple[Change, bool] | TasklifeError]:
+        """Each task created (or found) as `create_task` would, in order; a refusal is
+        returned in its place. Consecutive tasks that name no other task are written
+        together, in one round trip and one transaction (new rows only: no item can refuse
+        there but by the answer create_task would give, and no task's event order is at
+        stake). A task that names others is created on its own after the tasks before it,
+        which it may name."""
+        outcomes: list[tuple[Change, bool] | TasklifeError] = []
+        together: list[NewTask] = []
+        for new in news:
+            if not _references(new.spec):
+                together.append(new)
+                continue
+            outcomes.extend(await self._create_together(together))
+            together = []
+            outcomes.append(await self._create_alone(new))
+        outcomes.extend(await self._create_together(together))
+        return outcomes
+
+    async def _create_alone(self, new: NewTask) -> tuple[Change, bool] | TasklifeError:
+        try:
+            return await self.create_task(*_create_args(new))
+        except TasklifeError as refusal:
+            return refusal
+
+    async def _create_together(self, news: list[NewTask]) -> list[tuple[Change, bool] | TasklifeError]:
+        if not news:
+            return []
+        try:
+            async with self._pool.connection() as conn:
+                rows = await self._pipelined("create_task", [_create_params(new) for new in news], conn)
+        except psycopg.errors.DeadlockDetected:
+            # Another batch inserts some of the same ids in another order: nothing of this
+            # group was written; create its tasks one at a time instead.
+            return [await self._create_alone(new) for new in news]
+        outcomes: list[tuple[Change, bool] | TasklifeError] = []
+        for new, row in zip(news, rows):
+            try:
+                outcomes.append(await self._created(new, row))
+            except TasklifeError as refusal:
+                outcomes.append(refusal)
+        return outcomes
+
+    async def _created(self, new: NewTask, row: TupleRow | None) -> tuple[Change, bool]:
+        """The outcome of a create_task row: the new task, or the existing one (no row)."""
+        if row is not None:
             self._committed()
-            if spec.auto_enqueue:
+            if new.spec.auto_enqueue:
                 self._timer_set(0)
-            return Change(task_from(rows[0]), event_from(rows[0], TASK_WIDTH)), True
+            return Change(task_from(row), event_from(row, TASK_WIDTH)), True
         # The id is taken (tasks are never deleted, so it is still there).
-        existing = await self._fetchall("get_task_with_first_event", {"task_id": task_id})
+        existing = await self._fetchall("get_task_with_first_event", {"task_id": new.task_id})
         task = task_from(existing[0])
-        if reach is not None and task.namespace not in reach:
-            raise TaskAlreadyExists(task_id, ())
-        differing = spec.differing_fields(task.spec)
+        if new.reach is not None and task.namespace not in new.reach:
+            raise TaskAlreadyExists(new.task_id, ())
+        differing = new.spec.differing_fields(task.spec)
         if differing:
-            raise TaskAlreadyExists(task_id, differing)
+            raise TaskAlreadyExists(new.task_id, differing)
         return Change(task, event_from(existing[0], TASK_WIDTH)), False
 
     async def _require_existing(self, spec: TaskSpec) -> None:
-        referenced = set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
+        referenced = _references(spec)
         if not referenced:
             return
         rows = await self._fetchall("existing_task_ids", {"task_ids": sorted(referenced), "namespace": spec.namespace})
@@ -655,6 +682,37 @@ def _read_before_a_later_move(settled: list[_Settled]) -> bool:
             return True
         reading = reading or item.read
     return False
+
+
+def _references(spec: TaskSpec) -> set[str]:
+    """The tasks a new task names, which must exist."""
+    return set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
+
+
+def _create_args(new: NewTask) -> tuple[Any, ...]:
+    return new.task_id, new.spec, new.operator, new.reason, new.on_behalf_of, new.reach
+
+
+def _create_params(new: NewTask) -> dict[str, Any]:
+    spec, policy = new.spec, new.spec.retry_policy
+    return {
+        "task_id": new.task_id,
+        "state": INITIAL_STATE.value,
+        "action": Action.CREATE.value,
+        "labels": Jsonb(dict(spec.labels)),
+        "depends_on": list(spec.depends_on),
+        "rerun_of": spec.rerun_of,
+        "retry_max_attempts": policy.max_attempts,
+        "retry_initial_backoff_ms": policy.initial_backoff_ms,
+        "retry_backoff_multiplier": policy.backoff_multiplier,
+        "retry_max_backoff_ms": policy.max_backoff_ms,
+        "retry_jitter": policy.jitter,
+        "auto_enqueue": spec.auto_enqueue,
+        "namespace": spec.namespace,
+        "operator": new.operator,
+        "reason": new.reason,
+        "on_behalf_of": new.on_behalf_of,
+    }
 
 
 def _timer_params(timer: Timer | None) -> dict[str, Any]:
