@@ -17,7 +17,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -135,6 +137,48 @@ def test_reference_worker_completes_fifty_ready_tasks_exactly_once(server: Serve
             completes = [e for e in events if e.action == task_pb2.TASK_ACTION_COMPLETE]
             assert len(starts) == 1, f"{task_id}: {events}"
             assert [e.request_id for e in completes] == [f"{worker}:{task_id}:1:complete"], f"{task_id}: {events}"
+
+
+@pytest.mark.slow
+def test_reference_worker_stops_gracefully_on_sigterm_and_exits_zero(server: ServerProcess) -> None:
+    require_tools("java", "mvn")
+    namespace = f"java-term-{uuid.uuid4().hex[:8]}"
+    worker = f"java-term-{uuid.uuid4().hex[:6]}"
+    ids = [f"{namespace}-{i:02d}" for i in range(40)]
+    with grpc.insecure_channel(server.address) as channel:
+        stub = task_service_pb2_grpc.TaskServiceStub(channel)
+        create_ready_tasks(stub, namespace, ids)
+        build = run(["bash", str(REFERENCE_WORKER), "--help"])
+        assert build.returncode == 0, build.stderr
+
+        process = subprocess.Popen(
+            ["bash", str(REFERENCE_WORKER), "--address", server.address, "--namespace", namespace, "--worker", worker,
+             "--concurrency", "2", "--handler-ms", "200", "--lease-ms", "5000"],
+            cwd=JAVA_DIR, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for_a_completion(stub, ids)
+            process.send_signal(signal.SIGTERM)
+            out, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+        assert process.returncode == 0, f"exit {process.returncode} on SIGTERM:\n{tail(err)}"
+        summary = json.loads(out.strip().splitlines()[-1])
+        # The handlers in flight finished within the grace period: every claimed task completed.
+        assert summary["worker"] == worker and summary["failed"] == 0 and summary["dropped"] == 0, summary
+        assert 0 < summary["completed"] == summary["claimed"] < len(ids), summary
+        states = [stub.GetTask(task_service_pb2.GetTaskRequest(task_id=i), timeout=10).task.state for i in ids]
+        assert states.count(task_pb2.TASK_STATE_SUCCEEDED) == summary["completed"]
+        assert states.count(task_pb2.TASK_STATE_READY) == len(ids) - summary["completed"]
+
+
+def wait_for_a_completion(stub: task_service_pb2_grpc.TaskServiceStub, ids: list[str]) -> None:
+    deadline = time.monotonic() + MAVEN_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        task = stub.GetTask(task_service_pb2.GetTaskRequest(task_id=ids[0]), timeout=10).task
+        if task.state == task_pb2.TASK_STATE_SUCCEEDED:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{ids[0]} was never completed")
 
 
 def create_ready_tasks(stub: task_service_pb2_grpc.TaskServiceStub, namespace: str, ids: list[str]) -> None:

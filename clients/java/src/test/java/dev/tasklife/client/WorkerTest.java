@@ -3,6 +3,8 @@ package dev.tasklife.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tasklife.v1.CreateTaskRequest;
+import dev.tasklife.v1.EnqueueTaskRequest;
 import dev.tasklife.v1.KillTaskRequest;
 import dev.tasklife.v1.PauseTaskRequest;
 import dev.tasklife.v1.TaskAction;
@@ -91,6 +93,26 @@ class WorkerTest {
     assertEquals(TaskState.TASK_STATE_FAILED, LiveTasks.get(client, ids.get(0)).getState());
     assertEquals(List.of("java.lang.AssertionError: invariant broken"),
         LiveTasks.events(client, ids.get(0), TaskAction.TASK_ACTION_FAIL).stream().map(TaskEvent::getReason).toList());
+  }
+
+  @Test
+  void claimsOnlyTasksCarryingItsLabels() {
+    String namespace = LiveTasks.freshNamespace();
+    String images = namespace + "-images";
+    String videos = namespace + "-videos";
+    for (String id : List.of(images, videos)) {
+      client.createTask(CreateTaskRequest.newBuilder().setTaskId(id).setNamespace(namespace)
+          .putLabels("queue", id.equals(images) ? "images" : "videos").build());
+      client.enqueueTask(EnqueueTaskRequest.newBuilder().setTaskId(id).build());
+    }
+
+    try (Worker worker = Worker.start(client, quick(namespace).withLabels(Map.of("queue", "images")),
+        (task, cancellation) -> {})) {
+      LiveTasks.awaitState(client, images, TaskState.TASK_STATE_SUCCEEDED);
+      assertEquals(1, worker.metrics().claimed());
+    }
+
+    assertEquals(TaskState.TASK_STATE_READY, LiveTasks.get(client, videos).getState());
   }
 
   @Test
