@@ -215,9 +215,7 @@ public final class Worker implements AutoCloseable {
   /**
    * One logical claim of up to {@code free} tasks, repeated with the same request_id after a
    * transient error, so that tasks claimed by a call whose answer was lost come back. Null
-   * when the worker stops. A claim cancelled by a stop while in flight is not repeated (a
-   * repeat could claim afresh): tasks the server had already claimed for it come back through
-   * lease expiry.
+   * when the worker stops without a claim in flight.
    */
   private List<StartTaskResponse> claim(int free) {
     ClaimTasksRequest request = ClaimTasksRequest.newBuilder()
@@ -234,7 +232,7 @@ public final class Worker implements AutoCloseable {
         return cancellableClaim(request);
       } catch (TasklifeException error) {
         if (!claiming) {
-          return null;
+          return repeatCancelledClaim(request);
         }
         if (!Backoff.transientFailure(error)) {
           refusedForGood(error);
@@ -247,6 +245,28 @@ public final class Worker implements AutoCloseable {
       }
     }
     return null;
+  }
+
+  /**
+   * A claim that a stop cancelled in flight may have claimed tasks whose answer never came;
+   * left alone they would stay running until their leases expire, and then fail. Its repeat,
+   * with the same request_id and no wait, returns them (or, when the server never saw the
+   * claim, claims at most as many afresh); they then run within the grace period like the
+   * handlers already in flight.
+   */
+  private List<StartTaskResponse> repeatCancelledClaim(ClaimTasksRequest cancelled) {
+    try {
+      List<StartTaskResponse> claims = client.claimTasks(cancelled.toBuilder().clearWait().build()).getClaimsList();
+      if (!claims.isEmpty()) {
+        log.log(Level.INFO, "worker {0} stopping: the claim in flight had {1} tasks; they run within the grace period",
+            name(), claims.size());
+      }
+      return claims;
+    } catch (TasklifeException error) {
+      log.log(Level.WARNING, "worker {0} stopping: the claim in flight could not be repeated ({1}): tasks it may "
+          + "have claimed come back when their leases expire", name(), error.getMessage());
+      return List.of();
+    }
   }
 
   private List<StartTaskResponse> cancellableClaim(ClaimTasksRequest request) {
@@ -401,9 +421,9 @@ public final class Worker implements AutoCloseable {
       call.cancel(null);
     }
     synchronized (slots) {
-      slots.notifyAll();
+      slots.notifyAll(); // wakes the claim loop waiting for a slot or pausing
     }
-    claimLoop.interrupt();
+    // Not interrupted: that would cancel the repeat of a cancelled claim (repeatCancelledClaim).
     if (Thread.currentThread() != claimLoop) {
       joinUninterruptibly(claimLoop);
     }
@@ -449,13 +469,19 @@ public final class Worker implements AutoCloseable {
         : Double.toString(duration.toMillis() / 1000.0);
   }
 
-  /** Sleeps unless the worker stops meanwhile; false when it does. */
+  /** Pauses the claim loop unless the worker stops meanwhile; false when it does. */
   private boolean pause(Duration duration) {
-    try {
-      Thread.sleep(duration.toMillis());
+    long until = System.nanoTime() + duration.toNanos();
+    synchronized (slots) {
+      long left;
+      while (claiming && (left = until - System.nanoTime()) > 0) {
+        try {
+          TimeUnit.NANOSECONDS.timedWait(slots, left);
+        } catch (InterruptedException e) {
+          return false;
+        }
+      }
       return claiming;
-    } catch (InterruptedException e) {
-      return false;
     }
   }
 

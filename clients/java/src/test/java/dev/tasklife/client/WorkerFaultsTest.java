@@ -56,6 +56,30 @@ class WorkerFaultsTest {
   }
 
   @Test
+  void stopRepeatsTheClaimInFlightAndRunsWhatItHadClaimed() {
+    String namespace = LiveTasks.freshNamespace();
+    String id = LiveTasks.createReady(observer, namespace, 1).get(0);
+    LostAnswers fault = LostAnswers.held("ClaimTasks", 1);
+
+    try (TasklifeClient client = faulty(fault)) {
+      Worker worker = Worker.start(client, quick(namespace), (task, cancellation) -> {});
+      LiveTasks.awaitState(observer, id, TaskState.TASK_STATE_RUNNING); // claimed; the answer is held back
+      worker.stop();
+
+      assertEquals(1, worker.metrics().claimed());
+      assertEquals(1, worker.metrics().completed());
+    }
+
+    ClaimTasksRequest held = (ClaimTasksRequest) fault.requests.get(0);
+    ClaimTasksRequest repeat = (ClaimTasksRequest) fault.requests.get(1);
+    assertEquals(held.getRequestId(), repeat.getRequestId());
+    assertEquals(false, repeat.hasWait());
+    assertEquals(TaskState.TASK_STATE_SUCCEEDED, LiveTasks.get(observer, id).getState());
+    assertEquals(List.of(held.getRequestId()),
+        LiveTasks.events(observer, id, TaskAction.TASK_ACTION_START).stream().map(TaskEvent::getRequestId).toList());
+  }
+
+  @Test
   void retriesALostReportWithTheSameRequestIdsAndRecordsItOnce() {
     String namespace = LiveTasks.freshNamespace();
     String id = LiveTasks.createReady(observer, namespace, 1).get(0);

@@ -88,6 +88,7 @@ class WorkerTest {
       }
     })) {
       LiveTasks.awaitState(client, ids.get(1), TaskState.TASK_STATE_SUCCEEDED);
+      LiveTasks.await(() -> worker.metrics().failed() == 1, "the failure to be counted");
     }
 
     assertEquals(TaskState.TASK_STATE_FAILED, LiveTasks.get(client, ids.get(0)).getState());
