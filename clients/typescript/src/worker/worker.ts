@@ -156,6 +156,8 @@ export class Worker {
         await backoff.sleep(this.#stopping.signal);
       }
     }
+    // Stopped while backing off from a transient failure: that claim's answer may have been lost.
+    this.#interruptedClaim = retry;
   }
 
   async #claim(claim: Claim, waitMs: number, signal: AbortSignal | undefined): Promise<void> {
