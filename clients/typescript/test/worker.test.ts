@@ -7,12 +7,14 @@ import {
   MAX_REASON_BYTES,
   TaskCancelledError,
   TaskState,
+  TasklifeClient,
   Worker,
   failureReason,
   type WorkerHandler,
   type WorkerOptions,
 } from "../src/index.js";
-import { liveClient, skipUnlessLive } from "./support/live.js";
+import { liveAddress, liveClient, skipUnlessLive } from "./support/live.js";
+import { TcpProxy } from "./support/tcp-proxy.js";
 import { actions, history, readyTasks, recordingLogger, uniqueNamespace, until } from "./support/queue.js";
 
 describe("worker", { skip: skipUnlessLive }, () => {
@@ -20,9 +22,9 @@ describe("worker", { skip: skipUnlessLive }, () => {
   after(() => client.close());
 
   /** A running worker with test-sized timings; `finish()` stops it and waits for run() to return. */
-  function startWorker(handler: WorkerHandler, options: WorkerOptions) {
+  function startWorker(handler: WorkerHandler, options: WorkerOptions, through: TasklifeClient = client) {
     const logger = recordingLogger();
-    const worker = new Worker(client, handler, {
+    const worker = new Worker(through, handler, {
       leaseMs: 2_000,
       heartbeatIntervalMs: 300,
       claimWaitMs: 1_000,
@@ -140,6 +142,34 @@ describe("worker", { skip: skipUnlessLive }, () => {
     assert.deepEqual(await actions(client, taskId!), ["create", "enqueue", "start", "kill"]);
     assert.equal(await stateOf(taskId!), TaskState.KILLED);
     assert.equal(worker.metrics().dropped, 1);
+  });
+
+  test("heartbeats failing until the lease must have expired abort the handler and drop its result", async () => {
+    const namespace = uniqueNamespace("cut");
+    const [taskId] = await readyTasks(client, namespace, 1);
+    const proxy = await TcpProxy.start(liveAddress!);
+    const proxied = TasklifeClient.connect(proxy.address, { defaultTimeoutMs: 2_000 });
+    let reason: unknown;
+    const { worker, logger, finish } = startWorker(async (_task, signal) => void (reason = await aborted(signal)), {
+      namespace,
+      leaseMs: 1_500,
+    }, proxied);
+    try {
+      await until(() => worker.metrics().running === 1, "the task is claimed");
+      await proxy.stop(); // the server is unreachable from now on: every heartbeat fails UNAVAILABLE
+      await until(() => reason !== undefined, "the handler is aborted", 10_000);
+    } finally {
+      await finish();
+      proxied.close();
+    }
+    assert.ok(reason instanceof TaskCancelledError && reason.reason === "LEASE_LOST", String(reason));
+    assert.ok(worker.metrics().heartbeatFailures >= 1);
+    assert.deepEqual([worker.metrics().dropped, worker.metrics().completed, worker.metrics().failed], [1, 0, 0]);
+    assert.ok(logger.lines.some((line) => line.includes(`task ${taskId}: lease expired (heartbeats failing`)), logger.lines.join("\n"));
+    // The server ends the attempt itself when the lease runs out; nothing else was recorded.
+    await until(async () => (await stateOf(taskId!)) === TaskState.FAILED, "the server fails the expired lease", 15_000);
+    assert.deepEqual(await actions(client, taskId!), ["create", "enqueue", "start", "fail"]);
+    assert.match((await history(client, taskId!)).at(-1)?.operator ?? "", /^system:/);
   });
 
   test("stop lets a handler finish within the grace period and fails the one that outlives it", async () => {
