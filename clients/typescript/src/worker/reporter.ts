@@ -43,10 +43,16 @@ export class Reporter {
     this.#logger = logger;
   }
 
-  /** Queues an outcome; sends at once unless a call is in flight (that call's end sends the queue). */
+  /**
+   * Queues an outcome; it is sent at once unless a call is in flight (that call's end sends the
+   * queue). "At once" is the end of the current turn of the event loop, not a timer: handlers
+   * that settle together (in the same turn) go in the same call.
+   */
   enqueue(report: PendingReport): void {
     this.#queue.push(report);
-    this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
+    this.#draining ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.#drain())
+      .finally(() => (this.#draining = undefined));
   }
 
   /**
