@@ -47,7 +47,7 @@ async def serve(
         on_delivery=telemetry.on_stream_delivery,
     )
     notifier = CommitNotifier(database_url)
-    listener = CommitListener(database_url, on_notify=hub.wake, own=notifier)
+    listener = CommitListener(database_url, on_notify=lambda: (hub.wake(), store.heard_of_commit()), own=notifier)
     store.on_commit(hub.wake)
     store.on_commit(notifier.poke)
     timers = TimerRunner(
@@ -86,6 +86,8 @@ async def serve(
         await health_servicer.enter_graceful_shutdown()
         # Watches end first, with UNAVAILABLE, so their clients resume on another replica.
         await hub.close()
+        # Long-polling claims answer now (with what they claimed, possibly nothing).
+        store.doorbell.close()
         # HTTP calls are gRPC calls on the private socket: both stop together.
         await asyncio.gather(grpc_server.stop(settings.grace_seconds), *([http.stop()] if http else []))
     finally:

@@ -174,3 +174,18 @@ def test_calls_over_http_are_counted_in_the_rpc_metrics(server: ServerProcess) -
     assert server.metrics_url is not None
     metrics = urllib.request.urlopen(server.metrics_url, timeout=10).read().decode()
     assert 'tasklife_rpc_duration_seconds_count{code="OK",method="GetStateMachine"}' in metrics
+
+
+def test_the_batch_and_claim_methods_answer_over_connect_json(server: ServerProcess, stub) -> None:
+    queue = unique_id("http-queue")
+    created = connect_json(server.http_url, "BatchCreateTasks", {"requests": [{"labels": {"queue": queue}}, {"labels": {"-bad": "x"}}]})
+    assert created.status == 200
+    ok, refused = created.json()["results"]
+    assert refused["error"]["code"] == 3 and "task" not in refused
+    task_id = ok["task"]["taskId"]
+    enqueued = connect_json(server.http_url, "BatchTransitionTasks", {"items": [{"enqueue": {"taskId": task_id}}]})
+    assert enqueued.status == 200
+    assert enqueued.json()["results"][0]["task"]["state"] == "TASK_STATE_READY"
+    claimed = connect_json(server.http_url, "ClaimTasks", {"worker": "w1", "maxTasks": 5, "labels": {"queue": queue}})
+    assert claimed.status == 200
+    assert [c["task"]["taskId"] for c in claimed.json()["claims"]] == [task_id]

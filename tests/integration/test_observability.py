@@ -351,3 +351,23 @@ def test_otel_without_its_packages_is_a_clear_start_up_error(database_url: str) 
     assert "--otel needs the OpenTelemetry packages" in result.stderr
     assert "pip install 'tasklife-server[otel]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_each_batch_item_and_each_claimed_task_counts_as_a_transition(observed_stub: Any, metrics) -> None:
+    first, second, third = (task_in(observed_stub, State.READY, labels={"queue": "metrics"}) for _ in range(3))
+    paused = metrics("tasklife_transitions_total", action="pause", outcome="applied")
+    refused = metrics("tasklife_transitions_total", action="resume", outcome="invalid_transition")
+    items = [
+        task_service_pb2.BatchTransitionTasksItem(pause=task_service_pb2.PauseTaskRequest(task_id=first.task_id)),
+        task_service_pb2.BatchTransitionTasksItem(pause=task_service_pb2.PauseTaskRequest(task_id=second.task_id)),
+        task_service_pb2.BatchTransitionTasksItem(resume=task_service_pb2.ResumeTaskRequest(task_id=third.task_id)),
+    ]
+    observed_stub.BatchTransitionTasks(task_service_pb2.BatchTransitionTasksRequest(items=items))
+    assert metrics("tasklife_transitions_total", action="pause", outcome="applied") == paused + 2
+    assert metrics("tasklife_transitions_total", action="resume", outcome="invalid_transition") == refused + 1
+    started = metrics("tasklife_transitions_total", action="start", outcome="applied")
+    claims = observed_stub.ClaimTasks(
+        task_service_pb2.ClaimTasksRequest(worker="w1", max_tasks=5, labels={"queue": "metrics"})
+    ).claims
+    assert [c.task.task_id for c in claims] == [third.task_id]
+    assert metrics("tasklife_transitions_total", action="start", outcome="applied") == started + 1

@@ -19,6 +19,8 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from google.protobuf.duration_pb2 import Duration
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tasklife.v1 import task_pb2, task_service_pb2
 
@@ -111,6 +113,12 @@ def request_for(method: str, task_id: str) -> Any:
         fields["worker"] = "worker-1"
     if method == "WatchTaskEvents":
         fields = {"from_beginning": True, "task_ids": [task_id], "progress_interval": Duration(nanos=100_000_000)}
+    if method == "BatchCreateTasks":
+        fields = {"requests": [task_service_pb2.CreateTaskRequest(task_id=task_id)]}
+    if method == "BatchTransitionTasks":
+        fields = {"items": [task_service_pb2.BatchTransitionTasksItem(enqueue=task_service_pb2.EnqueueTaskRequest(task_id=task_id))]}
+    if method == "ClaimTasks":  # a label no task carries: an admitted claim takes nothing
+        fields = {"worker": "worker-1", "max_tasks": 1, "labels": {"claim": task_id}}
     return request_type(**fields)
 
 
@@ -224,6 +232,45 @@ def test_the_role_table_in_the_docs_is_the_one_the_server_enforces() -> None:
     for role in (Role.VIEWER, Role.SCHEDULER, Role.OPERATOR):
         assert set(documented[role].split(", ")) == ROLE_METHODS[role], role
     assert ROLE_METHODS[Role.ADMIN] == set(ALL_METHODS) - {"GetStateMachine"}
+
+
+def test_a_batch_item_whose_action_the_caller_may_not_take_is_refused_on_its_own(
+    secured_channel: grpc.Channel, admin_a: Any
+) -> None:
+    stub = as_principal(secured_channel, "scheduler-a")
+    task = new_task(admin_a)
+    items = [
+        task_service_pb2.BatchTransitionTasksItem(pause=task_service_pb2.PauseTaskRequest(task_id=task.task_id)),
+        task_service_pb2.BatchTransitionTasksItem(enqueue=task_service_pb2.EnqueueTaskRequest(task_id=task.task_id)),
+    ]
+    paused, enqueued = stub.BatchTransitionTasks(task_service_pb2.BatchTransitionTasksRequest(items=items)).results
+    with pytest.raises(grpc.RpcError) as single:
+        stub.PauseTask(task_service_pb2.PauseTaskRequest(task_id=task.task_id))
+    assert paused.error == rpc_status.from_call(single.value)
+    info = error_details_pb2.ErrorInfo()
+    paused.error.details[0].Unpack(info)
+    assert (paused.error.code, info.reason) == (grpc.StatusCode.PERMISSION_DENIED.value[0], "ROLE_NOT_GRANTED")
+    assert dict(info.metadata) == {"principal": "scheduler-a", "method": "PauseTask", "granting_roles": "operator,admin"}
+    assert enqueued.task.state == PB_STATE[State.READY]
+
+
+def test_a_claim_in_a_namespace_out_of_reach_is_refused(secured_channel: grpc.Channel) -> None:
+    stub = as_principal(secured_channel, "scheduler-a")
+    request = task_service_pb2.ClaimTasksRequest(worker="w1", max_tasks=1, namespace=NAMESPACE_B)
+    failure = failure_of(lambda: stub.ClaimTasks(request))
+    assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NAMESPACE_NOT_GRANTED")
+    assert dict(failure.error_info.metadata) == {"principal": "scheduler-a", "namespace": NAMESPACE_B}
+
+
+def test_a_claim_takes_only_tasks_the_caller_reaches(secured_channel: grpc.Channel, admin_b: Any, admin_a: Any) -> None:
+    label = {"claim": unique_id("reach")}
+    theirs = new_task(admin_b, namespace=NAMESPACE_B, labels=label)
+    mine = new_task(admin_a, labels=label)
+    for stub, task in ((admin_b, theirs), (admin_a, mine)):
+        act(stub, Action.ENQUEUE, task.task_id)
+    stub = as_principal(secured_channel, "scheduler-a")
+    claims = stub.ClaimTasks(task_service_pb2.ClaimTasksRequest(worker="w1", max_tasks=10, labels=label)).claims
+    assert [c.task.task_id for c in claims] == [mine.task_id]
 
 
 # --- the isolation matrix ---------------------------------------------------------------------

@@ -53,6 +53,11 @@ ACTION_ROLES: Mapping[Action, Role] = MappingProxyType(
 )
 # The public contract: any authenticated caller may read it.
 OPEN_METHODS = frozenset({"GetStateMachine"})
+# Methods that do, many times over, what one action does: granted with that action.
+BULK_METHODS: Mapping[str, Action] = MappingProxyType({"BatchCreateTasks": Action.CREATE, "ClaimTasks": Action.START})
+# Admits a caller holding any role that grants a transition; each item's own action is
+# then checked against the caller's roles (`may_take`).
+BATCH_TRANSITION_METHOD = "BatchTransitionTasks"
 
 
 def _role_methods() -> Mapping[Role, frozenset[str]]:
@@ -61,6 +66,10 @@ def _role_methods() -> Mapping[Role, frozenset[str]]:
     methods[Role.SCHEDULER].add("Heartbeat")
     for action, role in ACTION_ROLES.items():
         methods[role].add(action.rpc_name)
+        if action is not Action.CREATE:
+            methods[role].add(BATCH_TRANSITION_METHOD)
+    for method, action in BULK_METHODS.items():
+        methods[ACTION_ROLES[action]].add(method)
     methods[Role.ADMIN] = set().union(*methods.values())
     return MappingProxyType({role: frozenset(names) for role, names in methods.items()})
 

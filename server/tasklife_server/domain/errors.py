@@ -46,6 +46,16 @@ class MalformedRequest(TasklifeError):
         super().__init__(f"the request body is not a valid encoding of {message_type}: {detail}")
 
 
+class BatchTooLarge(TasklifeError):
+    """A batch or claim asks for more items than one call may carry."""
+
+    def __init__(self, field: str, limit: int, requested: int):
+        self.field = field
+        self.limit = limit
+        self.requested = requested
+        super().__init__(f"{field}: at most {limit} per call, {requested} requested")
+
+
 class TaskNotFound(TasklifeError):
     def __init__(self, task_id: str):
         self.task_id = task_id

@@ -141,3 +141,32 @@ class Change:
 
     task: Task
     event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class NewTask:
+    """CreateTask: a task to create with `spec`, unless `task_id` is taken."""
+
+    task_id: str
+    spec: TaskSpec
+    operator: str
+    reason: str = ""
+    on_behalf_of: str | None = None
+    # The namespaces the caller reaches; None means every one.
+    reach: list[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCommand:
+    """ClaimTasks: start up to `max_tasks` ready tasks for `worker`, as StartTask would."""
+
+    worker: str
+    operator: str
+    max_tasks: int
+    reason: str = ""
+    lease_ms: int | None = None
+    request_id: str | None = None
+    on_behalf_of: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    # The namespaces to claim from; None means every one.
+    reach: list[str] | None = None

@@ -99,6 +99,12 @@ def _certificate_name(context: grpc.aio.ServicerContext) -> str | None:
     return names[0].decode(errors="replace") if names else None
 
 
+def require_role(principal: Principal, method: str) -> None:
+    """Raises ROLE_NOT_GRANTED unless one of the principal's roles grants `method`."""
+    if not principal.may_call(method):
+        raise RoleNotGranted(principal.name, method, tuple(r.value for r in roles_granting(method)))
+
+
 class Gate:
     """Admits a call to a TaskService method: authenticates it and checks the caller's roles."""
 
@@ -109,8 +115,7 @@ class Gate:
 
     def admit(self, context: grpc.aio.ServicerContext, method: str) -> Principal:
         principal = self._authenticator.principal(context)
-        if not principal.may_call(method):
-            raise RoleNotGranted(principal.name, method, tuple(r.value for r in roles_granting(method)))
+        require_role(principal, method)
         return principal
 
     @contextlib.contextmanager

@@ -16,6 +16,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from tasklife_server.domain.errors import (
+    BatchTooLarge,
     CursorNotRetained,
     DependenciesNotMet,
     InvalidRequest,
@@ -78,6 +79,16 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
                 field_violations=[
                     error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description)
                     for v in error.violations
+                ]
+            ),
+        )
+    elif isinstance(error, BatchTooLarge):
+        code = code_pb2.INVALID_ARGUMENT
+        details = _packed(
+            _info("BATCH_TOO_LARGE", limit=str(error.limit), requested=str(error.requested)),
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(field=error.field, description=f"at most {error.limit}")
                 ]
             ),
         )

@@ -9,18 +9,23 @@ import grpc
 from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain import cursor
-from tasklife_server.domain.errors import FieldViolation, InvalidRequest
+from tasklife_server.domain.access import BATCH_TRANSITION_METHOD, Principal
+from tasklife_server.domain.errors import FieldViolation, InvalidRequest, TasklifeError
+from tasklife_server.domain.model import Change, NewTask, TransitionCommand
 from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action
 from tasklife_server.service import pagination, validation
-from tasklife_server.security.authenticator import Gate
+from tasklife_server.security.authenticator import Gate, require_role
 from tasklife_server.service.convert import event_to_pb, state_machine_pb, task_to_pb
+from tasklife_server.service.errors import status_of
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.stream.hub import EventHub
 
 OPERATOR_METADATA_KEY = "tasklife-operator"
 DEFAULT_TASKS_PAGE = 50
 DEFAULT_EVENTS_PAGE = 100
+# A long-polling claim answers this long before the caller's own deadline would end it.
+CLAIM_ANSWER_MARGIN_SECONDS = 0.5
 
 
 def metadata_operator(context: grpc.aio.ServicerContext) -> str | None:
@@ -114,6 +119,41 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         task = await self._store.heartbeat(task_id, worker, lease_ms, caller.reach)
         return task_service_pb2.HeartbeatResponse(task=task_to_pb(task))
 
+    async def BatchCreateTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "BatchCreateTasks")
+        validation.batch_size(len(request.requests), "requests")
+        operator = metadata_operator(context)
+        prepared = [_new_task(item, operator, caller) for item in request.requests]
+        results = await _batch_results(
+            prepared, NewTask, self._store.create_tasks, task_service_pb2.BatchCreateTasksResult, lambda o: o[0]
+        )
+        return task_service_pb2.BatchCreateTasksResponse(results=results)
+
+    async def BatchTransitionTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, BATCH_TRANSITION_METHOD)
+        validation.batch_size(len(request.items), "items")
+        operator = metadata_operator(context)
+        prepared = [_batch_command(item, operator, caller) for item in request.items]
+        results = await _batch_results(
+            prepared, TransitionCommand, self._store.transition_batch,
+            task_service_pb2.BatchTransitionTasksResult, lambda o: o,
+        )
+        return task_service_pb2.BatchTransitionTasksResponse(results=results)
+
+    async def ClaimTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "ClaimTasks")
+        claim, wait = validation.claim(request, metadata_operator(context), caller)
+        remaining = context.time_remaining()
+        if remaining is not None:  # answer (empty) before the caller's deadline, not after it
+            wait = max(min(wait, remaining - CLAIM_ANSWER_MARGIN_SECONDS), 0.0)
+        changes = await self._store.claim_tasks(claim, wait)
+        return task_service_pb2.ClaimTasksResponse(
+            claims=[
+                task_service_pb2.StartTaskResponse(task=task_to_pb(c.task), event=event_to_pb(c.event))
+                for c in changes
+            ]
+        )
+
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, action.rpc_name)
         command = validation.transition_command(action, request, metadata_operator(context), caller)
@@ -135,6 +175,46 @@ def _transition_handler(action: Action) -> Callable[..., Coroutine[Any, Any, Any
 # RPCs and the transition table cannot disagree.
 for _action in TRANSITION_ACTIONS:
     setattr(TaskServicer, _action.rpc_name, _transition_handler(_action))
+
+
+async def _batch_results(
+    prepared: list[Any],
+    ready_type: type,
+    apply: Callable[[list[Any]], Coroutine[Any, Any, list[Any]]],
+    result_type: Any,
+    change_of: Callable[[Any], Change],
+) -> list[Any]:
+    """One result per item, in order: a refusal found while preparing the items, or what
+    `apply` made of the items that were ready (each a change, or its refusal)."""
+    applied = iter(await apply([p for p in prepared if isinstance(p, ready_type)]))
+    results = []
+    for item in prepared:
+        outcome = next(applied) if isinstance(item, ready_type) else item
+        if isinstance(outcome, TasklifeError):
+            results.append(result_type(error=status_of(outcome)))
+        else:
+            change = change_of(outcome)
+            results.append(result_type(task=task_to_pb(change.task), event=event_to_pb(change.event)))
+    return results
+
+
+def _new_task(item: Any, operator: str | None, caller: Principal) -> NewTask | TasklifeError:
+    """An item's task to create, or its refusal, as CreateTask checks it."""
+    try:
+        task_id, spec, item_operator, reason, behalf = validation.create_task(item, operator, caller)
+    except TasklifeError as refusal:
+        return refusal
+    return NewTask(task_id or new_task_id(), spec, item_operator, reason, behalf, caller.reach)
+
+
+def _batch_command(item: Any, operator: str | None, caller: Principal) -> TransitionCommand | TasklifeError:
+    """An item's command, or its refusal: the role, then the request, as its single RPC checks."""
+    try:
+        action = validation.batch_action(item)
+        require_role(caller, action.rpc_name)
+        return validation.transition_command(action, getattr(item, item.WhichOneof("request")), operator, caller)
+    except TasklifeError as refusal:
+        return refusal
 
 
 def _token_position(token: str, filters: str, parse: Callable[[list[Any]], Any]) -> Any:

@@ -13,10 +13,17 @@ from tasklife.v1 import task_pb2
 
 from tasklife_server.domain import cursor
 from tasklife_server.domain.access import NAMESPACE_RULE, Principal, is_valid_namespace
-from tasklife_server.domain.errors import FieldViolation, InvalidRequest, NamespaceNotGranted, OperatorMismatch
+from tasklife_server.domain.errors import (
+    BatchTooLarge,
+    FieldViolation,
+    InvalidRequest,
+    NamespaceNotGranted,
+    OperatorMismatch,
+)
 from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
     ANONYMOUS_OPERATOR,
+    ClaimCommand,
     MAX_NAME_CHARS,
     MAX_REASON_BYTES,
     RetryPolicy,
@@ -38,6 +45,8 @@ MAX_BACKOFF_MS = 24 * 3600 * 1000
 MAX_BACKOFF_MULTIPLIER = 100.0
 MAX_WATCHED_TASKS = 1000
 MAX_NAMESPACE_FILTER = 100
+MAX_BATCH_ITEMS = 1000
+MAX_CLAIM_WAIT_SECONDS = 60.0
 MIN_LEASE_MS = 100
 MAX_LEASE_MS = 24 * 3600 * 1000
 DEFAULT_PROGRESS_SECONDS = 10.0
@@ -67,6 +76,11 @@ def check_task_id(value: str, field: str, problems: Violations) -> None:
         problems.add(field, "is required")
     elif not is_valid_task_id(value):
         problems.add(field, TASK_ID_RULE)
+
+
+def check_request_id(value: str, problems: Violations) -> None:
+    if value and not _REQUEST_ID.fullmatch(value):
+        problems.add("request_id", "must be 1 to 128 characters of letters, digits and '.', '_', '~', ':', '-'")
 
 
 def check_reason(value: str, problems: Violations) -> None:
@@ -177,10 +191,7 @@ def transition_command(
     expected_version = request.expected_version if request.HasField("expected_version") else None
     if expected_version is not None and expected_version < 1:
         problems.add("expected_version", "must be at least 1 (versions start at 1)")
-    if request.request_id and not _REQUEST_ID.fullmatch(request.request_id):
-        problems.add(
-            "request_id", "must be 1 to 128 characters of letters, digits and '.', '_', '~', ':', '-'"
-        )
+    check_request_id(request.request_id, problems)
     check_reason(request.reason, problems)
     operator = resolve_operator(request.operator, metadata_operator, caller, problems)
     behalf = on_behalf_of(request.on_behalf_of, problems)
@@ -203,6 +214,64 @@ def transition_command(
         on_behalf_of=behalf,
         reach=caller.reach,
     )
+
+
+def batch_size(count: int, field: str) -> None:
+    """A batch holds 1 to MAX_BATCH_ITEMS items: raises INVALID_REQUEST or BATCH_TOO_LARGE."""
+    if count == 0:
+        raise InvalidRequest([FieldViolation(field, f"must hold 1 to {MAX_BATCH_ITEMS} items")])
+    if count > MAX_BATCH_ITEMS:
+        raise BatchTooLarge(field, MAX_BATCH_ITEMS, count)
+
+
+def batch_action(item: Message) -> Action:
+    """The action a BatchTransitionTasksItem asks for: its oneof is named after the actions."""
+    which = item.WhichOneof("request")
+    if which is None:
+        names = ", ".join(field.name for field in item.DESCRIPTOR.oneofs_by_name["request"].fields)
+        raise InvalidRequest([FieldViolation("request", f"must be one of {names}")])
+    return Action(which)
+
+
+def claim(request: Message, metadata_operator: str | None, caller: Principal) -> tuple[ClaimCommand, float]:
+    """Returns the claim and how long to wait for work, in seconds.
+
+    Raises NamespaceNotGranted for a namespace outside the caller's reach.
+    """
+    problems = Violations()
+    worker = check_worker(request.worker, problems, required=True)
+    if request.max_tasks > MAX_BATCH_ITEMS:
+        raise BatchTooLarge("max_tasks", MAX_BATCH_ITEMS, request.max_tasks)
+    if request.max_tasks < 1:
+        problems.add("max_tasks", f"must be 1 to {MAX_BATCH_ITEMS}")
+    if request.namespace and not is_valid_namespace(request.namespace):
+        problems.add("namespace", NAMESPACE_RULE)
+    check_labels(request.labels, "labels", problems)
+    lease = lease_ms(request, problems)
+    wait = 0.0
+    if request.HasField("wait") and not ill_formed(request.wait, "wait", problems):
+        wait = request.wait.ToNanoseconds() / 1e9
+        if not 0 <= wait <= MAX_CLAIM_WAIT_SECONDS:
+            problems.add("wait", f"must be between 0 and {MAX_CLAIM_WAIT_SECONDS:g} seconds")
+    check_request_id(request.request_id, problems)
+    check_reason(request.reason, problems)
+    operator = resolve_operator(request.operator, metadata_operator, caller, problems)
+    behalf = on_behalf_of(request.on_behalf_of, problems)
+    problems.raise_if_any()
+    if request.namespace and not caller.reaches(request.namespace):
+        raise NamespaceNotGranted(caller.name, request.namespace)
+    command = ClaimCommand(
+        worker=worker or "",
+        operator=operator,
+        max_tasks=request.max_tasks,
+        reason=request.reason,
+        lease_ms=lease,
+        request_id=request.request_id or None,
+        on_behalf_of=behalf,
+        labels=dict(request.labels),
+        reach=[request.namespace] if request.namespace else caller.reach,
+    )
+    return command, wait
 
 
 def heartbeat(request: Message) -> tuple[str, str, int | None]:

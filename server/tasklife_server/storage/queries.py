@@ -25,13 +25,14 @@ def _expand(match: re.Match[str]) -> str:
 
 _COMMENT = re.compile(r"--[^\n]*")
 _SPACE = re.compile(r"\s+")
-_PUNCTUATION_SPACE = re.compile(r"\s*([,()=])\s*")
+_PUNCTUATION_SPACE = re.compile(r"\s*([,()=<>+*])\s*")
 
 
 def _compact(sql: str) -> str:
     """Without comments and needless white space: psycopg caches the parsing of a query's
     placeholders only for queries under 4 KiB, and the transition query is on the hot path.
-    (No string literal in queries.sql holds `--`, `,`, `(`, `)`, `=` or repeated spaces.)"""
+    (No string literal in queries.sql holds `--`, `,`, `(`, `)`, `=`, `<`, `>`, `+`, `*` or
+    repeated spaces, and no operator is followed by a unary minus.)"""
     sql = _SPACE.sub(" ", _COMMENT.sub("", sql))
     return _PUNCTUATION_SPACE.sub(r"\1", sql).strip().rstrip(";")
 

@@ -53,22 +53,28 @@ WHERE t.id = %(task_id)s;
 -- order, so that concurrent completions never deadlock). Returns exactly one row:
 --   applied   the task moved; the task and the new event follow
 --   replayed  request_id was used before; the task as it is now, and that first event
---   refused   nothing changed; the current state, version and why follow
+--   refused   nothing changed; the current state, version and why follow; the last
+--             column false means the stream-order guard refused it: a younger
+--             transaction wrote the task's latest event, so this one must not write
+--             the next (run the statement again, in a new transaction)
 -- and no row when the task does not exist (or is outside the caller's namespaces).
-WITH current_row AS (
-    SELECT id, state, version, depends_on, worker, lease_expires_at, attempt
+WITH cur AS (
+    SELECT id, state, version, depends_on, worker, lease_expires_at, attempt, event_xid
     FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
     FOR UPDATE
 ), prior AS (
-    SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s AND EXISTS (SELECT FROM current_row)
+    SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s AND EXISTS (SELECT FROM cur)
 ), checks AS (
     SELECT c.state = ANY(%(from_states)s::text[]) AS state_ok,
            (%(expected_version)s::bigint IS NULL OR c.version = %(expected_version)s::bigint) AS version_ok,
            (NOT %(gated)s OR c.state <> 'created'
             OR NOT EXISTS (SELECT FROM tasks AS u WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL)) AS gate_open,
            (%(worker_check)s::text IS NULL
-            OR (c.worker = %(worker_check)s AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok
-    FROM current_row AS c
+            OR (c.worker = %(worker_check)s AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok,
+           -- The stream-order guard (docs/concepts/stream.md): the task's latest event
+           -- must come from an older transaction than this one (or from this one).
+           c.event_xid <= pg_current_xact_id() AS order_ok
+    FROM cur AS c
 ), moved AS (
     UPDATE tasks AS t
     SET state = %(to_state)s,
@@ -82,12 +88,13 @@ WITH current_row AS (
         -- NULL (no lease) when StartTask gives no lease_ms.
         lease_expires_at = CASE WHEN %(starting)s THEN clock_timestamp() + %(lease_ms)s::bigint * interval '1ms' END,
         succeeded_at = CASE WHEN %(to_state)s = 'succeeded' THEN clock_timestamp() ELSE t.succeeded_at END,
+        event_xid = pg_current_xact_id(),
         timer_action = %(timer_action)s,
         timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
         next_attempt_at = CASE WHEN %(timer_action)s = 'enqueue'
                                THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms' END
-    FROM current_row AS c, checks AS k
-    WHERE t.id = c.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok
+    FROM cur AS c, checks AS k
+    WHERE t.id = c.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok AND k.order_ok
       AND NOT EXISTS (SELECT FROM prior)
     RETURNING t.*, c.state AS from_state
 ), recorded AS (
@@ -97,7 +104,7 @@ WITH current_row AS (
            %(request_id)s, %(expected_version)s::bigint, updated_at, namespace, %(on_behalf_of)s
     FROM moved
     RETURNING *
-), waiting_downstream AS (
+), waiting AS (
     -- Driven by the constant id (a partial GIN index on depends_on), and skipped at once
     -- unless this move is a success.
     SELECT d.id FROM tasks AS d
@@ -110,21 +117,98 @@ WITH current_row AS (
     FOR UPDATE OF d
 ), armed AS (
     UPDATE tasks AS d SET timer_action = 'auto_enqueue', timer_at = clock_timestamp()
-    FROM waiting_downstream AS w WHERE d.id = w.id
+    FROM waiting AS w WHERE d.id = w.id
     RETURNING d.id
 )
-SELECT 'applied' AS outcome, {task:m}, {event:r},
-       NULL::bool AS gate_open, NULL::bool AS holder_ok, NULL::text AS holder,
-       EXISTS (SELECT FROM armed) AS armed
+SELECT 'applied', {task:m}, {event:r},
+       NULL::bool, NULL::bool, NULL::text, EXISTS (SELECT FROM armed)
 FROM moved AS m CROSS JOIN recorded AS r
 UNION ALL
 SELECT 'replayed', {task:t}, {event:p}, NULL, NULL, NULL, NULL
 FROM prior AS p JOIN tasks AS t ON t.id = p.task_id
 UNION ALL
 SELECT 'refused', c.id, c.state, c.version, {nulls:task_after_version}, {nulls:event},
-       k.gate_open, k.holder_ok, c.worker, NULL
-FROM current_row AS c CROSS JOIN checks AS k
+       k.gate_open, k.holder_ok, c.worker, k.order_ok
+FROM cur AS c CROSS JOIN checks AS k
 WHERE NOT EXISTS (SELECT FROM moved) AND NOT EXISTS (SELECT FROM prior);
+
+-- name: lock_tasks
+-- A batch's first statement: locks every task it will move, in id order (so that two
+-- batches never deadlock), before anything is written.
+SELECT id FROM tasks
+WHERE id = ANY(%(task_ids)s::text[]) AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
+ORDER BY id
+FOR UPDATE;
+
+-- name: written_after_us
+-- The stream-order guard of a transaction that locked several tasks (docs/concepts/stream.md):
+-- the locked tasks whose latest event was written by a transaction with a larger id than
+-- this one. It took its id at its first lock and may have waited for such a transaction on
+-- a later row: an event written here would sort before that task's earlier event. Run as a
+-- statement of its own, after the locks, so that its snapshot sees every committed event.
+SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]) AND event_xid > pg_current_xact_id();
+
+-- name: lock_ready_tasks
+-- ClaimTasks' first statement: the oldest-ready matching tasks, locked (a ready task's
+-- updated_at is when it became ready: nothing but a transition, which leaves the state,
+-- changes it); tasks another
+-- claimer holds are skipped, never waited for. A task that already has an event with the
+-- claim's request_id cannot record it twice, so it is left to other claims.
+SELECT t.id FROM tasks AS t
+WHERE t.state = ANY(%(from_states)s::text[])
+  AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+  AND t.labels @> %(labels)s::jsonb
+  AND (%(request_id)s::text IS NULL
+       OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = t.id AND e.request_id = %(request_id)s))
+ORDER BY t.updated_at, t.id
+LIMIT %(limit)s
+FOR UPDATE OF t SKIP LOCKED;
+
+-- name: start_claimed
+-- ClaimTasks' second statement: starts the locked tasks exactly as StartTask would
+-- (attempt, worker, lease, timer), except those the stream-order guard excludes (see
+-- written_after_us): they stay ready for the next claim. Oldest-ready first.
+WITH claimable AS (
+    SELECT id, updated_at AS ready_at FROM tasks
+    WHERE id = ANY(%(task_ids)s::text[]) AND event_xid < pg_current_xact_id()
+), moved AS (
+    UPDATE tasks AS t
+    SET state = %(to_state)s,
+        version = t.version + 1,
+        updated_at = clock_timestamp(),
+        attempt = t.attempt + 1,
+        worker = %(worker)s,
+        lease_duration_ms = %(lease_ms)s::bigint,
+        last_heartbeat_at = clock_timestamp(),
+        lease_expires_at = clock_timestamp() + %(lease_ms)s::bigint * interval '1ms',
+        timer_action = %(timer_action)s,
+        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
+        next_attempt_at = NULL,
+        event_xid = pg_current_xact_id()
+    FROM claimable AS c
+    WHERE t.id = c.id
+    RETURNING t.*, c.ready_at
+), recorded AS (
+    INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
+                             request_id, created_at, namespace, on_behalf_of)
+    SELECT id, version, %(action)s, %(from_state)s, state, %(operator)s, %(reason)s,
+           %(request_id)s, updated_at, namespace, %(on_behalf_of)s
+    FROM moved
+    ORDER BY ready_at, id
+    RETURNING *
+)
+SELECT {task:m}, {event:r} FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
+ORDER BY m.ready_at, m.id;
+
+-- name: claimed_by_request
+-- What an earlier ClaimTasks with this request_id claimed and the worker still runs: the
+-- task at the version its start recorded, with that start, in the first answer's order.
+-- (The action is written out: it is the predicate of the partial index this reads.)
+SELECT {task:t}, {event:e} FROM task_events AS e JOIN tasks AS t ON t.id = e.task_id AND t.version = e.version
+WHERE e.request_id = %(request_id)s AND e.action = 'start' AND e.request_id IS NOT NULL
+  AND t.state = %(to_state)s AND t.worker = %(worker)s
+  AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+ORDER BY e.id;
 
 -- name: unmet_dependencies
 SELECT u.id, u.state FROM tasks AS t JOIN tasks AS u ON u.id = ANY(t.depends_on)

@@ -92,6 +92,9 @@ tasks = Table(
     # The one durable timer of the task: what the service will do to it, and when.
     Column("timer_action", Text, nullable=True),
     Column("timer_at", DateTime(timezone=True), nullable=True),
+    # The id of the transaction that wrote the task's latest event: the stream-order guard
+    # lets a transaction write the next event only if it is not younger than that one.
+    Column("event_xid", Xid8, nullable=False, server_default=func.pg_current_xact_id()),
     # Fixed at creation; callers reach only the namespaces they are granted.
     Column("namespace", Text, nullable=False, server_default=text("'default'")),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
@@ -120,6 +123,9 @@ tasks = Table(
         postgresql_where=text("state = 'created' AND auto_enqueue"),
     ),
     Index("ix_tasks_timer_at", "timer_at", postgresql_where=text("timer_at IS NOT NULL")),
+    # ClaimTasks' order: a ready task's updated_at is when it became ready. Only ready
+    # tasks are claimed, so only they are indexed.
+    Index("ix_tasks_ready_order", "updated_at", "id", postgresql_where=text("state = 'ready'")),
 )
 
 task_events = Table(
@@ -153,4 +159,10 @@ task_events = Table(
     UniqueConstraint("task_id", "version"),
     UniqueConstraint("task_id", "request_id"),
     Index(None, "xid", "id"),
+    # A repeated ClaimTasks finds the starts its first call recorded.
+    Index(
+        "ix_task_events_start_request_id",
+        "request_id",
+        postgresql_where=text("action = 'start' AND request_id IS NOT NULL"),
+    ),
 )

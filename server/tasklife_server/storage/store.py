@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
 import psycopg
 from psycopg import AsyncConnection
@@ -24,12 +25,13 @@ from tasklife_server.domain.errors import (
     TaskNotFound,
     VersionMismatch,
 )
-from tasklife_server.domain.model import Change, Event, Task, TaskSpec, TransitionCommand
+from tasklife_server.domain.model import ClaimCommand, Change, Event, NewTask, Task, TaskSpec, TransitionCommand
 from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, allowed_actions, sources_of, target_of
 from tasklife_server.storage.queries import QUERIES
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_from
+from tasklife_server.storage.doorbell import Doorbell
 
 CONNECTION_WAIT_SECONDS = 5.0
 
@@ -44,6 +46,8 @@ class TaskStore:
         self._commit_listeners: list[Callable[[], None]] = []
         self._timer_listeners: list[Callable[[int], None]] = []
         self._transition_observers: list[Callable[[Action, str], None]] = []
+        # Rung when a task may have become ready: wakes ClaimTasks' long polls.
+        self.doorbell = Doorbell()
 
     def on_transition(self, callback: Callable[[Action, str], None]) -> None:
         """Calls `callback(action, outcome)` after every transition attempt, for metrics.
@@ -76,6 +80,11 @@ class TaskStore:
     def committed_elsewhere(self) -> None:
         """A caller's own transaction (the timer runner's) committed changes."""
         self._committed()
+        self.doorbell.ring()
+
+    def heard_of_commit(self) -> None:
+        """Another server process committed something: a task may have become ready there."""
+        self.doorbell.ring()
 
     @classmethod
     async def open(
@@ -130,46 +139,73 @@ class TaskStore:
         Returns the task with its creation event, and whether this call created it. An
         existing task outside `reach` is reported taken with no detail about it.
         """
+        new = NewTask(task_id, spec, operator, reason, on_behalf_of, reach)
         await self._require_existing(spec)
-        policy = spec.retry_policy
-        rows = await self._fetchall(
-            "create_task",
-            {
-                "task_id": task_id,
-                "state": INITIAL_STATE.value,
-                "action": Action.CREATE.value,
-                "labels": Jsonb(dict(spec.labels)),
-                "depends_on": list(spec.depends_on),
-                "rerun_of": spec.rerun_of,
-                "retry_max_attempts": policy.max_attempts,
-                "retry_initial_backoff_ms": policy.initial_backoff_ms,
-                "retry_backoff_multiplier": policy.backoff_multiplier,
-                "retry_max_backoff_ms": policy.max_backoff_ms,
-                "retry_jitter": policy.jitter,
-                "auto_enqueue": spec.auto_enqueue,
-                "namespace": spec.namespace,
-                "operator": operator,
-                "reason": reason,
-                "on_behalf_of": on_behalf_of,
-            },
-        )
-        if rows:
+        rows = await self._fetchall("create_task", _create_params(new))
+        return await self._created(new, rows[0] if rows else None)
+
+    async def create_tasks(self, news: Sequence[NewTask]) -> list[tuple[Change, bool] | TasklifeError]:
+        """Each task created (or found) as `create_task` would, in order; a refusal is
+        returned in its place. Consecutive tasks that name no other task are written
+        together, in one round trip and one transaction (new rows only: no item can refuse
+        there but by the answer create_task would give, and no task's event order is at
+        stake). A task that names others is created on its own after the tasks before it,
+        which it may name."""
+        outcomes: list[tuple[Change, bool] | TasklifeError] = []
+        together: list[NewTask] = []
+        for new in news:
+            if not _references(new.spec):
+                together.append(new)
+                continue
+            outcomes.extend(await self._create_together(together))
+            together = []
+            outcomes.append(await self._create_alone(new))
+        outcomes.extend(await self._create_together(together))
+        return outcomes
+
+    async def _create_alone(self, new: NewTask) -> tuple[Change, bool] | TasklifeError:
+        try:
+            return await self.create_task(*_create_args(new))
+        except TasklifeError as refusal:
+            return refusal
+
+    async def _create_together(self, news: list[NewTask]) -> list[tuple[Change, bool] | TasklifeError]:
+        if not news:
+            return []
+        try:
+            async with self._pool.connection() as conn:
+                rows = await self._pipelined("create_task", [_create_params(new) for new in news], conn)
+        except psycopg.errors.DeadlockDetected:
+            # Another batch inserts some of the same ids in another order: nothing of this
+            # group was written; create its tasks one at a time instead.
+            return [await self._create_alone(new) for new in news]
+        outcomes: list[tuple[Change, bool] | TasklifeError] = []
+        for new, row in zip(news, rows):
+            try:
+                outcomes.append(await self._created(new, row))
+            except TasklifeError as refusal:
+                outcomes.append(refusal)
+        return outcomes
+
+    async def _created(self, new: NewTask, row: TupleRow | None) -> tuple[Change, bool]:
+        """The outcome of a create_task row: the new task, or the existing one (no row)."""
+        if row is not None:
             self._committed()
-            if spec.auto_enqueue:
+            if new.spec.auto_enqueue:
                 self._timer_set(0)
-            return Change(task_from(rows[0]), event_from(rows[0], TASK_WIDTH)), True
+            return Change(task_from(row), event_from(row, TASK_WIDTH)), True
         # The id is taken (tasks are never deleted, so it is still there).
-        existing = await self._fetchall("get_task_with_first_event", {"task_id": task_id})
+        existing = await self._fetchall("get_task_with_first_event", {"task_id": new.task_id})
         task = task_from(existing[0])
-        if reach is not None and task.namespace not in reach:
-            raise TaskAlreadyExists(task_id, ())
-        differing = spec.differing_fields(task.spec)
+        if new.reach is not None and task.namespace not in new.reach:
+            raise TaskAlreadyExists(new.task_id, ())
+        differing = new.spec.differing_fields(task.spec)
         if differing:
-            raise TaskAlreadyExists(task_id, differing)
+            raise TaskAlreadyExists(new.task_id, differing)
         return Change(task, event_from(existing[0], TASK_WIDTH)), False
 
     async def _require_existing(self, spec: TaskSpec) -> None:
-        referenced = set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
+        referenced = _references(spec)
         if not referenced:
             return
         rows = await self._fetchall("existing_task_ids", {"task_ids": sorted(referenced), "namespace": spec.namespace})
@@ -209,6 +245,16 @@ class TaskStore:
         Raises TaskNotFound, InvalidTransition, VersionMismatch, RequestIdReused,
         DependenciesNotMet or LeaseLost, having written nothing.
         """
+        params, timer = self._transition_params(command, timer)
+        row = await self._transition_row(params, command.request_id is not None, conn)
+        change, outcome = await self._outcome(command, row, conn)
+        if outcome == "applied" and conn is None:
+            self._announce(command.action, timer, row)
+        return change, outcome
+
+    def _transition_params(
+        self, command: TransitionCommand, timer: Timer | None | Literal["policy"]
+    ) -> tuple[dict[str, Any], Timer | None]:
         target = target_of(command.action)
         if timer == "policy":
             timer = timer_after(command.action, target, self.policies, command.lease_ms)
@@ -230,23 +276,32 @@ class TaskStore:
             "release_worker": command.releases_worker,
             "worker": command.worker,
             "lease_ms": command.lease_ms,
-            "timer_action": timer.action.value if timer else None,
-            "timer_delay_ms": timer.delay_ms if timer else None,
+            **_timer_params(timer),
         }
-        row = await self._transition_row(params, command.request_id is not None, conn)
+        return params, timer
+
+    def _announce(self, action: Action, timer: Timer | None, row: TupleRow) -> None:
+        """Tells the stream, the timer runner and waiting claimers of a committed move."""
+        self._committed()
+        if target_of(action) is State.READY:
+            self.doorbell.ring()
+        if timer is not None:
+            self._timer_set(timer.delay_ms)
+        if row[-1]:  # downstream tasks were armed to enqueue themselves
+            self._timer_set(0)
+
+    async def _outcome(
+        self, command: TransitionCommand, row: TupleRow | None, conn: AsyncConnection | None,
+        reads: list[str] | None = None,
+    ) -> tuple[Change, str]:
+        """The change a transition row reports (applied or replayed), or its refusal raised."""
         if row is None:
             raise TaskNotFound(command.task_id)
         outcome = row[0]
         if outcome == "refused":
-            raise await self._refusal(command, row, conn)
+            raise await self._refusal(command, row, conn, reads)
         change = Change(task_from(row, 1), event_from(row, 1 + TASK_WIDTH))
         if outcome == "applied":
-            if conn is None:
-                self._committed()
-                if timer is not None:
-                    self._timer_set(timer.delay_ms)
-                if row[-1]:  # downstream tasks were armed to enqueue themselves
-                    self._timer_set(0)
             return change, outcome
         if not command.repeats(change.event):
             raise RequestIdReused(command.task_id, command.request_id or "", change.event.action)
@@ -255,24 +310,30 @@ class TaskStore:
         replayed = replace(change.task, state=event.to_state, version=event.version, updated_at=event.created_at)
         return Change(replayed, event), outcome
 
-    async def _refusal(self, command: TransitionCommand, row: TupleRow, conn: AsyncConnection | None) -> Exception:
+    async def _refusal(
+        self, command: TransitionCommand, row: TupleRow, conn: AsyncConnection | None, reads: list[str] | None = None
+    ) -> Exception:
+        """Which refusal a refused row means; `reads` collects the further queries it made."""
+        reads = [] if reads is None else reads
         state, version = State(row[2]), row[3]
-        gate_open, holder_ok, holder, _armed = row[1 + TASK_WIDTH + EVENT_WIDTH :]
+        gate_open, holder_ok, holder, _order_ok = row[1 + TASK_WIDTH + EVENT_WIDTH :]
         # A caller that named a version asked for a compare-and-swap: if someone else moved
         # the task first, "your view is stale, re-read" is the useful answer.
         if command.expected_version is not None and command.expected_version != version:
             return VersionMismatch(command.task_id, command.expected_version, version, state)
-        if command.worker is not None and not holder_ok and await self._held_before(command, state, holder, conn):
+        if command.worker is not None and not holder_ok and await self._held_before(command, state, holder, conn, reads):
             return LeaseLost(command.task_id, command.worker, holder, state)
         if state not in sources_of(command.action):
             return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
         if not gate_open:
+            reads.append("unmet_dependencies")
             rows = await self._fetchall("unmet_dependencies", {"task_id": command.task_id}, conn)
             return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in rows))
         return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
 
     async def _held_before(
-        self, command: TransitionCommand, state: State, holder: str | None, conn: AsyncConnection | None
+        self, command: TransitionCommand, state: State, holder: str | None, conn: AsyncConnection | None,
+        reads: list[str],
     ) -> bool:
         """Whether a worker refused as not holding the task may once have held it, which makes
         the refusal LEASE_LOST ("stop, it is no longer yours") rather than INVALID_TRANSITION.
@@ -285,8 +346,179 @@ class TaskStore:
             return True
         if holder is not None:
             return False
+        reads.append("get_task")
         rows = await self._fetchall("get_task", {"task_id": command.task_id, "reach": None}, conn)
         return bool(rows) and task_from(rows[0]).attempt > 0
+
+    async def transition_batch(self, commands: Sequence[TransitionCommand]) -> list[Change | TasklifeError]:
+        """Applies each command as `transition` would, in order, and returns each outcome:
+        its change, or its refusal (returned, not raised: one item never fails another).
+
+        One transaction locks every task first (in id order, so batches never deadlock each
+        other), then applies the commands in request order. A task whose latest event a
+        younger transaction wrote is left out of it (the stream-order guard,
+        docs/concepts/stream.md): its commands are applied after the commit, each as a
+        single call, in request order.
+        """
+        pipelined = True
+        for attempt in range(_DEADLOCK_RETRIES + 1):
+            try:
+                settled, deferred = await self._batch_transaction(commands, pipelined)
+                break
+            except _RedoInOrder:
+                pipelined = False
+            except (psycopg.errors.DeadlockDetected, StreamOrderConflict):
+                # A single call that arms downstream tasks locks them after its own task,
+                # out of id order. Nothing of the batch was written: try it again.
+                if attempt == _DEADLOCK_RETRIES:
+                    raise
+        else:
+            settled, deferred = await self._batch_transaction(commands, pipelined=False)
+        outcomes: dict[int, Change | TasklifeError] = {}
+        for item in settled:
+            command = commands[item.index]
+            if item.row is not None:
+                self._announce(command.action, item.timer, item.row)
+            self.observe(command.action, item.outcome_name)
+            outcomes[item.index] = item.outcome
+        for index in deferred:
+            try:
+                outcomes[index] = await self.transition(commands[index])
+            except TasklifeError as refusal:
+                outcomes[index] = refusal
+        return [outcomes[index] for index in range(len(commands))]
+
+    async def _batch_transaction(
+        self, commands: Sequence[TransitionCommand], pipelined: bool
+    ) -> tuple[list[_Settled], list[int]]:
+        """The batch's transaction: what it settled, and the indexes it left for later.
+
+        Pipelined, every statement is sent before the first answer is read (one round trip);
+        a refusal whose details need a further read (the unmet upstreams, say) is then read
+        after the later items ran, which may have changed what it reads: if a later item
+        moved a task, the batch is rolled back and done again one item at a time.
+        """
+        task_ids = sorted({c.task_id for c in commands})
+        async with self.transaction() as conn:
+            reach = commands[0].reach if commands else None
+            await self._fetchall("lock_tasks", {"task_ids": task_ids, "reach": reach}, conn)
+            younger = {row[0] for row in await self._fetchall("written_after_us", {"task_ids": task_ids}, conn)}
+            planned = [
+                (index, command, *self._transition_params(command, "policy"))
+                for index, command in enumerate(commands)
+                if command.task_id not in younger
+            ]
+            if pipelined:
+                rows = await self._pipelined("transition", [params for _, _, params, _ in planned], conn)
+                settled = [
+                    await self._settle(index, command, timer, row, conn)
+                    for (index, command, _, timer), row in zip(planned, rows)
+                ]
+                if _read_before_a_later_move(settled):
+                    raise _RedoInOrder
+            else:
+                settled = []
+                for index, command, params, timer in planned:
+                    rows = await self._fetchall("transition", params, conn)
+                    settled.append(await self._settle(index, command, timer, rows[0] if rows else None, conn))
+        deferred = [index for index, command in enumerate(commands) if command.task_id in younger]
+        return settled, deferred
+
+    async def _pipelined(self, name: str, params_list: list[dict[str, Any]], conn: AsyncConnection) -> list[TupleRow | None]:
+        """Each statement's first row (or None), all sent before any answer is awaited."""
+        cursors = []
+        async with conn.pipeline():
+            for params in params_list:
+                cursor = conn.cursor()
+                await cursor.execute(QUERIES[name], params, prepare=True)
+                cursors.append(cursor)
+        return [(await cursor.fetchall() or [None])[0] for cursor in cursors]
+
+    async def _settle(
+        self, index: int, command: TransitionCommand, timer: Timer | None, row: TupleRow | None, conn: AsyncConnection
+    ) -> _Settled:
+        """One batch item's outcome from its transition row, inside the batch's transaction."""
+        if row is not None and row[0] == "refused" and row[-1] is False:
+            raise StreamOrderConflict(command.task_id)  # cannot happen: the task is locked and not younger
+        reads: list[str] = []
+        try:
+            change, name = await self._outcome(command, row, conn, reads)
+        except TasklifeError as refusal:
+            return _Settled(index, refusal, _snake_case(type(refusal).__name__), read=bool(reads))
+        if name != "applied":
+            return _Settled(index, change, name)
+        return _Settled(index, change, name, timer, row)
+
+    async def claim_tasks(self, claim: ClaimCommand, wait_seconds: float = 0.0) -> list[Change]:
+        """Starts up to `claim.max_tasks` ready tasks for the worker, oldest-ready first,
+        waiting up to `wait_seconds` for one when none is ready (woken by the doorbell, never
+        polling). A claim that repeats an earlier one's request_id returns what that one
+        claimed and the worker still runs, and claims nothing."""
+        if claim.request_id is not None:
+            earlier = await self._claimed_by_request(claim)
+            if earlier:
+                return earlier
+        deadline = asyncio.get_running_loop().time() + wait_seconds
+        while True:
+            ticket = self.doorbell.ticket()  # before looking, so that no ring is missed
+            changes = await self._claim_once(claim)
+            remaining = deadline - asyncio.get_running_loop().time()
+            if changes or remaining <= 0 or self.doorbell.closed:
+                return changes
+            await self.doorbell.wait(ticket, remaining)
+
+    async def _claimed_by_request(self, claim: ClaimCommand) -> list[Change]:
+        params = {
+            "request_id": claim.request_id,
+            "to_state": target_of(Action.START).value,
+            "worker": claim.worker,
+            "reach": claim.reach,
+        }
+        rows = await self._fetchall("claimed_by_request", params)
+        return [Change(task_from(row), event_from(row, TASK_WIDTH)) for row in rows]
+
+    async def _claim_once(self, claim: ClaimCommand) -> list[Change]:
+        target = target_of(Action.START)
+        timer = timer_after(Action.START, target, self.policies, claim.lease_ms)
+        async with self.transaction() as conn:
+            locked = await self._fetchall(
+                "lock_ready_tasks",
+                {
+                    "from_states": _SOURCES[Action.START],
+                    "reach": claim.reach,
+                    "labels": Jsonb(dict(claim.labels)),
+                    "request_id": claim.request_id,
+                    "limit": claim.max_tasks,
+                },
+                conn,
+            )
+            if not locked:
+                return []
+            (source,) = _SOURCES[Action.START]
+            rows = await self._fetchall(
+                "start_claimed",
+                {
+                    "task_ids": [row[0] for row in locked],
+                    "action": Action.START.value,
+                    "from_state": source,
+                    "to_state": target.value,
+                    "worker": claim.worker,
+                    "lease_ms": claim.lease_ms,
+                    **_timer_params(timer),
+                    "operator": claim.operator,
+                    "reason": claim.reason,
+                    "request_id": claim.request_id,
+                    "on_behalf_of": claim.on_behalf_of,
+                },
+                conn,
+            )
+        if rows:
+            self._committed()
+            if timer is not None:
+                self._timer_set(timer.delay_ms)
+        for _row in rows:
+            self.observe(Action.START, "applied")
+        return [Change(task_from(row), event_from(row, TASK_WIDTH)) for row in rows]
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
         params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}
@@ -297,6 +529,20 @@ class TaskStore:
         raise LeaseLost(task_id, worker, task.worker, task.state)
 
     async def _transition_row(
+        self, params: dict[str, Any], has_request_id: bool, conn: AsyncConnection | None
+    ) -> TupleRow | None:
+        """The transition statement's row, run again in a new transaction (so under a newer
+        transaction id) while the stream-order guard refuses it; inside a caller's
+        transaction, the guard's refusal is raised as StreamOrderConflict."""
+        for _attempt in range(_REORDERED_RETRIES):
+            row = await self._transition_row_once(params, has_request_id, conn)
+            if row is None or row[0] != "refused" or row[-1] is not False:
+                return row
+            if conn is not None:
+                raise StreamOrderConflict(params["task_id"])
+        raise StreamOrderConflict(params["task_id"])
+
+    async def _transition_row_once(
         self, params: dict[str, Any], has_request_id: bool, conn: AsyncConnection | None
     ) -> TupleRow | None:
         try:
@@ -329,8 +575,7 @@ class TaskStore:
             {
                 "task_id": task.task_id,
                 "version": task.version,
-                "timer_action": timer.action.value if timer else None,
-                "timer_delay_ms": timer.delay_ms if timer else None,
+                **_timer_params(timer),
             },
             conn,
         )
@@ -397,6 +642,82 @@ class TaskStore:
     async def task_exists(self, task_id: str, reach: list[str] | None = None) -> bool:
         rows = await self._fetchall("task_exists", {"task_id": task_id, "reach": reach})
         return bool(rows[0][0])
+
+
+_DEADLOCK_RETRIES = 3
+# Each retry runs under a newer transaction id than the writer that made the guard refuse,
+# so a second refusal needs yet another writer in between: a few retries always suffice.
+_REORDERED_RETRIES = 20
+
+
+class StreamOrderConflict(Exception):
+    """The stream-order guard refused a write inside a caller's transaction: the task's
+    latest event was written by a younger transaction. Roll back and try again."""
+
+    def __init__(self, task_id: str):
+        super().__init__(f"task {task_id!r} was last written by a younger transaction")
+
+
+@dataclass(frozen=True, slots=True)
+class _Settled:
+    """One batch item's outcome inside the batch's transaction; `row` when it moved the task."""
+
+    index: int
+    outcome: Change | TasklifeError
+    outcome_name: str
+    timer: Timer | None = None
+    row: TupleRow | None = None
+    # Its refusal's details needed a further read (see TaskStore._batch_transaction).
+    read: bool = False
+
+
+class _RedoInOrder(Exception):
+    """A pipelined batch must be done again one item at a time."""
+
+
+def _read_before_a_later_move(settled: list[_Settled]) -> bool:
+    reading = False
+    for item in settled:
+        if reading and item.row is not None:
+            return True
+        reading = reading or item.read
+    return False
+
+
+def _references(spec: TaskSpec) -> set[str]:
+    """The tasks a new task names, which must exist."""
+    return set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
+
+
+def _create_args(new: NewTask) -> tuple[Any, ...]:
+    return new.task_id, new.spec, new.operator, new.reason, new.on_behalf_of, new.reach
+
+
+def _create_params(new: NewTask) -> dict[str, Any]:
+    spec, policy = new.spec, new.spec.retry_policy
+    return {
+        "task_id": new.task_id,
+        "state": INITIAL_STATE.value,
+        "action": Action.CREATE.value,
+        "labels": Jsonb(dict(spec.labels)),
+        "depends_on": list(spec.depends_on),
+        "rerun_of": spec.rerun_of,
+        "retry_max_attempts": policy.max_attempts,
+        "retry_initial_backoff_ms": policy.initial_backoff_ms,
+        "retry_backoff_multiplier": policy.backoff_multiplier,
+        "retry_max_backoff_ms": policy.max_backoff_ms,
+        "retry_jitter": policy.jitter,
+        "auto_enqueue": spec.auto_enqueue,
+        "namespace": spec.namespace,
+        "operator": new.operator,
+        "reason": new.reason,
+        "on_behalf_of": new.on_behalf_of,
+    }
+
+
+def _timer_params(timer: Timer | None) -> dict[str, Any]:
+    """The parameters that set a task's one timer (or clear it, for None)."""
+    return {"timer_action": timer.action.value if timer else None, "timer_delay_ms": timer.delay_ms if timer else None}
 
 
 def _snake_case(name: str) -> str:

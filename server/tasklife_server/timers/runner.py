@@ -38,7 +38,7 @@ from tasklife_server.domain.policies import (
 )
 from tasklife_server.domain.states import Action, State
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
-from tasklife_server.storage.store import TaskStore
+from tasklife_server.storage.store import StreamOrderConflict, TaskStore
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +111,14 @@ class TimerRunner:
 
     async def fire_one(self) -> bool:
         """Fires the oldest due timer in a transaction of its own; False if none was due."""
+        try:
+            return await self._fire_in_transaction()
+        except StreamOrderConflict:
+            # A younger transaction wrote the task first: nothing was written here, and a
+            # new transaction (a newer id) fires the timer, still due, right away.
+            return True
+
+    async def _fire_in_transaction(self) -> bool:
         async with self._store.transaction() as conn:
             claimed = await self._store.claim_due_timer(conn)
             if claimed is None:
@@ -121,7 +129,7 @@ class TimerRunner:
                 async with conn.transaction():  # a savepoint, so a failure can be dealt with
                     moved = await self._fire(conn, task, action)
             except Exception as exc:  # noqa: BLE001 - one bad timer must not stop the others
-                if is_database_unavailable(exc):
+                if is_database_unavailable(exc) or isinstance(exc, StreamOrderConflict):
                     raise  # the whole transaction is gone; the timer stays due
                 failure = exc
             if failure is not None:
@@ -155,7 +163,7 @@ class TimerRunner:
                     conn, task, give_up, operator, reason, releases_worker=action is TimerAction.EXPIRE_LEASE
                 )
         except Exception as exc:  # noqa: BLE001
-            if is_database_unavailable(exc):
+            if is_database_unavailable(exc) or isinstance(exc, StreamOrderConflict):
                 raise
             log.error("timer %s of task %s: %s failed too; the timer is dropped", action.value, task.task_id,
                       give_up.rpc_name, exc_info=exc)
