@@ -3,7 +3,11 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { isMessage } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import {
+  ClaimTasksRequestSchema,
+  ClaimTasksResponseSchema,
   MAX_REASON_BYTES,
   TaskCancelledError,
   TaskState,
@@ -170,6 +174,39 @@ describe("worker", { skip: skipUnlessLive }, () => {
     await until(async () => (await stateOf(taskId!)) === TaskState.FAILED, "the server fails the expired lease", 15_000);
     assert.deepEqual(await actions(client, taskId!), ["create", "enqueue", "start", "fail"]);
     assert.match((await history(client, taskId!)).at(-1)?.operator ?? "", /^system:/);
+  });
+
+  test("a claim whose answer is lost is retried with the same request id, and the tasks it claimed run once", async () => {
+    const namespace = uniqueNamespace("lost");
+    const [taskId] = await readyTasks(client, namespace, 1);
+    const requestIds: string[] = [];
+    let answerLost = false;
+    // Lets the first claim that claimed something reach the server, then loses its answer, as a
+    // broken connection would after the server committed.
+    const loseFirstAnswer: Interceptor = (next) => async (request) => {
+      if (!isMessage(request.message, ClaimTasksRequestSchema)) return next(request);
+      requestIds.push(request.message.requestId);
+      const response = await next(request);
+      const claimed = !response.stream && isMessage(response.message, ClaimTasksResponseSchema) && response.message.claims.length > 0;
+      if (claimed && !answerLost) {
+        answerLost = true;
+        throw new ConnectError("answer lost on the way back", Code.Unavailable);
+      }
+      return response;
+    };
+    const lossy = liveClient({ interceptors: [loseFirstAnswer] });
+    const { worker, finish } = startWorker(async () => {}, { namespace, backoff: { initialMs: 10, maxMs: 50 } }, lossy);
+    try {
+      await until(() => worker.metrics().completed === 1, "the task is completed");
+    } finally {
+      await finish();
+      lossy.close();
+    }
+    assert.ok(answerLost);
+    const lostAt = requestIds.findIndex((_, index) => index > 0 && requestIds[index] === requestIds[index - 1]);
+    assert.ok(lostAt > 0, `the retry reused the lost claim's request id: ${requestIds.join(", ")}`);
+    assert.deepEqual(await actions(client, taskId!), ["create", "enqueue", "start", "complete"]);
+    assert.deepEqual([worker.metrics().claimed, worker.metrics().claimFailures], [1, 1]);
   });
 
   test("stop lets a handler finish within the grace period and fails the one that outlives it", async () => {
