@@ -20,6 +20,7 @@ from tasklife_server.domain.states import Action
 
 # From a fast GetTask to a WatchTaskEvents stream held open for an hour.
 RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600)
+GROUP_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
 
@@ -63,6 +64,14 @@ class Metrics:
             ["action", "resolution"],
             registry=self.registry,
         )
+        self._group_sizes = Histogram(
+            "tasklife_commit_group_size",
+            "Single CreateTask and transition calls written together in one commit (group commit), by kind.",
+            ["kind"],
+            buckets=GROUP_BUCKETS,
+            registry=self.registry,
+        )
+        self._group_children = {kind: self._group_sizes.labels(kind) for kind in ("create", "transition")}
         self._transition_children: dict[tuple[Action, str], Any] = {}
         self._policy_children = {a: self._policy_actions.labels(a.value) for a in TimerAction}
         self._rpc_children: dict[tuple[str, grpc.StatusCode], Any] = {}
@@ -74,6 +83,10 @@ class Metrics:
         if child is None:
             child = self._transition_children[key] = self._transitions.labels(action.value, outcome)
         child.inc()
+
+    def commit_group(self, kind: str, size: int) -> None:
+        """`store.on_group` callback."""
+        self._group_children[kind].observe(size)
 
     def policy_action(self, action: TimerAction) -> None:
         """`TimerRunner(on_action=...)` callback."""

@@ -55,6 +55,7 @@ class Telemetry:
     def observe_store(self, store: TaskStore) -> None:
         if self.metrics is not None:
             store.on_transition(self.metrics.transition)
+            store.on_group(self.metrics.commit_group)
             self.metrics.watch_pool(store.pool_stats)
 
     @property

@@ -134,9 +134,11 @@ WHERE NOT EXISTS (SELECT FROM moved) AND NOT EXISTS (SELECT FROM prior);
 
 -- name: lock_tasks
 -- A batch's first statement: locks every task it will move, in id order (so that two
--- batches never deadlock), before anything is written.
+-- batches never deadlock), before anything is written. Every task named, whoever may reach
+-- it: a group of single calls mixes callers, and each item's own statement still answers a
+-- task outside its caller's reach as missing.
 SELECT id FROM tasks
-WHERE id = ANY(%(task_ids)s::text[]) AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
+WHERE id = ANY(%(task_ids)s::text[])
 ORDER BY id
 FOR UPDATE;
 

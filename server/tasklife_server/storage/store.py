@@ -32,8 +32,12 @@ from tasklife_server.storage.queries import QUERIES
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_from
 from tasklife_server.storage.doorbell import Doorbell
+from tasklife_server.storage.group_commit import GroupCommit
 
 CONNECTION_WAIT_SECONDS = 5.0
+# Groups of single calls written at once, each on its own pooled connection: while one
+# commits (waiting for the WAL flush), the next is already being written.
+GROUP_WRITERS = 2
 
 # Every transition's from_states parameter, computed once from the transition table.
 _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Action if action is not Action.CREATE}
@@ -48,6 +52,27 @@ class TaskStore:
         self._transition_observers: list[Callable[[Action, str], None]] = []
         # Rung when a task may have become ready: wakes ClaimTasks' long polls.
         self.doorbell = Doorbell()
+        self._group_observers: list[Callable[[str, int], None]] = []
+        # Single CreateTask and transition calls that arrive while others are being written
+        # are written together (docs/concepts/consistency.md, "Group commit").
+        self._transition_groups: GroupCommit[TransitionCommand, Change] = GroupCommit(
+            self._apply_transition_group, writers=GROUP_WRITERS, observe_group=self._observer_of("transition")
+        )
+        self._create_groups: GroupCommit[NewTask, tuple[Change, bool]] = GroupCommit(
+            self._apply_create_group, writers=GROUP_WRITERS, observe_group=self._observer_of("create")
+        )
+
+    def on_group(self, callback: Callable[[str, int], None]) -> None:
+        """Calls `callback(kind, size)` for every group of single calls written together
+        (kind `transition` or `create`), for metrics."""
+        self._group_observers.append(callback)
+
+    def _observer_of(self, kind: str) -> Callable[[int], None]:
+        def observe(size: int) -> None:
+            for callback in self._group_observers:
+                callback(kind, size)
+
+        return observe
 
     def on_transition(self, callback: Callable[[Action, str], None]) -> None:
         """Calls `callback(action, outcome)` after every transition attempt, for metrics.
@@ -139,8 +164,15 @@ class TaskStore:
         Returns the task with its creation event, and whether this call created it. An
         existing task outside `reach` is reported taken with no detail about it.
         """
-        new = NewTask(task_id, spec, operator, reason, on_behalf_of, reach)
-        await self._require_existing(spec)
+        return await self._create_groups.submit(NewTask(task_id, spec, operator, reason, on_behalf_of, reach))
+
+    async def _apply_create_group(self, news: Sequence[NewTask]) -> list[tuple[Change, bool] | TasklifeError]:
+        if len(news) == 1:
+            return [await self._create_alone(news[0])]
+        return await self.create_tasks(news)
+
+    async def _create_one(self, new: NewTask) -> tuple[Change, bool]:
+        await self._require_existing(new.spec)
         rows = await self._fetchall("create_task", _create_params(new))
         return await self._created(new, rows[0] if rows else None)
 
@@ -165,7 +197,7 @@ class TaskStore:
 
     async def _create_alone(self, new: NewTask) -> tuple[Change, bool] | TasklifeError:
         try:
-            return await self.create_task(*_create_args(new))
+            return await self._create_one(new)
         except TasklifeError as refusal:
             return refusal
 
@@ -223,8 +255,23 @@ class TaskStore:
         """
         if conn is not None:
             return (await self._transition(command, timer, conn))[0]
+        if timer == "policy":
+            return await self._transition_groups.submit(command)
+        return await self._transition_alone(command, timer)
+
+    async def _apply_transition_group(self, commands: Sequence[TransitionCommand]) -> list[Change | TasklifeError]:
+        """A group of concurrent single calls: alone, the one statement of a single call;
+        together, one batch (one round trip, one commit)."""
+        if len(commands) == 1:
+            try:
+                return [await self._transition_alone(commands[0], "policy")]
+            except TasklifeError as refusal:
+                return [refusal]
+        return await self.transition_batch(commands)
+
+    async def _transition_alone(self, command: TransitionCommand, timer: Timer | None | Literal["policy"]) -> Change:
         try:
-            change, outcome = await self._transition(command, timer, conn)
+            change, outcome = await self._transition(command, timer, None)
         except TasklifeError as refusal:
             self.observe(command.action, _snake_case(type(refusal).__name__))
             raise
@@ -367,9 +414,12 @@ class TaskStore:
                 break
             except _RedoInOrder:
                 pipelined = False
-            except (psycopg.errors.DeadlockDetected, StreamOrderConflict):
+            except (psycopg.errors.DeadlockDetected, psycopg.errors.UniqueViolation, StreamOrderConflict):
                 # A single call that arms downstream tasks locks them after its own task,
-                # out of id order. Nothing of the batch was written: try it again.
+                # out of id order; or a concurrent call with an item's request_id committed
+                # while the batch waited for its lock, unseen by the item's statement.
+                # Nothing of the batch was written: try it again (the new snapshot sees that
+                # call's event, and the item replays it).
                 if attempt == _DEADLOCK_RETRIES:
                     raise
         else:
@@ -383,7 +433,7 @@ class TaskStore:
             outcomes[item.index] = item.outcome
         for index in deferred:
             try:
-                outcomes[index] = await self.transition(commands[index])
+                outcomes[index] = await self._transition_alone(commands[index], "policy")
             except TasklifeError as refusal:
                 outcomes[index] = refusal
         return [outcomes[index] for index in range(len(commands))]
@@ -400,8 +450,7 @@ class TaskStore:
         """
         task_ids = sorted({c.task_id for c in commands})
         async with self.transaction() as conn:
-            reach = commands[0].reach if commands else None
-            await self._fetchall("lock_tasks", {"task_ids": task_ids, "reach": reach}, conn)
+            await self._fetchall("lock_tasks", {"task_ids": task_ids}, conn)
             younger = {row[0] for row in await self._fetchall("written_after_us", {"task_ids": task_ids}, conn)}
             planned = [
                 (index, command, *self._transition_params(command, "policy"))
@@ -687,10 +736,6 @@ def _read_before_a_later_move(settled: list[_Settled]) -> bool:
 def _references(spec: TaskSpec) -> set[str]:
     """The tasks a new task names, which must exist."""
     return set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
-
-
-def _create_args(new: NewTask) -> tuple[Any, ...]:
-    return new.task_id, new.spec, new.operator, new.reason, new.on_behalf_of, new.reach
 
 
 def _create_params(new: NewTask) -> dict[str, Any]:
