@@ -56,7 +56,14 @@ describe("worker", { skip: skipUnlessLive }, () => {
     const namespace = uniqueNamespace("ok");
     const [taskId] = await readyTasks(client, namespace, 1);
     const handled: string[] = [];
-    const { worker, finish } = startWorker(async (task) => void handled.push(task.taskId), { namespace });
+    const hooked: [string, TaskState][] = [];
+    const { worker, finish } = startWorker(async (task) => void handled.push(task.taskId), {
+      namespace,
+      hooks: {
+        onClaimed: (task) => hooked.push(["claimed", task.state]),
+        onCompleted: (task) => hooked.push(["completed", task.state]),
+      },
+    });
     try {
       await until(() => worker.metrics().completed === 1, "the task is completed");
     } finally {
@@ -68,6 +75,7 @@ describe("worker", { skip: skipUnlessLive }, () => {
     const { task } = await client.getTask({ taskId: taskId! });
     assert.deepEqual([task?.state, task?.worker], [TaskState.SUCCEEDED, worker.name]);
     assert.deepEqual(handled, [taskId]);
+    assert.deepEqual(hooked, [["claimed", TaskState.RUNNING], ["completed", TaskState.SUCCEEDED]]);
     assert.deepEqual(worker.metrics(), {
       claimed: 1, completed: 1, failed: 0, dropped: 0, heartbeatFailures: 0, reportFailures: 0,
       claimFailures: 0, reportCalls: 1, running: 0,

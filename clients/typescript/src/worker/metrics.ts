@@ -28,11 +28,17 @@ export interface WorkerMetrics {
  * otherwise ignored. Keep them fast: they run on the worker's own path.
  */
 export interface WorkerHooks {
+  /** The task was claimed; its handler starts now. */
   onClaimed?(task: Task): void;
+  /** The server recorded CompleteTask; `task` is as it returned it. */
   onCompleted?(task: Task): void;
+  /** The server recorded FailTask with `reason`; `task` is as it returned it. */
   onFailed?(task: Task, reason: string): void;
+  /** The result was not reported: the task was taken away (`why` says how). */
   onDropped?(task: Task, why: string): void;
+  /** A heartbeat failed without losing the lease; it is tried again at the next beat. */
   onHeartbeatFailure?(task: Task, error: unknown): void;
+  /** The outcome could not be recorded (`error` says why). */
   onReportFailure?(task: Task, error: unknown): void;
 }
 

@@ -229,9 +229,11 @@ export class Worker {
   #settle({ run, kind, reason }: PendingReport, answer: ReportAnswer): void {
     const error = "callError" in answer ? answer.callError : resultError(answer.result);
     if (error === undefined) {
+      // The hooks get the task as the server left it (SUCCEEDED, FAILED or RETRYING).
+      const task = ("result" in answer && answer.result.task) || run.task;
       this.#count(kind === "complete" ? "completed" : "failed");
-      if (kind === "complete") this.#hook("onCompleted", run.task);
-      else this.#hook("onFailed", run.task, reason);
+      if (kind === "complete") this.#hook("onCompleted", task);
+      else this.#hook("onFailed", task, reason);
     } else if (error instanceof TasklifeError && TAKEN_AWAY_REASONS.has(error.reason)) {
       this.#drop(run, `${kind === "complete" ? "CompleteTask" : "FailTask"} refused, ${describeLoss(error)}: result dropped`);
     } else {
