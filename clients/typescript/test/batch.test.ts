@@ -1,12 +1,15 @@
 // The batch and claim RPC wrappers against the live server: per-item typed errors, the claim's
-// long-poll deadline, and the history pager's time range.
+// long-poll deadline; and that as_of and the history pager's time range reach the wire (what the
+// server does with them is the server's tests' business).
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { durationFromMs, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Interceptor } from "@connectrpc/connect";
 import {
+  GetTaskRequestSchema,
   InvalidTransitionError,
   ListTaskEventsRequestSchema,
+  ListTasksRequestSchema,
   TaskState,
   TasklifeError,
   resultError,
@@ -100,6 +103,26 @@ describe("batch and claim RPCs", { skip: skipUnlessLive }, () => {
       for (const request of seen as { startTime?: unknown; endTime?: unknown }[]) {
         assert.deepEqual([request.startTime, request.endTime], [startTime, endTime]);
       }
+    } finally {
+      recording.close();
+    }
+  });
+
+  test("getTask and listTasks send as_of as given", async () => {
+    const seen: { asOf?: unknown }[] = [];
+    const recorder: Interceptor = (next) => (request) => {
+      const message = request.message;
+      if (isMessage(message, GetTaskRequestSchema) || isMessage(message, ListTasksRequestSchema)) seen.push(message);
+      return next(request);
+    };
+    const recording = liveClient({ interceptors: [recorder] });
+    try {
+      const taskId = uniqueTaskId("as-of");
+      await client.createTask({ taskId });
+      const asOf = timestampFromMs(Date.now()); // the task exists by then
+      await recording.getTask({ taskId, asOf });
+      await recording.listTasks({ asOf, pageSize: 1 });
+      assert.deepEqual(seen.map((request) => request.asOf), [asOf, asOf]);
     } finally {
       recording.close();
     }
