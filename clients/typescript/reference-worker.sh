@@ -8,5 +8,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bash "$here/../../tools/ensure-node-modules.sh" "$here" >&2
+# Node resolves `--import tsx` from the working directory: run from this package's folder.
+cd "$here"
 # exec: the worker is this process, so SIGTERM and SIGKILL reach it directly.
-exec node --import tsx "$here/bin/reference-worker.ts" "$@"
+exec node --import tsx bin/reference-worker.ts "$@"
