@@ -60,6 +60,8 @@ type Worker struct {
 	jobs      map[*job]struct{} // claimed and not yet released (each holds a slot)
 	slotFreed chan struct{}     // capacity 1: wakes the claim loop when a slot frees
 
+	earlyEmptyClaims int // consecutive empty claims answered before half the wait; claim loop only
+
 	unsettled sync.WaitGroup // jobs whose outcome is not decided yet
 	outcomes  chan *outcome  // decided outcomes, to the reporter; capacity Concurrency
 }
@@ -202,6 +204,7 @@ func (w *Worker) claim(ctx context.Context, free int) error {
 		resp, err := w.client.ClaimTasks(ctx, req)
 		if err == nil {
 			w.start(resp.GetClaims(), sent)
+			w.paceEmptyClaims(ctx, len(resp.GetClaims()), time.Since(sent))
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -216,6 +219,18 @@ func (w *Worker) claim(ctx context.Context, free int) error {
 			return nil
 		}
 	}
+}
+
+// paceEmptyClaims backs off after empty answers that came back well before the wait was
+// over (a server that does not long-poll, or lost races for each woken task), so that the
+// claim loop never spins; a long poll that ran its course, or any claimed task, resets it.
+func (w *Worker) paceEmptyClaims(ctx context.Context, claimed int, took time.Duration) {
+	if claimed > 0 || took >= w.opts.ClaimWait/2 {
+		w.earlyEmptyClaims = 0
+		return
+	}
+	sleep(ctx, w.backoff(w.earlyEmptyClaims))
+	w.earlyEmptyClaims++
 }
 
 // claimRefusedForGood: errors no retry can fix, which end Run.
@@ -290,14 +305,14 @@ func (w *Worker) awaitOutcomes(grace time.Duration) {
 		if j.settle() {
 			j.cancel(ErrWorkerStopping)
 			w.log.Warn(fmt.Sprintf("task %s: %s: handler cancelled, task failed", j.task.GetTaskId(), reason))
-			w.decide(j, failure(w.opts.Name, j, reason))
+			w.decide(failure(w.opts.Name, j, reason))
 		}
 	}
 	<-settled
 }
 
 // decide hands a settled job's outcome to the reporter.
-func (w *Worker) decide(j *job, o *outcome) {
+func (w *Worker) decide(o *outcome) {
 	w.outcomes <- o // never blocks: at most Concurrency jobs, one outcome each
 	w.unsettled.Done()
 }

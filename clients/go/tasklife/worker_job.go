@@ -66,10 +66,10 @@ func (w *Worker) runHandler(j *job) {
 	}
 	j.cancel(nil)
 	if err == nil {
-		w.decide(j, completion(w.opts.Name, j))
+		w.decide(completion(w.opts.Name, j))
 		return
 	}
-	w.decide(j, failure(w.opts.Name, j, failureReason(err)))
+	w.decide(failure(w.opts.Name, j, failureReason(err)))
 }
 
 // callHandler runs the handler, turning a panic into an error.
@@ -98,8 +98,10 @@ func failureReason(err error) string {
 	return truncateUTF8(fmt.Sprintf("%T: %v", err, err), maxFailureReason)
 }
 
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
+// truncateUTF8 cuts s to at most n bytes without splitting a character. Bytes that are not
+// UTF-8 become U+FFFD first: a protobuf string must be valid UTF-8.
 func truncateUTF8(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= n {
 		return s
 	}
@@ -107,7 +109,7 @@ func truncateUTF8(s string, n int) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return strings.ToValidUTF8(s[:cut], "")
+	return s[:cut]
 }
 
 // keepLeaseAlive renews the job's lease every heartbeat interval until its slot is freed.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The defaults of [WorkerOptions] (docs/how-to/workers.md: the same in every client).
@@ -129,6 +130,9 @@ func (o WorkerOptions) validate() error {
 func validWorkerName(name string) error {
 	if len(name) > maxWorkerName {
 		return fmt.Errorf("tasklife: worker name %.20q... is longer than %d characters", name, maxWorkerName)
+	}
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("tasklife: worker name %q is not UTF-8", name)
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) {

@@ -248,6 +248,19 @@ func TestWorkerTruncatesALongFailureReasonToAKilobyteOnACharacterBoundary(t *tes
 	}
 }
 
+func TestWorkerReplacesBytesThatAreNotUTF8InAFailureReason(t *testing.T) {
+	t.Parallel()
+	client := connect(t)
+	namespace := uniqueNamespace("wk")
+	id := readyTasks(t, client, namespace, 1)[0]
+	w := startWorker(t, client, namespace, func(context.Context, *pb.Task) error { return errors.New("bad \xff byte") })
+
+	eventually(t, "the failure", func() bool { return w.Metrics().Failed == 1 })
+	if reason := ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_FAIL)[3].GetReason(); reason != "*errors.errorString: bad \uFFFD byte" {
+		t.Fatalf("FailTask reason %q, want the invalid byte replaced by U+FFFD", reason)
+	}
+}
+
 func TestWorkerRenewsTheLeaseOfAHandlerThatRunsLongerThanIt(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
