@@ -36,24 +36,26 @@ func readyTasks(t *testing.T, client *tasklife.Client, namespace string, n int) 
 		enqueues[i] = tasklife.TransitionItem(&pb.EnqueueTaskRequest{TaskId: ids[i]})
 	}
 	created, err := client.BatchCreateTasks(ctx, &pb.BatchCreateTasksRequest{Requests: creates})
-	if err != nil {
-		t.Fatalf("BatchCreateTasks: %v", err)
-	}
-	for i, result := range created.GetResults() {
-		if err := tasklife.ResultError(result); err != nil {
-			t.Fatalf("create %s: %v", ids[i], err)
-		}
-	}
+	allSucceeded(t, "create", ids, created.GetResults(), err)
 	enqueued, err := client.BatchTransitionTasks(ctx, &pb.BatchTransitionTasksRequest{Items: enqueues})
+	allSucceeded(t, "enqueue", ids, enqueued.GetResults(), err)
+	return ids
+}
+
+// allSucceeded fails the test unless a batch call and each of its items succeeded.
+func allSucceeded[R tasklife.BatchResult](t *testing.T, what string, ids []string, results []R, err error) {
+	t.Helper()
 	if err != nil {
-		t.Fatalf("BatchTransitionTasks: %v", err)
+		t.Fatalf("%s: %v", what, err)
 	}
-	for i, result := range enqueued.GetResults() {
+	if len(results) != len(ids) {
+		t.Fatalf("%s: %d results for %d items", what, len(results), len(ids))
+	}
+	for i, result := range results {
 		if err := tasklife.ResultError(result); err != nil {
-			t.Fatalf("enqueue %s: %v", ids[i], err)
+			t.Fatalf("%s %s: %v", what, ids[i], err)
 		}
 	}
-	return ids
 }
 
 func TestBatchCreateTasksAnswersEachRequestInOrderWithTypedRefusals(t *testing.T) {

@@ -171,11 +171,44 @@ func currentTask(t *testing.T, client *tasklife.Client, id string) *pb.Task {
 	return resp.GetTask()
 }
 
+// blocking is a handler that runs until its context is cancelled, then returns nil (which
+// would complete the task, were the result reported), saying when it started and why it
+// was cancelled.
+type blocking struct {
+	started, cancelled chan struct{}
+	cause              atomic.Value // error: context.Cause of the handler's context
+}
+
+func newBlocking() *blocking {
+	return &blocking{started: make(chan struct{}), cancelled: make(chan struct{})}
+}
+
+func (b *blocking) handle(ctx context.Context, _ *pb.Task) error {
+	close(b.started)
+	<-ctx.Done()
+	b.cause.Store(context.Cause(ctx))
+	close(b.cancelled)
+	return nil
+}
+
+// awaitCancel waits for the handler's cancellation and returns its cause.
+func (b *blocking) awaitCancel(t *testing.T) error {
+	t.Helper()
+	received(t, "the handler to be cancelled", b.cancelled)
+	return b.cause.Load().(error)
+}
+
+// oneReadyTask is a fresh namespace holding one ready task, and the task's id.
+func oneReadyTask(t *testing.T, client *tasklife.Client) (namespace, id string) {
+	t.Helper()
+	namespace = uniqueNamespace("wk")
+	return namespace, readyTasks(t, client, namespace, 1)[0]
+}
+
 func TestWorkerCompletesATaskWhoseHandlerReturnsNil(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
+	namespace, id := oneReadyTask(t, client)
 	var seen atomic.Value
 	w := startWorker(t, client, namespace, func(_ context.Context, task *pb.Task) error {
 		seen.Store(task)
@@ -202,8 +235,7 @@ func TestWorkerCompletesATaskWhoseHandlerReturnsNil(t *testing.T) {
 func TestWorkerFailsATaskWithTheHandlersErrorAsTheReason(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
+	namespace, id := oneReadyTask(t, client)
 	w := startWorker(t, client, namespace, func(context.Context, *pb.Task) error { return errors.New("disk full") })
 
 	eventually(t, "the failure", func() bool { return w.Metrics().Failed == 1 })
@@ -220,8 +252,7 @@ func TestWorkerFailsATaskWithTheHandlersErrorAsTheReason(t *testing.T) {
 func TestWorkerFailsATaskWhoseHandlerPanics(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
+	namespace, id := oneReadyTask(t, client)
 	w := startWorker(t, client, namespace, func(context.Context, *pb.Task) error { panic("index out of range") })
 
 	eventually(t, "the failure", func() bool { return w.Metrics().Failed == 1 })
@@ -234,8 +265,7 @@ func TestWorkerFailsATaskWhoseHandlerPanics(t *testing.T) {
 func TestWorkerTruncatesALongFailureReasonToAKilobyteOnACharacterBoundary(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
+	namespace, id := oneReadyTask(t, client)
 	w := startWorker(t, client, namespace, func(context.Context, *pb.Task) error {
 		return errors.New(strings.Repeat("é", 1000)) // two bytes each
 	})
@@ -251,8 +281,7 @@ func TestWorkerTruncatesALongFailureReasonToAKilobyteOnACharacterBoundary(t *tes
 func TestWorkerReplacesBytesThatAreNotUTF8InAFailureReason(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
+	namespace, id := oneReadyTask(t, client)
 	w := startWorker(t, client, namespace, func(context.Context, *pb.Task) error { return errors.New("bad \xff byte") })
 
 	eventually(t, "the failure", func() bool { return w.Metrics().Failed == 1 })
@@ -264,8 +293,7 @@ func TestWorkerReplacesBytesThatAreNotUTF8InAFailureReason(t *testing.T) {
 func TestWorkerRenewsTheLeaseOfAHandlerThatRunsLongerThanIt(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
+	namespace, id := oneReadyTask(t, client)
 	w := startWorker(t, client, namespace, func(ctx context.Context, _ *pb.Task) error {
 		select {
 		case <-time.After(3 * time.Second): // three leases of one second
@@ -279,69 +307,57 @@ func TestWorkerRenewsTheLeaseOfAHandlerThatRunsLongerThanIt(t *testing.T) {
 	ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_COMPLETE)
 }
 
-func TestWorkerCancelsTheHandlerAndDropsItsResultWhenAnOperatorPausesTheTask(t *testing.T) {
+// An operator taking a running task away (pausing or killing it) makes the next heartbeat
+// answer LEASE_LOST: the handler is cancelled and its result dropped.
+func TestWorkerCancelsTheHandlerAndDropsItsResultWhenAnOperatorTakesTheTaskAway(t *testing.T) {
 	t.Parallel()
-	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
-	started, cancelled := make(chan struct{}), make(chan struct{})
-	var cause atomic.Value
-	w := startWorker(t, client, namespace, func(ctx context.Context, _ *pb.Task) error {
-		close(started)
-		<-ctx.Done()
-		cause.Store(context.Cause(ctx))
-		close(cancelled)
-		return nil // would complete the task, were the result not dropped
-	})
+	for _, operator := range []struct {
+		action    string
+		takeAway  func(*tasklife.Client, string) error
+		last      pb.TaskAction
+		state     pb.TaskState
+		stateName string
+	}{
+		{"PauseTask", func(c *tasklife.Client, id string) error {
+			_, err := c.PauseTask(context.Background(), &pb.PauseTaskRequest{TaskId: id, Operator: "ops"})
+			return err
+		}, pb.TaskAction_TASK_ACTION_PAUSE, pb.TaskState_TASK_STATE_PAUSED, "PAUSED"},
+		{"KillTask", func(c *tasklife.Client, id string) error {
+			_, err := c.KillTask(context.Background(), &pb.KillTaskRequest{TaskId: id, Operator: "ops", Reason: "runaway"})
+			return err
+		}, pb.TaskAction_TASK_ACTION_KILL, pb.TaskState_TASK_STATE_KILLED, "KILLED"},
+	} {
+		t.Run(operator.action, func(t *testing.T) {
+			t.Parallel()
+			client := connect(t)
+			namespace, id := oneReadyTask(t, client)
+			handler := newBlocking()
+			w := startWorker(t, client, namespace, handler.handle)
 
-	received(t, "the handler to start", started)
-	if _, err := client.PauseTask(context.Background(), &pb.PauseTaskRequest{TaskId: id, Operator: "ops"}); err != nil {
-		t.Fatalf("PauseTask: %v", err)
-	}
-	received(t, "the handler to be cancelled", cancelled)
-	if err, _ := cause.Load().(error); !errors.Is(err, tasklife.ErrLeaseLost) {
-		t.Fatalf("the context's cause is %v, want ErrLeaseLost", err)
-	}
-	eventually(t, "the drop", func() bool { return w.Metrics().Dropped == 1 })
-	w.Stop()
-	if err := w.awaitRun(t); err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_PAUSE)
-	if m := w.Metrics(); m.Completed != 0 || m.Failed != 0 || m.ReportCalls != 0 {
-		t.Fatalf("a dropped result was reported: %+v", m)
-	}
-	if line := fmt.Sprintf("task %s: lease lost (state PAUSED", id); !strings.Contains(w.logs.String(), line) ||
-		!strings.Contains(w.logs.String(), "handler cancelled, result dropped") {
-		t.Fatalf("no log line says why the result was dropped (%q...):\n%s", line, w.logs.String())
-	}
-}
-
-func TestWorkerCancelsTheHandlerOfATaskKilledByAnOperatorWhileRunning(t *testing.T) {
-	t.Parallel()
-	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
-	started, cancelled := make(chan struct{}), make(chan struct{})
-	w := startWorker(t, client, namespace, func(ctx context.Context, _ *pb.Task) error {
-		close(started)
-		<-ctx.Done()
-		close(cancelled)
-		return ctx.Err()
-	})
-
-	received(t, "the handler to start", started)
-	if _, err := client.KillTask(context.Background(), &pb.KillTaskRequest{TaskId: id, Operator: "ops", Reason: "runaway"}); err != nil {
-		t.Fatalf("KillTask: %v", err)
-	}
-	received(t, "the handler to be cancelled", cancelled)
-	eventually(t, "the drop", func() bool { return w.Metrics().Dropped == 1 })
-	ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_KILL)
-	if state := currentTask(t, client, id).GetState(); state != pb.TaskState_TASK_STATE_KILLED {
-		t.Fatalf("state %v, want KILLED", state)
-	}
-	if m := w.Metrics(); m.Failed != 0 || m.Completed != 0 {
-		t.Fatalf("the killed task's result was reported: %+v", m)
+			received(t, "the handler to start", handler.started)
+			if err := operator.takeAway(client, id); err != nil {
+				t.Fatalf("%s: %v", operator.action, err)
+			}
+			if cause := handler.awaitCancel(t); !errors.Is(cause, tasklife.ErrLeaseLost) {
+				t.Fatalf("the context's cause is %v, want ErrLeaseLost", cause)
+			}
+			eventually(t, "the drop", func() bool { return w.Metrics().Dropped == 1 })
+			w.Stop()
+			if err := w.awaitRun(t); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			ranOnce(t, client, id, operator.last)
+			if state := currentTask(t, client, id).GetState(); state != operator.state {
+				t.Fatalf("state %v, want %v", state, operator.state)
+			}
+			if m := w.Metrics(); m.Completed != 0 || m.Failed != 0 || m.ReportCalls != 0 {
+				t.Fatalf("a dropped result was reported: %+v", m)
+			}
+			line := fmt.Sprintf("task %s: lease lost (state %s", id, operator.stateName)
+			if logs := w.logs.String(); !strings.Contains(logs, line) || !strings.Contains(logs, "handler cancelled, result dropped") {
+				t.Fatalf("no log line says why the result was dropped (%q...):\n%s", line, logs)
+			}
+		})
 	}
 }
 
@@ -374,18 +390,11 @@ func TestWorkerStopLetsTheHandlersInFlightFinishAndClaimsNothingMore(t *testing.
 func TestWorkerStopFailsTheTaskOfAHandlerThatOutlivesTheGracePeriod(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
-	namespace := uniqueNamespace("wk")
-	id := readyTasks(t, client, namespace, 1)[0]
-	started := make(chan struct{})
-	var cause atomic.Value
-	w := startWorker(t, client, namespace, func(ctx context.Context, _ *pb.Task) error {
-		close(started)
-		<-ctx.Done()
-		cause.Store(context.Cause(ctx))
-		return nil
-	}, func(o *tasklife.WorkerOptions) { o.GracePeriod = 300 * time.Millisecond })
+	namespace, id := oneReadyTask(t, client)
+	handler := newBlocking()
+	w := startWorker(t, client, namespace, handler.handle, func(o *tasklife.WorkerOptions) { o.GracePeriod = 300 * time.Millisecond })
 
-	received(t, "the handler to start", started)
+	received(t, "the handler to start", handler.started)
 	w.Stop()
 	if err := w.awaitRun(t); err != nil {
 		t.Fatalf("Run: %v", err)
@@ -394,9 +403,8 @@ func TestWorkerStopFailsTheTaskOfAHandlerThatOutlivesTheGracePeriod(t *testing.T
 	if want := fmt.Sprintf("worker %s stopping: grace period of 0.3s passed", w.Name()); fail.GetReason() != want {
 		t.Fatalf("FailTask reason %q, want %q", fail.GetReason(), want)
 	}
-	eventually(t, "the handler's cancellation", func() bool { return cause.Load() != nil })
-	if err := cause.Load().(error); !errors.Is(err, tasklife.ErrWorkerStopping) {
-		t.Fatalf("the context's cause is %v, want ErrWorkerStopping", err)
+	if cause := handler.awaitCancel(t); !errors.Is(cause, tasklife.ErrWorkerStopping) {
+		t.Fatalf("the context's cause is %v, want ErrWorkerStopping", cause)
 	}
 }
 

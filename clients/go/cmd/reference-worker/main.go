@@ -163,10 +163,8 @@ func sleepFor(d time.Duration) tasklife.Handler {
 		if d <= 0 {
 			return nil
 		}
-		timer := time.NewTimer(d)
-		defer timer.Stop()
 		select {
-		case <-timer.C:
+		case <-time.After(d):
 			return nil
 		case <-ctx.Done():
 			return context.Cause(ctx)
