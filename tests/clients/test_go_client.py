@@ -47,6 +47,9 @@ REQUIRED_GO_TESTS = (
     "TestWorkerStopFailsTheTaskOfAHandlerThatOutlivesTheGracePeriod",
     "TestWorkerRunsAtMostConcurrencyHandlersAtOnce",
     "TestWorkerReportsOutcomesThatFinishTogetherInFewerCallsThanTasks",
+    "TestWorkerRetriesALostClaimWithTheSameRequestIDAndGetsItsTasks",
+    "TestWorkerRetriesALostReportWithTheSameRequestIDsAndRecordsItOnce",
+    "TestWorkerTreatsTheLeaseAsLostWhenNoHeartbeatSucceedsForAWholeLease",
     # clients/go/reference-worker.sh on 50 ready tasks.
     "TestReferenceWorkerCompletesFiftyReadyTasksExactlyOnce",
 )
