@@ -103,9 +103,9 @@ func (w *Worker) Stop() { w.stopOnce.Do(func() { close(w.stopped) }) }
 // claims nothing more, gives the handlers in flight GracePeriod to finish and reports
 // their outcomes, cancels the others (cause [ErrWorkerStopping]) and fails their tasks
 // with the reason "worker <name> stopping: grace period of <X>s passed", sends the last
-// reports, and returns nil. It returns an error without working when ClaimTasks is
-// refused for good (INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED), after the
-// same graceful stop. Run may be called once.
+// reports, and returns nil. When ClaimTasks is refused for good (INVALID_ARGUMENT,
+// UNAUTHENTICATED, PERMISSION_DENIED: a bad namespace, say) it stops the same way and
+// returns that error. Run may be called once.
 //
 // For SIGTERM, pass a context from signal.NotifyContext.
 func (w *Worker) Run(ctx context.Context) error {
@@ -135,9 +135,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.log.Info("worker stopping: no more claims", "in_flight", w.inFlight(), "grace_period", w.opts.GracePeriod)
 	w.awaitOutcomes(w.opts.GracePeriod)
 	close(w.outcomes) // every job is settled: nothing more is sent
-	// Reports still undelivered a lease after the grace period are given up: the server
-	// fails those tasks when their leases expire.
-	giveUp := time.AfterFunc(max(w.opts.LeaseDuration, defaultMaxWait), giveUpReports)
+	// Reports still undelivered a lease (at least minReportFlush) after the grace period are
+	// given up: the server fails those tasks when their leases expire.
+	giveUp := time.AfterFunc(max(w.opts.LeaseDuration, minReportFlush), giveUpReports)
 	<-reporterDone
 	giveUp.Stop()
 	close(w.done)

@@ -26,6 +26,8 @@ const (
 	maxWorkerName  = 128
 	defaultBackoff = 50 * time.Millisecond
 	defaultMaxWait = 5 * time.Second
+	// minReportFlush is the least time a stop gives its last reports after the grace period.
+	minReportFlush = 5 * time.Second
 )
 
 // WorkerOptions configure a [Worker]. The zero value of every field means its default.
