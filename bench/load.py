@@ -8,6 +8,13 @@ is open). Modes:
               passing expected_version (a real compare-and-swap that always succeeds);
               closed loop, or paced to `rate` transitions/s in total
   lifecycle   each worker runs CreateTask, EnqueueTask, StartTask, CompleteTask in a loop
+  batch_transition
+              each worker bounces its own `batch` tasks READY <-> PAUSED with one
+              BatchTransitionTasks call of `batch` PauseTask/ResumeTask items (expected_version)
+  worker_lifecycle
+              each worker, in a namespace of its own, runs `batch` lifecycles the way a worker
+              runtime does: BatchCreateTasks, BatchTransitionTasks (EnqueueTask), ClaimTasks,
+              BatchTransitionTasks (CompleteTask); one operation = `batch` lifecycles
   read        GetTask or ListTaskEvents on random tasks named by `id_format` % n
   connect_read, connect_transition
               GetTask and the transition bounce over Connect JSON (bench/connect_load.py)
@@ -114,7 +121,7 @@ async def closed_loop(make_calls: list[Call], window: Window, interval: float | 
                 window.error_sample = window.error_sample or f"{exc.code().name}: {exc.details()}"
                 await asyncio.sleep(0.01)
                 continue
-            except Exception as exc:  # noqa: BLE001 - a Connect call's refusal (bench/connect_load.py)
+            except Exception as exc:  # noqa: BLE001 - a Connect call's or a batch item's refusal
                 window.errors += 1
                 window.error_sample = window.error_sample or str(exc)
                 await asyncio.sleep(0.01)
@@ -199,6 +206,68 @@ async def run_lifecycle(spec: dict[str, Any]) -> dict[str, Any]:
                                                            worker=worker))
 
         calls.append(lifecycle)
+    return await _run(calls, spec, channels)
+
+
+class BatchBouncer:
+    """One worker's tasks, all moved READY -> PAUSED -> READY by one BatchTransitionTasks call."""
+
+    def __init__(self, stub: task_service_pb2_grpc.TaskServiceStub, task_ids: list[str], version: int):
+        self.stub = stub
+        self.task_ids = task_ids
+        self.version = version
+        self.paused = False
+
+    async def __call__(self) -> None:
+        kind = "resume" if self.paused else "pause"
+        request_type = pb.ResumeTaskRequest if self.paused else pb.PauseTaskRequest
+        items = [pb.BatchTransitionTasksItem(**{kind: request_type(task_id=t, expected_version=self.version,
+                                                                   operator="bench")})
+                 for t in self.task_ids]
+        response = await self.stub.BatchTransitionTasks(pb.BatchTransitionTasksRequest(items=items))
+        refused = [r.error.message for r in response.results if r.HasField("error")]
+        if refused:
+            raise RuntimeError(f"{len(refused)} items refused: {refused[0]}")
+        self.version += 1
+        self.paused = not self.paused
+
+
+async def run_batch_transition(spec: dict[str, Any]) -> dict[str, Any]:
+    channels = open_channels(spec["target"], spec["channels"])
+    batch, ids = spec["batch"], spec["task_ids"]
+    calls: list[Call] = [
+        BatchBouncer(task_service_pb2_grpc.TaskServiceStub(channels[w % len(channels)]), ids[w * batch:(w + 1) * batch],
+                     spec["version"])
+        for w in range(spec["concurrency"])
+    ]
+    return await _run(calls, spec, channels)
+
+
+async def run_worker_lifecycle(spec: dict[str, Any]) -> dict[str, Any]:
+    channels = open_channels(spec["target"], spec["channels"])
+    batch = spec["batch"]
+    calls: list[Call] = []
+    for w in range(spec["concurrency"]):
+        stub = task_service_pb2_grpc.TaskServiceStub(channels[w % len(channels)])
+        namespace, worker = f"{spec['namespace_prefix']}-{w}", f"bench-worker-{w}"
+
+        async def lifecycles(stub=stub, namespace=namespace, worker=worker) -> None:
+            created = await stub.BatchCreateTasks(pb.BatchCreateTasksRequest(requests=[
+                pb.CreateTaskRequest(namespace=namespace, operator="bench") for _ in range(batch)]))
+            ids = [r.task.task_id for r in created.results]
+            await stub.BatchTransitionTasks(pb.BatchTransitionTasksRequest(items=[
+                pb.BatchTransitionTasksItem(enqueue=pb.EnqueueTaskRequest(task_id=t, operator="bench")) for t in ids]))
+            claimed = await stub.ClaimTasks(pb.ClaimTasksRequest(worker=worker, max_tasks=batch, namespace=namespace,
+                                                                 operator="bench"))
+            done = await stub.BatchTransitionTasks(pb.BatchTransitionTasksRequest(items=[
+                pb.BatchTransitionTasksItem(complete=pb.CompleteTaskRequest(task_id=c.task.task_id, worker=worker,
+                                                                            operator="bench"))
+                for c in claimed.claims]))
+            completed = sum(not r.HasField("error") for r in done.results)
+            if completed != batch:
+                raise RuntimeError(f"{completed} of {batch} lifecycles completed")
+
+        calls.append(lifecycles)
     return await _run(calls, spec, channels)
 
 
@@ -300,6 +369,8 @@ MODES = {
     "empty": run_empty,
     "transition": run_transition,
     "lifecycle": run_lifecycle,
+    "batch_transition": run_batch_transition,
+    "worker_lifecycle": run_worker_lifecycle,
     "read": run_read,
     "subscribe": run_subscribe,
 }

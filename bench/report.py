@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench import workers
+
 
 def _n(value: float | None, digits: int = 0) -> str:
     if value is None:
@@ -27,33 +29,54 @@ def _pct(value: float | None) -> str:
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """The issue's four targets: reported, never asserted."""
+    """The targets of issue #12 (P1-P5) and the history's (P6), each under an id that never
+    changes: reported, never asserted."""
     out = []
     tp = results.get("throughput")
     if tp and "64" in tp["points"]:
         p = tp["points"]["64"]
-        out.append({"target": "Tasklife at concurrency 64 >= 60% of the lower ceiling",
+        out.append({"id": "P1", "target": "single-call transitions at c=64 >= 60% of the lower ceiling",
                     "measured": f"{_pct(p['ratio_lower'])} of {p['lower_ceiling']} "
                                 f"({_n(p['tasklife']['rate'])}/s vs {_n(min(p['pgbench']['rate'], p['empty']['rate']))}/s)",
                     "pass": p["ratio_lower"] is not None and p["ratio_lower"] >= 0.60})
+    bt = results.get("batch")
+    if bt:
+        ratio = bt["ratio_pgbench"]
+        out.append({"id": "P2", "target": f"BatchTransitionTasks ({bt['batch_size']} per call) >= 2x the pgbench "
+                                          f"single-statement ceiling",
+                    "measured": f"{ratio:.2f}x ({_n(bt['batch']['items_per_s'])} items/s vs "
+                                f"{_n(bt['pgbench']['rate'])}/s at c={bt['pgbench_concurrency']})"
+                    if ratio is not None else "-",
+                    "pass": ratio is not None and ratio >= 2.0})
     lc, pr = results.get("lifecycle"), results.get("peer")
     if lc and pr and pr.get("lifecycles_per_s"):
-        ratio = lc["rate"] / pr["lifecycles_per_s"]
-        out.append({"target": "full lifecycles/s >= 3x Procrastinate's sustained lifecycles/s",
-                    "measured": f"{ratio:.2f}x ({_n(lc['rate'])}/s vs {_n(pr['lifecycles_per_s'])}/s)",
-                    "pass": ratio >= 3.0})
+        theirs = pr["lifecycles_per_s"]
+        ww = lc.get("worker_way") or {}
+        if ww.get("lifecycles_per_s") is not None:
+            ratio = ww["lifecycles_per_s"] / theirs
+            out.append({"id": "P3", "target": "worker-way lifecycles/s (BatchCreateTasks, ClaimTasks, "
+                                              "BatchTransitionTasks) >= 3x Procrastinate's steady lifecycles/s",
+                        "measured": f"{ratio:.2f}x ({_n(ww['lifecycles_per_s'])}/s vs {_n(theirs)}/s)",
+                        "pass": ratio >= 3.0})
+        ratio = lc["rate"] / theirs
+        out.append({"id": "P3b", "target": "per-call lifecycles/s >= 1x Procrastinate's steady lifecycles/s",
+                    "measured": f"{ratio:.2f}x ({_n(lc['rate'])}/s vs {_n(theirs)}/s)", "pass": ratio >= 1.0})
     st = results.get("stream")
     if st:
         big = max(st["points"], key=lambda p: p["subscribers"])
         p99 = big["p99_ms"]
-        out.append({"target": f"stream p99 < 25 ms with {big['subscribers']:,} subscribers",
+        paced = (f"paced at half the single-call capacity ({_n(st['capacity'])}/s)" if st.get("capacity")
+                 else f"paced at {_n(st['rate'])}/s (no capacity measured in this run)")
+        out.append({"id": "P4", "target": f"stream p99 < 25 ms with {big['subscribers']:,} subscribers, {paced}",
                     "measured": f"{_n(p99, 1)} ms at {_n(big['transitions_per_s'])} transitions/s, "
                                 f"{_n(big['delivered_per_s'])} events/s delivered",
                     "pass": p99 is not None and p99 < 25.0 and big["delivered_per_s"] > 0})
     sc = results.get("scale")
     if sc:
         small, large = sc["sizes"]
-        out.append({"target": f"throughput with {large:,} tasks >= 90% of that with {small:,}",
+        runs = sc.get("transition_ratio_runs", [])
+        out.append({"id": "P5", "target": f"throughput with {large:,} tasks >= 90% of that with {small:,} "
+                                          f"(median of {len(runs)} interleaved repetitions)",
                     "measured": f"{_pct(sc['transition_ratio'])} "
                                 f"({_n(sc['points'][str(large)]['transitions']['rate'])}/s vs "
                                 f"{_n(sc['points'][str(small)]['transitions']['rate'])}/s)",
@@ -110,6 +133,17 @@ def render(results: dict[str, Any]) -> str:
                 f"{_n(p['empty']['loadgen_cpu_us_per_op']):>13} | {_n(p['tasklife']['server_cpu_us_per_op']):>17} "
                 f"{_n(p['tasklife']['pg_cpu_us_per_op']):>13} {_n(p['tasklife']['loadgen_cpu_us_per_op']):>18}")
 
+    bt = results.get("batch")
+    if bt:
+        b, g = bt["batch"], bt["pgbench"]
+        add("")
+        add(f"2b. BatchTransitionTasks: {bt['batch_size']} PauseTask/ResumeTask items per call, {bt['concurrency']} "
+            f"callers, against pgbench's single-statement transitions at c={bt['pgbench_concurrency']}")
+        add(f"     {_n(b['items_per_s'])} items/s{_range(b, 'items_per_s')} (per call p50 {_n(b['p50_ms'], 1)} ms, "
+            f"p99 {_n(b['p99_ms'], 1)} ms; server CPU {_n(b['server_cpu_us_per_item'])} us/item) vs pgbench "
+            f"{_n(g['rate'])}/s{_range(g, 'rate')}: {bt['ratio_pgbench']:.2f}x" if bt["ratio_pgbench"] is not None
+            else "     -")
+
     st = results.get("startup")
     if st:
         idle = st["idle"]
@@ -133,6 +167,16 @@ def render(results: dict[str, Any]) -> str:
         errors = sum(r.get("errors", 0) for r in lc["raw"])
         if errors:
             add(f"     ! {errors} calls failed: {next(r['error_sample'] for r in lc['raw'] if r['errors'])}")
+        ww = lc.get("worker_way")
+        if ww and ww.get("lifecycles_per_s") is not None:
+            add(f"     the worker way ({ww['workers']} workers, {ww['batch']} tasks per round: BatchCreateTasks, "
+                f"BatchTransitionTasks enqueue, ClaimTasks, BatchTransitionTasks complete): "
+                f"{_n(ww['lifecycles_per_s'])} lifecycles/s{_range(ww, 'lifecycles_per_s')}, server CPU "
+                f"{_n(ww['server_cpu_us_per_lifecycle'])} us/lifecycle")
+            failed = sum(r.get("errors", 0) for r in ww["raw"])
+            if failed:
+                add(f"     ! {failed} worker-way rounds failed: "
+                    f"{next(r['error_sample'] for r in ww['raw'] if r['errors'])}")
 
     hp = results.get("http")
     if hp:
@@ -154,7 +198,8 @@ def render(results: dict[str, Any]) -> str:
     st = results.get("stream")
     if st:
         add("")
-        add(f"4. Stream: commit (event create_time) to subscriber arrival, paced at {st['rate']:,} transitions/s")
+        add(f"4. Stream: commit (event create_time) to subscriber arrival, paced at {st['rate']:,} transitions/s"
+            + (f" (half of the {_n(st['capacity'])}/s single calls measured above)" if st.get("capacity") else ""))
         add(f"{'subs':>5} | {'transitions/s':>13} {'delivered/s':>11} | {'p50 ms':>7} {'p99 ms':>8} "
             f"{'p99 by third':>22} {'max ms':>8} | {'RSS before':>10} {'after':>7} {'KiB/sub':>8} | {'open s':>6} {'srv CPU':>7}")
         for p in st["points"]:
@@ -173,6 +218,13 @@ def render(results: dict[str, Any]) -> str:
                 add(f"     ! {p['subscribers']} subscribers: {_n(paced)} transitions/s paced, {_n(delivered)} "
                     f"events/s delivered in the window: the server did not keep up (subscribers reading the "
                     f"table on their own instead of the live fan-out?)")
+
+    if st and st.get("saturated"):
+        sat = st["saturated"]
+        add(f"     saturated: {sat['subscribers']:,} subscribers, load paced at {_n(sat['paced_at'])}/s reached "
+            f"{_n(sat['transitions_per_s'])}/s; p50 {_n(sat['p50_ms'], 1)} ms, p99 {_n(sat['p99_ms'], 1)} ms; "
+            f"{sat['transitions_made']:,} transitions made, {sat['events_received']:,} events received "
+            f"({sat['transitions_made'] - sat['events_received']:,} not delivered 1 s after the load ended)")
 
     sc = results.get("scale")
     if sc:
@@ -205,6 +257,11 @@ def render(results: dict[str, Any]) -> str:
             add(f"     Tasklife:              {_n(lc['rate'])} lifecycles/s, {_n(lc['transitions_per_s'])} state "
                 f"changes/s  ({lc['rate'] / pr['lifecycles_per_s']:.2f}x lifecycles)" if pr.get("lifecycles_per_s") else "")
 
+    wk = results.get("workers")
+    if wk:
+        add("")
+        add("7. " + "\n".join(workers.render(wk)))
+
     prof = results.get("profile")
     if prof:
         add("")
@@ -226,7 +283,7 @@ def render(results: dict[str, Any]) -> str:
         add("")
         add("Targets (reported, not asserted)")
         for t in tg:
-            add(f"  {'PASS' if t['pass'] else 'MISS'}  {t['target']}: {t['measured']}")
+            add(f"{'PASS' if t['pass'] else 'MISS'} {t['id']} {t['target']}: {t['measured']}")
 
     timings = results.get("timings", {})
     add("")

@@ -16,10 +16,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench import ceilings, infra, peer, profile, report, scale, startup, stream
+from bench import ceilings, infra, peer, profile, report, scale, startup, stream, workers
 from bench.stats import summarize
 
-SECTIONS = ("throughput", "lifecycle", "http", "stream", "scale", "peer", "startup")
+SECTIONS = ("throughput", "batch", "lifecycle", "http", "stream", "scale", "peer", "workers", "startup")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -49,12 +49,17 @@ class Plan:
     peer_drain_jobs: int = 3000
     http_concurrencies: tuple[int, ...] = (1, 16)
     http_read_tasks: int = 500
+    batch_size: int = 100  # items per BatchTransitionTasks call, lifecycles per worker-way round
+    batch_concurrency: int = 4
+    batch_pgbench_concurrency: int = 16  # the single-statement ceiling's best concurrency
+    worker_lifecycle_concurrency: int = 4
+    worker_tasks: int = 3000  # no-op tasks each language's reference worker drains
 
 
 FULL = Plan(mode="full")
 QUICK = Plan(mode="quick", reps=1, duration=1.2, warmup=0.3, stream_duration=2.0, stream_warmup=0.5,
              scale_sizes=(1_000, 100_000), scale_reps=1, scale_duration=1.0, peer_windows=1, peer_window=3.0,
-             peer_warmup=2.0, peer_backlog=500, peer_drain_jobs=0)
+             peer_warmup=2.0, peer_backlog=500, peer_drain_jobs=0, worker_tasks=300)
 
 RATE_KEYS = ("rate", "p50_ms", "p99_ms")
 
@@ -135,6 +140,45 @@ class Bench:
             out["points"][str(c)] = point
         return out
 
+    # ---- 2b: BatchTransitionTasks against the single-statement ceiling --------------------------
+
+    def batch_run(self, server: infra.Server) -> dict[str, Any]:
+        plan = self.plan
+        ids = [f"{infra.unique_prefix('b')}-{i}" for i in range(plan.batch_concurrency * plan.batch_size)]
+        infra.seed_ready_tasks(self.url, ids)
+        server_cpu = server.cpu_seconds()
+        r = infra.run_generator({"mode": "batch_transition", "target": server.address,
+                                 "concurrency": plan.batch_concurrency, "channels": plan.batch_concurrency,
+                                 "duration": plan.duration, "warmup": plan.warmup, "task_ids": ids, "version": 2,
+                                 "batch": plan.batch_size})
+        r["items_per_s"] = r["rate"] * plan.batch_size
+        r["server_cpu_us_per_item"] = 1e6 * (server.cpu_seconds() - server_cpu) / max(1, r["total_ops"] * plan.batch_size)
+        if r["errors"]:
+            infra.log(f"batch load had {r['errors']} errors: {r['error_sample']}")
+        return r
+
+    def batch(self, server: infra.Server) -> dict[str, Any]:
+        plan = self.plan
+        runs: dict[str, list[dict[str, Any]]] = {"pgbench": [], "batch": []}
+        for rep in range(plan.reps):
+            for kind in (("pgbench", "batch") if rep % 2 == 0 else ("batch", "pgbench")):
+                if kind == "pgbench":
+                    r = ceilings.pgbench_transitions(self.pg, self.url, plan.batch_pgbench_concurrency, plan.duration,
+                                                     plan.warmup, self.base())
+                    infra.log(f"  rep {rep + 1} pgbench c={plan.batch_pgbench_concurrency}: {r['rate']:.0f}/s")
+                else:
+                    r = self.batch_run(server)
+                    infra.log(f"  rep {rep + 1} BatchTransitionTasks x{plan.batch_size} c={plan.batch_concurrency}: "
+                              f"{r['items_per_s']:.0f} items/s, p99 {r['p99_ms']:.1f} ms per call")
+                runs[kind].append(r)
+        out = {"batch_size": plan.batch_size, "concurrency": plan.batch_concurrency,
+               "pgbench_concurrency": plan.batch_pgbench_concurrency,
+               "pgbench": summarize(runs["pgbench"], RATE_KEYS),
+               "batch": summarize(runs["batch"], ("items_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_item")),
+               "raw": runs}
+        out["ratio_pgbench"] = (out["batch"]["items_per_s"] / out["pgbench"]["rate"]) if out["pgbench"]["rate"] else None
+        return out
+
     # ---- 3b: the same calls over Connect JSON (the HTTP listener) and gRPC -------------------
 
     HTTP_KINDS = ("grpc_get", "connect_get", "grpc_transition", "connect_transition")
@@ -194,27 +238,61 @@ class Bench:
                   + (f", {r['errors']} errors: {r['error_sample']}" if r["errors"] else ""))
         return r
 
-    def lifecycle_summary(self, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    def worker_lifecycle_run(self, server: infra.Server) -> dict[str, Any]:
+        plan = self.plan
+        server_cpu = server.cpu_seconds()
+        r = infra.run_generator({"mode": "worker_lifecycle", "target": server.address,
+                                 "concurrency": plan.worker_lifecycle_concurrency,
+                                 "channels": plan.worker_lifecycle_concurrency, "duration": plan.duration,
+                                 "warmup": plan.warmup, "batch": plan.batch_size,
+                                 "namespace_prefix": infra.unique_prefix("wl").lower().replace("_", "-")})
+        r["lifecycles_per_s"] = r["rate"] * plan.batch_size
+        r["server_cpu_us_per_lifecycle"] = 1e6 * (server.cpu_seconds() - server_cpu) / max(
+            1, r["total_ops"] * plan.batch_size)
+        infra.log(f"  worker-way lifecycles ({plan.worker_lifecycle_concurrency} workers x {plan.batch_size}): "
+                  f"{r['lifecycles_per_s']:.0f}/s" + (f", {r['errors']} errors: {r['error_sample']}" if r["errors"] else ""))
+        return r
+
+    def lifecycle_runs(self, server: infra.Server, runs: list[dict[str, Any]], worker_runs: list[dict[str, Any]]) -> None:
+        runs.append(self.lifecycle_run(server))
+        worker_runs.append(self.worker_lifecycle_run(server))
+
+    def lifecycle_summary(self, runs: list[dict[str, Any]], worker_runs: list[dict[str, Any]]) -> dict[str, Any]:
         summary = summarize(runs, RATE_KEYS + ("server_cpu_us_per_lifecycle",))
         summary["transitions_per_s"] = summary["rate"] * 4 if summary["rate"] else None
-        return {"concurrency": self.plan.lifecycle_concurrency, **summary, "raw": runs}
+        worker_way = summarize(worker_runs, ("lifecycles_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_lifecycle"))
+        return {"concurrency": self.plan.lifecycle_concurrency, **summary, "raw": runs,
+                "worker_way": {"workers": self.plan.worker_lifecycle_concurrency, "batch": self.plan.batch_size,
+                               **worker_way, "raw": worker_runs}}
 
     def lifecycle(self, server: infra.Server) -> dict[str, Any]:
-        return self.lifecycle_summary([self.lifecycle_run(server) for _ in range(self.plan.reps)])
+        runs: list[dict[str, Any]] = []
+        worker_runs: list[dict[str, Any]] = []
+        for _ in range(self.plan.reps):
+            self.lifecycle_runs(server, runs, worker_runs)
+        return self.lifecycle_summary(runs, worker_runs)
 
     # ---- 4: stream ------------------------------------------------------------------------------
 
-    def stream(self) -> dict[str, Any]:
+    def stream(self, capacity: float | None = None) -> dict[str, Any]:
+        """Paced at half the single-call capacity measured in this run (`capacity`: transitions/s
+        at the highest concurrency), or at plan.stream_rate without one; then the largest
+        subscriber count once more at plan.stream_rate or more, saturating the server."""
         plan = self.plan
-        points = []
-        for subscribers in plan.stream_subscribers:
-            r = stream.measure(self.pg, self.url, subscribers, plan.stream_rate, plan.stream_duration,
-                               plan.stream_warmup)
-            points.append(r)
-            infra.log(f"  {subscribers:>5} subscribers: {r['transitions_per_s']:.0f} transitions/s, delivered "
-                      f"{r['delivered_per_s']:.0f}/s, p50 {_fmt(r['p50_ms'])} ms p99 {_fmt(r['p99_ms'])} ms, "
-                      f"{r['rss_per_subscriber_kib']:.1f} KiB/subscriber")
-        return {"rate": plan.stream_rate, "points": points}
+        rate = int(capacity / 2) if capacity else plan.stream_rate
+        points = [self.stream_point(subscribers, rate) for subscribers in plan.stream_subscribers]
+        saturating = max(plan.stream_rate, int(capacity or 0))
+        saturated = self.stream_point(max(plan.stream_subscribers), saturating)
+        return {"rate": rate, "capacity": capacity, "points": points, "saturated": saturated}
+
+    def stream_point(self, subscribers: int, rate: int) -> dict[str, Any]:
+        plan = self.plan
+        r = stream.measure(self.pg, self.url, subscribers, rate, plan.stream_duration, plan.stream_warmup)
+        r["paced_at"] = rate
+        infra.log(f"  {subscribers:>5} subscribers paced at {rate}/s: {r['transitions_per_s']:.0f} transitions/s, "
+                  f"delivered {r['delivered_per_s']:.0f}/s, p50 {_fmt(r['p50_ms'])} ms p99 {_fmt(r['p99_ms'])} ms, "
+                  f"{r['rss_per_subscriber_kib']:.1f} KiB/subscriber")
+        return r
 
     # ---- 5: cost growth -------------------------------------------------------------------------
 
@@ -267,14 +345,15 @@ class Bench:
 
     # ---- 6: the peer ----------------------------------------------------------------------------
 
-    def peer(self, server: infra.Server | None = None, lifecycles: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        """Procrastinate's steady windows; given a server, a Tasklife lifecycle run after each
-        window (appended to `lifecycles`), so the two alternate."""
+    def peer(self, server: infra.Server | None = None, lifecycles: list[dict[str, Any]] | None = None,
+             worker_lifecycles: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Procrastinate's steady windows; given a server, Tasklife's two lifecycle runs after
+        each window (appended to `lifecycles` and `worker_lifecycles`), so that they alternate."""
         plan = self.plan
 
         def alternate(_: int) -> None:
-            assert server is not None and lifecycles is not None
-            lifecycles.append(self.lifecycle_run(server))
+            assert server is not None and lifecycles is not None and worker_lifecycles is not None
+            self.lifecycle_runs(server, lifecycles, worker_lifecycles)
 
         between = alternate if server is not None and lifecycles is not None else None
         out = peer.run(self.pg, plan.peer_windows, plan.peer_window, plan.peer_warmup, plan.peer_backlog,
@@ -287,8 +366,9 @@ class Bench:
 
     def lifecycle_and_peer(self, server: infra.Server) -> dict[str, Any]:
         runs: list[dict[str, Any]] = []
-        out = self.peer(server, runs)
-        return {"lifecycle": {**self.lifecycle_summary(runs), "alternated_with_peer": True}, "peer": out}
+        worker_runs: list[dict[str, Any]] = []
+        out = self.peer(server, runs, worker_runs)
+        return {"lifecycle": {**self.lifecycle_summary(runs, worker_runs), "alternated_with_peer": True}, "peer": out}
 
     def profile(self, server: infra.Server) -> dict[str, Any]:
         c = max(self.plan.concurrencies)
@@ -342,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
             results["timings"][name] = time.perf_counter() - t0
 
         together = {"lifecycle", "peer"} <= set(sections)
-        if {"throughput", "lifecycle", "http"} & set(sections) or args.profile:
+        if {"throughput", "batch", "lifecycle", "http"} & set(sections) or args.profile:
             server = infra.Server(url)
             from tasklife_server import config
 
@@ -350,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 if "throughput" in sections:
                     timed("throughput", bench.throughput, server)
+                if "batch" in sections:
+                    timed("batch", bench.batch, server)
                 if together:
                     # Tasklife's lifecycle runs alternate with Procrastinate's windows.
                     timed("lifecycle+peer", bench.lifecycle_and_peer, server)
@@ -363,11 +445,17 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 server.stop()
         if "stream" in sections:
-            timed("stream", bench.stream)
+            capacity = None
+            if "throughput" in results:
+                tp = results["throughput"]
+                capacity = tp["points"][str(max(tp["concurrencies"]))]["tasklife"]["rate"]
+            timed("stream", bench.stream, capacity)
         if "scale" in sections:
             timed("scale", bench.scale)
         if "peer" in sections and not together:
             timed("peer", bench.peer)
+        if "workers" in sections:
+            timed("workers", workers.measure, pg, url, plan.worker_tasks)
         if "startup" in sections:
             timed("startup", startup.measure, url, plan.reps, 4.0 + 4.0 * plan.reps)
         results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]

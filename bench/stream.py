@@ -49,7 +49,7 @@ def measure(pg: infra.Postgres, database_url: str, subscribers: int, rate: int, 
         cpu0, t0 = server.cpu_seconds(), time.perf_counter()
         result = infra.run_generator({**load, "task_ids": ids2, "duration": duration, "warmup": warmup})
         cpu1, t1 = server.cpu_seconds(), time.perf_counter()
-        time.sleep(0.3)  # let the last events of the window arrive
+        time.sleep(1.0)  # let the last events arrive
         subscriber_proc.send(f"stop {result['wall_start']} {result['wall_end']}")
         delivered = subscriber_proc.readline(timeout=60)
     finally:
@@ -60,6 +60,9 @@ def measure(pg: infra.Postgres, database_url: str, subscribers: int, rate: int, 
         "subscribers": subscribers,
         "target_rate": rate,
         "transitions_per_s": result["rate"],
+        # Every transition of the measured load matches exactly one subscriber's filter.
+        "transitions_made": result["total_ops"],
+        "events_received": delivered["events_total"],
         "transition_p99_ms": result["p99_ms"],
         "load_errors": result["errors"] + warm["errors"],
         "delivered_per_s": delivered["delivered_per_s"],

@@ -2,9 +2,9 @@
 code against a fresh generation from proto/.
 
 The Go suite includes the shared conformance scenario, a linearizability check of
-concurrent compare-and-swap transitions, and the bearer-token test against a server that
-authenticates callers (`secured_server`, tests/clients/conftest.py); all are asserted to have
-run, not skipped.
+concurrent compare-and-swap transitions, the bearer-token test against a server that
+authenticates callers (`secured_server`, tests/clients/conftest.py), the Worker's tests and the
+reference worker's; all are asserted to have run, not skipped.
 """
 
 from __future__ import annotations
@@ -34,6 +34,24 @@ REQUIRED_GO_TESTS = (
     "TestConformanceScenario",
     "TestConcurrentCompareAndSwapTransitionsAreLinearizable",
     "TestBearerTokenAuthenticatesAgainstTheSecuredServer",
+    "TestEveryRPCOfTheServiceHasAWrapperMethod",
+    "TestBatchTransitionTasksReportsAnItemsRefusalAsTheSingleRPCsTypedError",
+    "TestClaimTasksStartsTheOldestReadyTasksForTheWorker",
+    # The Worker (clients/go/tasklife/worker*.go), one behaviour each, against the live server.
+    "TestWorkerCompletesATaskWhoseHandlerReturnsNil",
+    "TestWorkerFailsATaskWithTheHandlersErrorAsTheReason",
+    "TestWorkerFailsATaskWhoseHandlerPanics",
+    "TestWorkerCancelsTheHandlerAndDropsItsResultWhenAnOperatorTakesTheTaskAway/PauseTask",
+    "TestWorkerCancelsTheHandlerAndDropsItsResultWhenAnOperatorTakesTheTaskAway/KillTask",
+    "TestWorkerStopLetsTheHandlersInFlightFinishAndClaimsNothingMore",
+    "TestWorkerStopFailsTheTaskOfAHandlerThatOutlivesTheGracePeriod",
+    "TestWorkerRunsAtMostConcurrencyHandlersAtOnce",
+    "TestWorkerReportsOutcomesThatFinishTogetherInFewerCallsThanTasks",
+    "TestWorkerRetriesALostClaimWithTheSameRequestIDAndGetsItsTasks",
+    "TestWorkerRetriesALostReportWithTheSameRequestIDsAndRecordsItOnce",
+    "TestWorkerTreatsTheLeaseAsLostWhenNoHeartbeatSucceedsForAWholeLease",
+    # clients/go/reference-worker.sh on 50 ready tasks.
+    "TestReferenceWorkerCompletesFiftyReadyTasksExactlyOnce",
 )
 
 

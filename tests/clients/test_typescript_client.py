@@ -1,7 +1,8 @@
 """The TypeScript client (clients/typescript), checked from pytest so that `make test` covers it.
 
 1. Its own test suite passes against the live server: `npm test` type-checks the package and
-   runs node's test runner with TASKLIFE_ADDRESS set, the shared conformance scenario included,
+   runs node's test runner with TASKLIFE_ADDRESS set, the shared conformance scenario, the
+   Worker's behaviours and a run of reference-worker.sh included,
    and with TASKLIFE_SECURED_ADDRESS and TASKLIFE_SECURED_TOKEN naming a server that
    authenticates callers (`secured_server`) for its bearer-token tests.
 2. Its committed generated code (src/gen) equals a fresh run of clients/typescript/generate.sh.
@@ -42,6 +43,9 @@ ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 REQUIRED_TYPESCRIPT_TESTS = (
     "conformance scenario",
     "authenticated server",
+    "batch and claim RPCs",
+    "worker",
+    "reference worker",
 )
 
 

@@ -173,8 +173,11 @@ def test_invalid_utf8_in_any_string_field_is_invalid_argument_malformed_request(
     wrong = []
     before = caller_writes(db)
     for path, field, kind in string_fields(method.input_type):
-        if "." in path and kind not in ("map-key", "map-value"):
-            continue  # no nested message of a request has a string today
+        if path.count(".") > (1 if kind in ("map-key", "map-value") else 0):
+            # Strings inside nested messages (a batch's items): with_string writes top-level
+            # fields only. Invalid UTF-8 there fails the decoding of the whole body just the
+            # same (test_raw_bodies.py sends whole batches of hostile bytes).
+            continue
         for raw in INVALID_UTF8:
             body = _valid_body(method, targets) + with_string(field, kind, raw)
             assert not parses(method, body), f"{path}={raw!r}: the protobuf runtime accepts it"

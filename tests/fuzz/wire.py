@@ -198,8 +198,22 @@ def messages(descriptor: Descriptor, strings: st.SearchStrategy[str] | None = No
         return durations()
     strings = strings if strings is not None else hostile_strings()
     cls = message_factory.GetMessageClass(descriptor)
-    optional = {f.name: _field(f, strings) for f in descriptor.fields}
-    return st.fixed_dictionaries({}, optional=optional).map(lambda values: cls(**values))
+    # A oneof's members are exclusive (a batch item is one transition): at most one is drawn.
+    exclusive = [o for o in descriptor.oneofs if not _synthetic(o)]
+    members = {f.name for o in exclusive for f in o.fields}
+    optional = {f.name: _field(f, strings) for f in descriptor.fields if f.name not in members}
+    choices = [
+        st.one_of(st.just({}), *(_field(f, strings).map(lambda value, name=f.name: {name: value}) for f in o.fields))
+        for o in exclusive
+    ]
+    return st.tuples(st.fixed_dictionaries({}, optional=optional), *choices).map(
+        lambda parts: cls(**{k: v for part in parts for k, v in part.items()})
+    )
+
+
+def _synthetic(oneof: Any) -> bool:
+    """The oneof protoc makes for a proto3 `optional` field: not a real choice."""
+    return len(oneof.fields) == 1 and oneof.name == f"_{oneof.fields[0].name}"
 
 
 def requests(method: MethodDescriptor, known_ids: list[str] | None = None) -> st.SearchStrategy[Message]:

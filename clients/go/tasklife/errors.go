@@ -28,6 +28,8 @@ const (
 	ReasonDependenciesNotMet     = "DEPENDENCIES_NOT_MET"
 	ReasonLeaseLost              = "LEASE_LOST"
 	ReasonCursorNotRetained      = "CURSOR_NOT_RETAINED"
+	ReasonHistoryNotRetained     = "HISTORY_NOT_RETAINED"
+	ReasonBatchTooLarge          = "BATCH_TOO_LARGE"
 	ReasonServerShuttingDown     = "SERVER_SHUTTING_DOWN"
 	ReasonDatabaseUnavailable    = "DATABASE_UNAVAILABLE"
 	ReasonInternal               = "INTERNAL"

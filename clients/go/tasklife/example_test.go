@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -142,5 +144,59 @@ func ExampleWithBearerToken() {
 		fmt.Println("fix the credentials:", unauthenticated.Reason) // CREDENTIALS_MISSING or CREDENTIALS_INVALID
 	case errors.As(err, &denied):
 		fmt.Println(denied.Principal, "may not:", denied.Reason, denied.Metadata)
+	}
+}
+
+// A worker for the "images" namespace: four handlers at once, stopped gracefully by SIGTERM
+// or Ctrl-C. A handler returning nil completes its task, an error (or a panic) fails it.
+func ExampleWorker() {
+	client, err := tasklife.Connect("127.0.0.1:50051")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+
+	worker, err := tasklife.NewWorker(client, func(ctx context.Context, task *pb.Task) error {
+		select { // the work; ctx ends if the task is taken away or the grace period of a stop passes
+		case <-time.After(time.Second):
+			fmt.Println("resized", task.GetLabels()["image"])
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}, tasklife.WorkerOptions{Namespace: "images", Concurrency: 4, GracePeriod: 10 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := worker.Run(ctx); err != nil { // returns once stopped
+		log.Fatal(err)
+	}
+	fmt.Printf("%+v\n", worker.Metrics())
+}
+
+// Many transitions in one call, each answered on its own with the single RPC's typed error.
+func ExampleResultError() {
+	client, _ := tasklife.Connect("127.0.0.1:50051")
+	resp, err := client.BatchTransitionTasks(context.Background(), &pb.BatchTransitionTasksRequest{
+		Items: []*pb.BatchTransitionTasksItem{
+			tasklife.TransitionItem(&pb.EnqueueTaskRequest{TaskId: "a"}),
+			tasklife.TransitionItem(&pb.KillTaskRequest{TaskId: "b", Reason: "runaway"}),
+		},
+	})
+	if err != nil {
+		log.Fatal(err) // the whole call: BATCH_TOO_LARGE, UNAVAILABLE, ...
+	}
+	for i, result := range resp.GetResults() {
+		var invalid *tasklife.InvalidTransitionError
+		switch err := tasklife.ResultError(result); {
+		case err == nil:
+			fmt.Println(i, result.GetTask().GetState())
+		case errors.As(err, &invalid):
+			fmt.Println(i, "not from", invalid.CurrentState)
+		default:
+			fmt.Println(i, err)
+		}
 	}
 }

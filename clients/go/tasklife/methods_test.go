@@ -5,10 +5,13 @@ package tasklife_test
 
 import (
 	"context"
+	"reflect"
+	"testing"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tasklife-dev/tasklife/clients/go/tasklife"
+	pb "github.com/tasklife-dev/tasklife/clients/go/tasklifev1"
 )
 
 // casAttempts bounds the scenario's compare-and-swap retries; one retry is all it needs.
@@ -70,4 +73,23 @@ func asMessage[Resp proto.Message](resp Resp, err error) (proto.Message, error) 
 		return nil, err
 	}
 	return resp, nil
+}
+
+// wrapperName is the Client method of each RPC whose wrapper is not named after it.
+var wrapperName = map[string]string{"WatchTaskEvents": "Watch"}
+
+func TestEveryRPCOfTheServiceHasAWrapperMethod(t *testing.T) {
+	service := pb.File_tasklife_v1_task_service_proto.Services().ByName("TaskService")
+	client := reflect.TypeOf(&tasklife.Client{})
+	methods := service.Methods()
+	for i := range methods.Len() {
+		rpc := string(methods.Get(i).Name())
+		name := rpc
+		if other, ok := wrapperName[rpc]; ok {
+			name = other
+		}
+		if _, ok := client.MethodByName(name); !ok {
+			t.Errorf("RPC %s has no wrapper: *tasklife.Client has no method %s", rpc, name)
+		}
+	}
 }

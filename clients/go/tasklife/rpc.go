@@ -94,3 +94,30 @@ func (c *Client) KillTask(ctx context.Context, req *pb.KillTaskRequest) (*pb.Kil
 func (c *Client) AbandonTask(ctx context.Context, req *pb.AbandonTaskRequest) (*pb.AbandonTaskResponse, error) {
 	return unary(ctx, c, c.stub.AbandonTask, req)
 }
+
+// BatchCreateTasks creates up to 1000 tasks in one call, each answered as CreateTask would
+// answer it, in request order. A refused item is a result whose Error is set (read it
+// with [ResultError]); the returned error is for the whole call (BATCH_TOO_LARGE, say).
+func (c *Client) BatchCreateTasks(ctx context.Context, req *pb.BatchCreateTasksRequest) (*pb.BatchCreateTasksResponse, error) {
+	return unary(ctx, c, c.stub.BatchCreateTasks, req)
+}
+
+// BatchTransitionTasks applies up to 1000 transitions in one call (build the items with
+// [TransitionItem]), each answered as its single RPC would answer it, in request order. A
+// refused item is a result whose Error is set (read it with [ResultError]); the returned
+// error is for the whole call.
+func (c *Client) BatchTransitionTasks(ctx context.Context, req *pb.BatchTransitionTasksRequest) (*pb.BatchTransitionTasksResponse, error) {
+	return unary(ctx, c, c.stub.BatchTransitionTasks, req)
+}
+
+// ClaimTasks moves up to req.MaxTasks READY tasks to RUNNING for req.Worker, long-polling
+// up to req.Wait when none is ready. The default deadline (when ctx has none) is the
+// client's default timeout plus req.Wait, so a long poll never runs out of time.
+func (c *Client) ClaimTasks(ctx context.Context, req *pb.ClaimTasksRequest) (*pb.ClaimTasksResponse, error) {
+	if _, has := ctx.Deadline(); !has && c.settings.defaultTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.settings.defaultTimeout+req.GetWait().AsDuration())
+		defer cancel()
+	}
+	return unary(ctx, c, c.stub.ClaimTasks, req)
+}

@@ -1,6 +1,7 @@
 // TasklifeClient: the generated TaskService client with typed errors, a deadline on every call,
-// a compare-and-swap helper, a history pager and a resuming watch.
+// a compare-and-swap helper, a history pager, a resuming watch, and the batch and claim RPCs.
 import { create, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import type { TaskEvent } from "./gen/tasklife/v1/task_pb.js";
 import { TaskService } from "./gen/tasklife/v1/task_service_pb.js";
@@ -115,6 +116,31 @@ export class TasklifeClient {
   }
 
   /**
+   * Creates up to 1000 tasks. Each result holds the task and event, or the `error` (a
+   * google.rpc.Status) CreateTask would have rejected that item with: read it as a typed error
+   * with `resultError(result)`. Rejects only when the whole call fails (BATCH_TOO_LARGE, ...).
+   */
+  batchCreateTasks(request: RequestOf<"batchCreateTasks">, options?: CallOptions) {
+    return this.#unary("batchCreateTasks", request, options);
+  }
+  /**
+   * Applies up to 1000 transitions, each built with `transitionItem(method, request)`, each
+   * answered as its single RPC would answer it: read a refused item's error with `resultError`.
+   */
+  batchTransitionTasks(request: RequestOf<"batchTransitionTasks">, options?: CallOptions) {
+    return this.#unary("batchTransitionTasks", request, options);
+  }
+  /**
+   * Moves up to `maxTasks` READY tasks to RUNNING for `worker`, long-polling up to `wait` when
+   * none is ready. Without `options.timeoutMs` its deadline is the client's default deadline
+   * plus that wait, so that a long poll is never cut short by the default.
+   */
+  claimTasks(request: RequestOf<"claimTasks">, options?: CallOptions) {
+    const timeoutMs = options?.timeoutMs ?? this.#connection.defaultTimeoutMs + waitMsOf(request);
+    return this.#unary("claimTasks", request, { ...options, timeoutMs });
+  }
+
+  /**
    * Calls the transition `method` as a compare-and-swap on `request.expectedVersion` (read from
    * the server first when unset). With `retryOnVersionMismatch`, a VERSION_MISMATCH re-reads the
    * task and retries with its current version, up to `maxAttempts` calls.
@@ -153,16 +179,17 @@ export class TasklifeClient {
 
   /**
    * A task's whole history, oldest first, fetched with ListTaskEvents a page at a time
-   * (`pageSize` unset or 0: the server's default).
+   * (`pageSize` unset or 0: the server's default). `startTime` / `endTime` keep only the events
+   * recorded at or after / before those instants; every page's request carries them.
    */
   async *taskEvents(
     taskId: string,
-    options: { pageSize?: number } & CallOptions = {},
+    options: { pageSize?: number; startTime?: Timestamp; endTime?: Timestamp } & CallOptions = {},
   ): AsyncGenerator<TaskEvent, void, undefined> {
-    const { pageSize = 0, ...callOptions } = options;
+    const { pageSize = 0, startTime, endTime, ...callOptions } = options;
     let pageToken = "";
     do {
-      const page = await this.listTaskEvents({ taskId, pageSize, pageToken }, callOptions);
+      const page = await this.listTaskEvents({ taskId, pageSize, pageToken, startTime, endTime }, callOptions);
       yield* page.events;
       pageToken = page.nextPageToken;
     } while (pageToken !== "");
@@ -178,6 +205,11 @@ export class TasklifeClient {
       throw translateError(error);
     }
   }
+}
+
+function waitMsOf(request: RequestOf<"claimTasks">): number {
+  const wait = request.wait;
+  return wait ? Number(wait.seconds ?? 0n) * 1000 + (wait.nanos ?? 0) / 1_000_000 : 0;
 }
 
 function missingField(method: string, field: string): never {

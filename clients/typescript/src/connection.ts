@@ -61,6 +61,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** An open connection: the transport calls go through, and how to close it. */
 export interface Connection {
   transport: Transport;
+  /** The deadline of unary calls that pass none, so that long polls can add their wait to it. */
+  defaultTimeoutMs: number;
   close(): void;
 }
 
@@ -80,13 +82,9 @@ export function openConnection(address: string, options: ConnectOptions = {}): C
   if (token !== undefined) {
     interceptors.unshift(authorizationHeader(token));
   }
-  const transport = createGrpcTransport({
-    baseUrl,
-    sessionManager,
-    defaultTimeoutMs: options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    interceptors,
-  });
-  return { transport, close: () => sessionManager.abort() };
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const transport = createGrpcTransport({ baseUrl, sessionManager, defaultTimeoutMs, interceptors });
+  return { transport, defaultTimeoutMs, close: () => sessionManager.abort() };
 }
 
 function baseUrlOf(address: string, secure: boolean): string {

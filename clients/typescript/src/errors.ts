@@ -14,6 +14,7 @@ import {
   type QuotaFailure,
   type ResourceInfo,
 } from "./gen/google/rpc/error_details_pb.js";
+import type { Status } from "./gen/google/rpc/status_pb.js";
 import { TaskState, TaskStateSchema } from "./gen/tasklife/v1/task_pb.js";
 
 /** The `google.rpc.ErrorInfo.domain` of every error the Tasklife server produces. */
@@ -215,6 +216,22 @@ export function tasklifeErrorFrom(error: ConnectError): TasklifeError {
     default:
       return new TasklifeError(error, errorInfo);
   }
+}
+
+/**
+ * The TasklifeError a single RPC would have rejected with, from the `google.rpc.Status` a batch
+ * result carries instead (BatchCreateTasksResult.error, BatchTransitionTasksResult.error): the
+ * same class, code, reason, metadata and details.
+ */
+export function tasklifeErrorFromStatus(status: Status): TasklifeError {
+  const error = new ConnectError(status.message, status.code as Code);
+  // As Connect stores details it read from the wire: the Any's type name and its bytes, which
+  // findDetails() decodes on demand.
+  error.details = status.details.map((detail) => ({
+    type: detail.typeUrl.slice(detail.typeUrl.lastIndexOf("/") + 1),
+    value: detail.value,
+  }));
+  return tasklifeErrorFrom(error);
 }
 
 /** Rethrow helper: transport errors become TasklifeErrors; anything else (a bug) passes unchanged. */

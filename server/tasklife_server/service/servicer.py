@@ -57,8 +57,9 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         caller = self._gate.admit(context, "GetTask")
         problems = validation.Violations()
         validation.check_task_id(request.task_id, "task_id", problems)
+        as_of = validation.instant(request, "as_of", problems)
         problems.raise_if_any()
-        task = await self._store.get_task(request.task_id, caller.reach)
+        task = await self._store.get_task(request.task_id, caller.reach, as_of)
         return task_service_pb2.GetTaskResponse(task=task_to_pb(task))
 
     async def ListTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -67,13 +68,16 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         limit = validation.page_size(request.page_size, DEFAULT_TASKS_PAGE, problems)
         states = validation.state_filter(request.states, problems)
         validation.check_labels(request.labels, "labels", problems)
+        as_of = validation.instant(request, "as_of", problems)
         problems.raise_if_any()
         namespaces = validation.namespace_filter(request.namespaces, caller, problems)
         labels = dict(request.labels)
-        filters = pagination.fingerprint(sorted(s.value for s in states), labels, namespaces)
+        # A token is bound to its instant too (left out when unset: older tokens stay valid).
+        instant = [as_of.isoformat()] if as_of else []
+        filters = pagination.fingerprint(sorted(s.value for s in states), labels, namespaces, *instant)
         after = _token_position(request.page_token, filters, _task_position)
         tasks = await self._store.list_tasks(
-            states=states, labels=labels, after=after, limit=limit + 1, reach=namespaces
+            states=states, labels=labels, after=after, limit=limit + 1, reach=namespaces, as_of=as_of
         )
         rendered = [task_to_pb(t) for t in tasks[:limit]]
         count = pagination.fitting(t.ByteSize() for t in rendered)
@@ -88,11 +92,13 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         problems = validation.Violations()
         validation.check_task_id(request.task_id, "task_id", problems)
         limit = validation.page_size(request.page_size, DEFAULT_EVENTS_PAGE, problems)
+        start, end = validation.time_range(request, problems)
         problems.raise_if_any()
-        filters = pagination.fingerprint(request.task_id)
+        bounds = [t.isoformat() if t else None for t in (start, end)] if start or end else []
+        filters = pagination.fingerprint(request.task_id, *bounds)
         after = _token_position(request.page_token, filters, _version_position) or 0
         events = await self._store.list_task_events(
-            request.task_id, after_version=after, limit=limit + 1, reach=caller.reach
+            request.task_id, after_version=after, limit=limit + 1, reach=caller.reach, start_time=start, end_time=end
         )
         rendered = [event_to_pb(e) for e in events[:limit]]
         count = pagination.fitting(e.ByteSize() for e in rendered)

@@ -5,6 +5,8 @@ Turns valid tasklife.v1 requests into domain values; raises InvalidRequest other
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import re
 from typing import Iterable, Mapping
 
@@ -170,6 +172,29 @@ def ill_formed(duration: Message, field: str, problems: Violations) -> bool:
     problems.add(field, "is not a valid google.protobuf.Duration: nanos must be within +-999,999,999 "
                         "and have the sign of seconds")
     return True
+
+
+# google.protobuf.Timestamp's own range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+_MIN_TIMESTAMP_SECONDS, _MAX_TIMESTAMP_SECONDS = -62_135_596_800, 253_402_300_799
+
+
+def instant(request: Message, field: str, problems: Violations) -> datetime | None:
+    """The request's Timestamp `field` as an aware datetime, None when unset or invalid."""
+    if not request.HasField(field):
+        return None
+    value = getattr(request, field)
+    if not (_MIN_TIMESTAMP_SECONDS <= value.seconds <= _MAX_TIMESTAMP_SECONDS and 0 <= value.nanos <= 999_999_999):
+        problems.add(field, "is not a valid google.protobuf.Timestamp: seconds within years 1 to 9999 "
+                            "and nanos within 0 to 999,999,999")
+        return None
+    return value.ToDatetime(tzinfo=timezone.utc)
+
+
+def time_range(request: Message, problems: Violations) -> tuple[datetime | None, datetime | None]:
+    start, end = instant(request, "start_time", problems), instant(request, "end_time", problems)
+    if start is not None and end is not None and end <= start:
+        problems.add("end_time", "must be after start_time")
+    return start, end
 
 
 def lease_ms(request: Message, problems: Violations) -> int | None:

@@ -274,10 +274,50 @@ ORDER BY t.created_at, t.id
 LIMIT %(limit)s;
 
 -- name: list_task_events
+-- A page of one task's history; start_time (inclusive) and end_time (exclusive) bound the
+-- events' record times when given.
 SELECT {event:e} FROM task_events AS e
 WHERE e.task_id = %(task_id)s AND e.version > %(after_version)s
   AND (%(reach)s::text[] IS NULL OR e.namespace = ANY(%(reach)s::text[]))
+  AND (%(start_time)s::timestamptz IS NULL OR e.created_at >= %(start_time)s::timestamptz)
+  AND (%(end_time)s::timestamptz IS NULL OR e.created_at < %(end_time)s::timestamptz)
 ORDER BY e.version
+LIMIT %(limit)s;
+
+-- name: task_as_of
+-- The task with its latest event recorded at or before as_of (none: it did not exist yet),
+-- and how many times it had been started by then (its attempt at that instant).
+SELECT {task:t}, h.to_state, h.version, h.created_at,
+       (SELECT count(*) FROM task_events AS s
+        WHERE s.task_id = t.id AND s.action = 'start' AND s.version <= h.version) AS attempt
+FROM tasks AS t
+CROSS JOIN LATERAL (
+    SELECT e.to_state, e.version, e.created_at FROM task_events AS e
+    WHERE e.task_id = t.id AND e.created_at <= %(as_of)s::timestamptz
+    ORDER BY e.version DESC LIMIT 1
+) AS h
+WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]));
+
+-- name: list_tasks_as_of
+-- ListTasks at an instant: the tasks created by then, each with its latest event by then,
+-- filtered by the state that event left. One index probe of task_events per task created
+-- before as_of in (created_at, id) order, until a page is full: see docs/concepts/history.md.
+SELECT {task:t}, h.to_state, h.version, h.created_at,
+       (SELECT count(*) FROM task_events AS s
+        WHERE s.task_id = t.id AND s.action = 'start' AND s.version <= h.version) AS attempt
+FROM tasks AS t
+CROSS JOIN LATERAL (
+    SELECT e.to_state, e.version, e.created_at FROM task_events AS e
+    WHERE e.task_id = t.id AND e.created_at <= %(as_of)s::timestamptz
+    ORDER BY e.version DESC LIMIT 1
+) AS h
+WHERE t.created_at <= %(as_of)s::timestamptz
+  AND (%(states)s::text[] IS NULL OR h.to_state = ANY(%(states)s::text[]))
+  AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+  AND t.labels @> %(labels)s::jsonb
+  AND (%(after_created_at)s::timestamptz IS NULL
+       OR (t.created_at, t.id) > (%(after_created_at)s::timestamptz, %(after_id)s::text))
+ORDER BY t.created_at, t.id
 LIMIT %(limit)s;
 
 -- name: task_exists

@@ -7,6 +7,7 @@ the placeholders, so the lists exist once.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Sequence
 
 from tasklife_server.domain.model import Event, RetryPolicy, Task, TaskSpec
@@ -62,4 +63,19 @@ def event_from(row: Sequence[Any], at: int = 0) -> Event:
         created_at=created_at,
         namespace=namespace,
         on_behalf_of=on_behalf_of,
+    )
+
+
+def task_as_of(row: Sequence[Any]) -> Task:
+    """A task_as_of row: the task as its latest event by then left it. Events do not record
+    the worker or the lease, so those are the current row's only if nothing changed since."""
+    now = task_from(row)
+    state, version, updated_at, attempt = row[TASK_WIDTH : TASK_WIDTH + 4]
+    unchanged = version == now.version
+    return replace(
+        now, state=State(state), version=version, updated_at=updated_at, attempt=attempt,
+        worker=now.worker if unchanged else None,
+        lease_expires_at=now.lease_expires_at if unchanged else None,
+        last_heartbeat_at=now.last_heartbeat_at if unchanged else None,
+        next_attempt_at=now.next_attempt_at if unchanged else None,
     )

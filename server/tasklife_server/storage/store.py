@@ -30,7 +30,7 @@ from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, 
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, allowed_actions, sources_of, target_of
 from tasklife_server.storage.queries import QUERIES
 from tasklife_server.domain.watch import ORIGIN, Position
-from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_from
+from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_as_of, task_from
 from tasklife_server.storage.doorbell import Doorbell
 from tasklife_server.storage.group_commit import GroupCommit
 
@@ -143,8 +143,14 @@ class TaskStore:
             cursor = await pooled.execute(QUERIES[name], params, prepare=True)
             return await cursor.fetchall()
 
-    async def get_task(self, task_id: str, reach: list[str] | None = None) -> Task:
-        """The task, if it exists in one of the `reach` namespaces (None: any)."""
+    async def get_task(self, task_id: str, reach: list[str] | None = None, as_of: datetime | None = None) -> Task:
+        """The task, if it exists in one of the `reach` namespaces (None: any); with `as_of`,
+        as it stood then (TaskNotFound if it did not exist yet)."""
+        if as_of is not None:
+            rows = await self._fetchall("task_as_of", {"task_id": task_id, "reach": reach, "as_of": as_of})
+            if not rows:
+                raise TaskNotFound(task_id)
+            return task_as_of(rows[0])
         rows = await self._fetchall("get_task", {"task_id": task_id, "reach": reach})
         if not rows:
             raise TaskNotFound(task_id)
@@ -642,10 +648,12 @@ class TaskStore:
         after: tuple[datetime, str] | None,
         limit: int,
         reach: list[str] | None = None,
+        as_of: datetime | None = None,
     ) -> list[Task]:
         rows = await self._fetchall(
-            "list_tasks",
+            "list_tasks" if as_of is None else "list_tasks_as_of",
             {
+                "as_of": as_of,
                 "states": [s.value for s in states] if states else None,
                 "reach": reach,
                 "labels": Jsonb(labels),
@@ -654,13 +662,17 @@ class TaskStore:
                 "limit": limit,
             },
         )
-        return [task_from(row) for row in rows]
+        return [task_from(row) if as_of is None else task_as_of(row) for row in rows]
 
     async def list_task_events(
-        self, task_id: str, *, after_version: int, limit: int, reach: list[str] | None = None
+        self, task_id: str, *, after_version: int, limit: int, reach: list[str] | None = None,
+        start_time: datetime | None = None, end_time: datetime | None = None,
     ) -> list[Event]:
+        """A page of the task's history after `after_version`, recorded in [start_time, end_time)."""
         rows = await self._fetchall(
-            "list_task_events", {"task_id": task_id, "after_version": after_version, "limit": limit, "reach": reach}
+            "list_task_events",
+            {"task_id": task_id, "after_version": after_version, "limit": limit, "reach": reach,
+             "start_time": start_time, "end_time": end_time},
         )
         if not rows and not await self.task_exists(task_id, reach):
             raise TaskNotFound(task_id)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 import grpc
-from google.protobuf import duration_pb2
+from google.protobuf import duration_pb2, timestamp_pb2
 from google.protobuf import message as protobuf_message
 
 from tasklife.connection import open_channel
@@ -36,6 +36,8 @@ __all__ = [
     "TasklifeClient",
     "TasklifeError",
     "VersionMismatch",
+    "batch_error",
+    "transition_item",
 ]
 
 DEFAULT_TIMEOUT: Final = 10.0
@@ -66,6 +68,8 @@ Timeout: TypeAlias = float | None | Literal[_Default.TIMEOUT]
 """Seconds; None for no deadline; left out: the client's default."""
 
 Duration: TypeAlias = timedelta | duration_pb2.Duration
+# An instant: a timezone-aware datetime (naive ones are taken as UTC by protobuf) or a Timestamp.
+Instant: TypeAlias = datetime | timestamp_pb2.Timestamp
 # Enum fields accept the value (task_pb2.TASK_STATE_READY) or its name ("TASK_STATE_READY").
 State: TypeAlias = task_pb2.TaskState | str
 
@@ -184,8 +188,19 @@ class TasklifeClient:
         )
         return self._unary("CreateTask", request, timeout)
 
-    def get_task(self, task_id: str, *, timeout: Timeout = _Default.TIMEOUT) -> pb.GetTaskResponse:
-        return self._unary("GetTask", _request(pb.GetTaskRequest, task_id=task_id), timeout)
+    def get_task(
+        self, task_id: str, *, as_of: Instant | None = None, timeout: Timeout = _Default.TIMEOUT
+    ) -> pb.GetTaskResponse:
+        """The task now, or with `as_of` as it stood at that instant (rebuilt from its history)."""
+        return self._unary("GetTask", _request(pb.GetTaskRequest, task_id=task_id, as_of=as_of), timeout)
+
+    def batch_create_tasks(
+        self, requests: Iterable[pb.CreateTaskRequest | Mapping[str, Any]], *, timeout: Timeout = _Default.TIMEOUT
+    ) -> pb.BatchCreateTasksResponse:
+        """Creates up to 1000 tasks in one call; each request is a CreateTaskRequest or a dict
+        of its fields. Items are independent: read each result with `batch_error(result)`."""
+        request = pb.BatchCreateTasksRequest(requests=[_message(pb.CreateTaskRequest, r) for r in requests])
+        return self._unary("BatchCreateTasks", request, timeout)
 
     def list_tasks(
         self,
@@ -195,12 +210,14 @@ class TasklifeClient:
         states: Iterable[State] | None = None,
         labels: Mapping[str, str] | None = None,
         namespaces: Iterable[str] | None = None,
+        as_of: Instant | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.ListTasksResponse:
-        """One page of tasks, oldest first; iter_tasks() follows the pages for you."""
+        """One page of tasks, oldest first; iter_tasks() follows the pages for you. With
+        `as_of`, the tasks as they stood at that instant (`states` then filters on those)."""
         request = _request(
             pb.ListTasksRequest, page_size=page_size, page_token=page_token, states=states, labels=labels,
-            namespaces=namespaces,
+            namespaces=namespaces, as_of=as_of,
         )
         return self._unary("ListTasks", request, timeout)
 
@@ -211,6 +228,7 @@ class TasklifeClient:
         labels: Mapping[str, str] | None = None,
         page_size: int | None = None,
         namespaces: Iterable[str] | None = None,
+        as_of: Instant | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> Iterator[task_pb2.Task]:
         """Every matching task, oldest first, fetched a page at a time (`timeout` is per page)."""
@@ -219,7 +237,8 @@ class TasklifeClient:
         token = ""
         while True:
             page = self.list_tasks(
-                page_size=page_size, page_token=token, states=states, labels=labels, namespaces=namespaces, timeout=timeout
+                page_size=page_size, page_token=token, states=states, labels=labels, namespaces=namespaces,
+                as_of=as_of, timeout=timeout,
             )
             yield from page.tasks
             token = page.next_page_token
@@ -232,19 +251,35 @@ class TasklifeClient:
         *,
         page_size: int | None = None,
         page_token: str | None = None,
+        start_time: Instant | None = None,
+        end_time: Instant | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.ListTaskEventsResponse:
-        """One page of a task's history, oldest first; iter_task_events() follows the pages."""
-        request = _request(pb.ListTaskEventsRequest, task_id=task_id, page_size=page_size, page_token=page_token)
+        """One page of a task's history, oldest first; iter_task_events() follows the pages.
+        `start_time` (inclusive) and `end_time` (exclusive) bound the events' record times."""
+        request = _request(
+            pb.ListTaskEventsRequest, task_id=task_id, page_size=page_size, page_token=page_token,
+            start_time=start_time, end_time=end_time,
+        )
         return self._unary("ListTaskEvents", request, timeout)
 
     def iter_task_events(
-        self, task_id: str, *, page_size: int | None = None, timeout: Timeout = _Default.TIMEOUT
+        self,
+        task_id: str,
+        *,
+        page_size: int | None = None,
+        start_time: Instant | None = None,
+        end_time: Instant | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
     ) -> Iterator[task_pb2.TaskEvent]:
-        """A task's whole history, oldest first, fetched a page at a time (`timeout` is per page)."""
+        """A task's history (within the time range, if given), oldest first, a page at a time
+        (`timeout` is per page)."""
         token = ""
         while True:
-            page = self.list_task_events(task_id, page_size=page_size, page_token=token, timeout=timeout)
+            page = self.list_task_events(
+                task_id, page_size=page_size, page_token=token, start_time=start_time, end_time=end_time,
+                timeout=timeout,
+            )
             yield from page.events
             token = page.next_page_token
             if not token:
@@ -434,6 +469,39 @@ class TasklifeClient:
         )
         return self._unary("AbandonTask", request, timeout)
 
+    def batch_transition_tasks(
+        self, items: Iterable[pb.BatchTransitionTasksItem], *, timeout: Timeout = _Default.TIMEOUT
+    ) -> pb.BatchTransitionTasksResponse:
+        """Applies up to 1000 transitions in one call, built with `transition_item`. Items are
+        independent: read each result with `batch_error(result)`."""
+        return self._unary("BatchTransitionTasks", pb.BatchTransitionTasksRequest(items=list(items)), timeout)
+
+    def claim_tasks(
+        self,
+        worker: str,
+        *,
+        max_tasks: int = 1,
+        lease_duration: Duration | None = None,
+        namespace: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        wait: Duration | None = None,
+        request_id: str | None = None,
+        reason: str | None = None,
+        operator: str | None = None,
+        on_behalf_of: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.ClaimTasksResponse:
+        """READY -> RUNNING for `worker`, up to `max_tasks`, oldest-ready first; with `wait`,
+        long-polls until one is ready. The default deadline is extended by `wait`."""
+        request = _request(
+            pb.ClaimTasksRequest, worker=worker, max_tasks=max_tasks, lease_duration=lease_duration,
+            namespace=namespace, labels=labels, wait=wait, request_id=request_id, reason=reason, operator=operator,
+            on_behalf_of=on_behalf_of,
+        )
+        if timeout is _Default.TIMEOUT and self._timeout is not None and request.HasField("wait"):
+            timeout = self._timeout + request.wait.ToTimedelta().total_seconds()
+        return self._unary("ClaimTasks", request, timeout)
+
     def compare_and_swap(
         self,
         action: str,
@@ -541,6 +609,28 @@ class TasklifeClient:
 
     def _deadline(self, timeout: Timeout) -> float | None:
         return self._timeout if timeout is _Default.TIMEOUT else timeout
+
+
+def transition_item(action: str, task_id: str, **fields: Any) -> pb.BatchTransitionTasksItem:
+    """One BatchTransitionTasks item: `action` is the RPC name ("CompleteTask"), `fields` the
+    rest of its request (worker, request_id, reason, expected_version...)."""
+    if action not in TRANSITION_RPCS:
+        raise ValueError(f"{action!r} is not a transition RPC; use one of {', '.join(TRANSITION_RPCS)}")
+    request = _request(getattr(pb, f"{action}Request"), task_id=task_id, **fields)
+    return pb.BatchTransitionTasksItem(**{_ITEM_FIELDS[action]: request})
+
+
+def batch_error(result: pb.BatchCreateTasksResult | pb.BatchTransitionTasksResult) -> TasklifeError | None:
+    """A batch item's refusal as the typed error its single RPC would have raised, or None."""
+    return TasklifeError.from_status(result.error) if result.HasField("error") else None
+
+
+# "CompleteTask" -> "complete": the oneof field of BatchTransitionTasksItem for each RPC.
+_ITEM_FIELDS: Final = {rpc: rpc.removesuffix("Task").lower() for rpc in TRANSITION_RPCS}
+
+
+def _message(kind: type[RequestT], value: RequestT | Mapping[str, Any]) -> RequestT:
+    return value if isinstance(value, kind) else _request(kind, **value)  # type: ignore[arg-type]
 
 
 def _request(kind: type[RequestT], **fields: Any) -> RequestT:

@@ -80,14 +80,25 @@ class TasklifeError(Exception):
         code = _call_attribute(error, "code", grpc.StatusCode.UNKNOWN)
         message = _call_attribute(error, "details", "") or ""
         details = _status_details(_call_attribute(error, "trailing_metadata", None) or ())
-        info = next(
-            (d for d in details if isinstance(d, error_details_pb2.ErrorInfo) and d.domain == DOMAIN),
-            None,
-        )
-        if info is None:
-            return TasklifeError(code, message, details=details)
-        kind = _ERROR_TYPES.get(info.reason, TasklifeError)
-        return kind(code, message, reason=info.reason, metadata=dict(info.metadata), details=details)
+        return _typed(code, message, details)
+
+    @staticmethod
+    def from_status(status: status_pb2.Status) -> TasklifeError:
+        """The typed error for a google.rpc.Status, such as a batch item's `error`."""
+        code = _CODES.get(status.code, grpc.StatusCode.UNKNOWN)
+        return _typed(code, status.message, [_unpacked(detail) for detail in status.details])
+
+
+_CODES: dict[int, grpc.StatusCode] = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def _typed(code: grpc.StatusCode, message: str, details: Sequence[protobuf_message.Message]) -> TasklifeError:
+    """The error type of the Tasklife ErrorInfo among `details` (TasklifeError without one)."""
+    info = next((d for d in details if isinstance(d, error_details_pb2.ErrorInfo) and d.domain == DOMAIN), None)
+    if info is None:
+        return TasklifeError(code, message, details=details)
+    kind = _ERROR_TYPES.get(info.reason, TasklifeError)
+    return kind(code, message, reason=info.reason, metadata=dict(info.metadata), details=details)
 
 
 class TaskNotFound(TasklifeError):

@@ -1,0 +1,10 @@
+// The worker runtime: Worker and what it takes and gives.
+export { Worker } from "./worker.js";
+export type { WorkerHandler } from "./worker.js";
+export { WORKER_DEFAULTS, defaultWorkerName } from "./options.js";
+export type { WorkerLogger, WorkerOptions } from "./options.js";
+export type { WorkerHooks, WorkerMetrics } from "./metrics.js";
+export { TaskCancelledError } from "./task-run.js";
+export type { CancelReason } from "./task-run.js";
+export { MAX_REASON_BYTES, failureReason } from "./failure-reason.js";
+export type { BackoffOptions } from "./retry.js";

@@ -1,0 +1,100 @@
+// Outcomes sent in batches: a queue, and one BatchTransitionTasks call at a time draining it.
+import type { BatchTransitionTasksItem, BatchTransitionTasksResult } from "../gen/tasklife/v1/task_service_pb.js";
+import { Backoff, isTransient, type BackoffOptions } from "./retry.js";
+import type { WorkerLogger } from "./options.js";
+import type { TaskRun } from "./task-run.js";
+
+/** One outcome to send: the item carries the stable request_id, so a resend records nothing twice. */
+export interface PendingReport {
+  run: TaskRun;
+  kind: "complete" | "fail";
+  /** The FailTask reason; empty for a completion. */
+  reason: string;
+  item: BatchTransitionTasksItem;
+}
+
+/** What became of a report: the server's answer for its item, or the error that ended the whole call. */
+export type ReportAnswer = { result: BatchTransitionTasksResult } | { callError: unknown };
+
+export type SendBatch = (items: BatchTransitionTasksItem[], signal: AbortSignal) => Promise<BatchTransitionTasksResult[]>;
+
+export class Reporter {
+  readonly #send: SendBatch;
+  readonly #batchSize: number;
+  readonly #backoff: BackoffOptions;
+  readonly #settle: (report: PendingReport, answer: ReportAnswer) => void;
+  readonly #logger: WorkerLogger;
+  readonly #queue: PendingReport[] = [];
+  /** Aborted by flush() past its deadline: retries end and the call in flight is cancelled. */
+  readonly #giveUp = new AbortController();
+  #draining: Promise<void> | undefined;
+
+  constructor(
+    send: SendBatch,
+    batchSize: number,
+    backoff: BackoffOptions,
+    settle: (report: PendingReport, answer: ReportAnswer) => void,
+    logger: WorkerLogger,
+  ) {
+    this.#send = send;
+    this.#batchSize = batchSize;
+    this.#backoff = backoff;
+    this.#settle = settle;
+    this.#logger = logger;
+  }
+
+  /**
+   * Queues an outcome; it is sent at once unless a call is in flight (that call's end sends the
+   * queue). "At once" is the end of the current turn of the event loop, not a timer: handlers
+   * that settle together (in the same turn) go in the same call.
+   */
+  enqueue(report: PendingReport): void {
+    this.#queue.push(report);
+    this.#draining ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.#drain())
+      .finally(() => (this.#draining = undefined));
+  }
+
+  /**
+   * Resolves once everything queued is answered. Past `timeoutMs`, stops retrying: what is left
+   * is settled with the last error (counted as report failures), and flush resolves.
+   */
+  async flush(timeoutMs: number): Promise<void> {
+    if (!this.#draining) return;
+    const timer = setTimeout(() => this.#giveUp.abort(new Error(`reports not sent within ${timeoutMs} ms of stopping`)), timeoutMs);
+    try {
+      while (this.#draining) await this.#draining;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      await this.#sendWithRetries(this.#queue.splice(0, this.#batchSize));
+    }
+  }
+
+  async #sendWithRetries(batch: PendingReport[]): Promise<void> {
+    const backoff = new Backoff(this.#backoff);
+    for (;;) {
+      try {
+        const results = await this.#send(batch.map((report) => report.item), this.#giveUp.signal);
+        batch.forEach((report, index) => {
+          const result = results[index];
+          this.#settle(report, result ? { result } : { callError: new Error("BatchTransitionTasks returned no result for this item") });
+        });
+        return;
+      } catch (error) {
+        if (isTransient(error) && !this.#giveUp.signal.aborted) {
+          this.#logger.warn(`reporting ${batch.length} outcome(s) failed, retrying with the same request ids: ${String(error)}`);
+          await backoff.sleep(this.#giveUp.signal);
+          if (!this.#giveUp.signal.aborted) continue;
+        }
+        const cause = this.#giveUp.signal.aborted ? this.#giveUp.signal.reason : error;
+        batch.forEach((report) => this.#settle(report, { callError: cause }));
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,363 @@
+// Worker: claims READY tasks with ClaimTasks, runs a handler on each (at most `concurrency` at
+// once), keeps their leases alive with heartbeats, reports outcomes in batches with
+// BatchTransitionTasks, and stops gracefully (docs/how-to/workers.md).
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import { resultError, transitionItem } from "../batch.js";
+import type { TasklifeClient } from "../client.js";
+import { TaskNotFoundError, TasklifeError } from "../errors.js";
+import type { Task } from "../gen/tasklife/v1/task_pb.js";
+import { failureReason } from "./failure-reason.js";
+import { zeroCounters, type CounterName, type WorkerHooks, type WorkerMetrics } from "./metrics.js";
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerLogger, type WorkerOptions } from "./options.js";
+import { Reporter, type PendingReport, type ReportAnswer } from "./reporter.js";
+import { Backoff, isTransient } from "./retry.js";
+import { TaskRun, type CancelReason } from "./task-run.js";
+
+/**
+ * Runs one claimed task. Resolving completes the task; throwing (or rejecting) fails it with the
+ * error's type and message as reason. `signal` aborts when the worker loses the task (lease lost,
+ * killed or paused by an operator, deleted: the outcome is then dropped) or when it outlives the
+ * grace period of a stop; `signal.reason` is a TaskCancelledError saying which.
+ */
+export type WorkerHandler = (task: Task, signal: AbortSignal) => Promise<void> | void;
+
+/** How long a stopping worker keeps trying to send the last outcomes, after the grace period. */
+const FINAL_FLUSH_MS = 10_000;
+/** A heartbeat call's deadline is its interval, but never shorter than this. */
+const MIN_HEARTBEAT_TIMEOUT_MS = 1_000;
+/** Report refusals that mean the task was taken from this worker: the outcome is dropped. */
+const TAKEN_AWAY_REASONS: ReadonlySet<string> = new Set(["LEASE_LOST", "INVALID_TRANSITION", "TASK_NOT_FOUND"]);
+
+/** One logical ClaimTasks call: retried with the same request id, so a lost answer strands nothing. */
+interface Claim {
+  requestId: string;
+  maxTasks: number;
+}
+
+export class Worker {
+  /** The name recorded on every StartTask, and the prefix of every report's request id. */
+  readonly name: string;
+  readonly #client: TasklifeClient;
+  readonly #handler: WorkerHandler;
+  readonly #options: ResolvedWorkerOptions;
+  readonly #logger: WorkerLogger;
+  /** Tasks holding a concurrency slot: claimed, and not yet reported or dropped. */
+  readonly #runs = new Map<string, TaskRun>();
+  readonly #counters = zeroCounters();
+  readonly #reporter: Reporter;
+  /** Aborted by stop(): ends the claim loop, cutting its long poll and its backoff short. */
+  readonly #stopping = new AbortController();
+  readonly #changes = new Changes();
+  readonly #finished: Promise<void>;
+  #markFinished: () => void = () => {};
+  #started = false;
+  /** The claim a stop cut short: repeated once, so tasks it may have claimed are run, not stranded. */
+  #interruptedClaim: Claim | undefined;
+
+  constructor(client: TasklifeClient, handler: WorkerHandler, options: WorkerOptions = {}) {
+    this.#client = client;
+    this.#handler = handler;
+    this.#options = resolveWorkerOptions(options);
+    this.#logger = this.#options.logger;
+    this.name = this.#options.name;
+    this.#finished = new Promise((resolve) => (this.#markFinished = resolve));
+    this.#reporter = new Reporter(
+      async (items, signal) => {
+        this.#count("reportCalls");
+        return (await client.batchTransitionTasks({ items }, { signal })).results;
+      },
+      this.#options.reportBatchSize,
+      this.#options.backoff,
+      (report, answer) => this.#settle(report, answer),
+      this.#logger,
+    );
+  }
+
+  /** True once stop() was called (or a stop signal arrived). */
+  get stopping(): boolean {
+    return this.#stopping.signal.aborted;
+  }
+
+  /** The counters so far and the running gauge. */
+  metrics(): WorkerMetrics {
+    return { ...this.#counters, running: this.#runs.size };
+  }
+
+  /**
+   * Claims and runs tasks until stop(); resolves once stopped: in-flight handlers finished (or
+   * failed past the grace period) and their outcomes reported. A Worker runs once.
+   */
+  async run(): Promise<void> {
+    if (this.#started) throw new Error("Worker.run() was already called: a Worker runs once");
+    this.#started = true;
+    try {
+      await this.#claimUntilStopped();
+      await this.#recoverInterruptedClaim();
+      await this.#finishInFlight();
+    } finally {
+      this.#markFinished();
+    }
+  }
+
+  /**
+   * Stops claiming at once, lets in-flight handlers finish within the grace period, then aborts
+   * the rest and fails them (`worker <name> stopping: grace period of <X>s passed`), so that
+   * their retry policy takes over now rather than when their lease would expire. Resolves when
+   * run() has returned. Idempotent.
+   */
+  stop(): Promise<void> {
+    if (!this.stopping) {
+      this.#logger.info(`stopping: no more claims; ${this.#runs.size} task(s) in flight, grace period ${this.#options.gracePeriodMs} ms`);
+      this.#stopping.abort();
+      this.#changes.notify();
+    }
+    return this.#started ? this.#finished : Promise.resolve();
+  }
+
+  /**
+   * Calls stop() on the first of these process signals (default SIGTERM and SIGINT). Returns a
+   * function that removes the listeners; they are removed anyway once the worker has stopped.
+   */
+  stopOnSignals(signals: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): () => void {
+    const onSignal = (signal: NodeJS.Signals) => {
+      this.#logger.info(`${signal} received`);
+      void this.stop();
+    };
+    const remove = () => signals.forEach((signal) => process.off(signal, onSignal));
+    signals.forEach((signal) => process.once(signal, onSignal));
+    void this.#finished.then(remove);
+    return remove;
+  }
+
+  async #claimUntilStopped(): Promise<void> {
+    const backoff = new Backoff(this.#options.backoff);
+    let retry: Claim | undefined;
+    while (!this.stopping) {
+      const free = this.#options.concurrency - this.#runs.size;
+      if (free <= 0) {
+        await this.#changes.next();
+        continue;
+      }
+      const claim: Claim = retry ?? { requestId: randomUUID(), maxTasks: free };
+      retry = undefined;
+      try {
+        await this.#claim(claim, this.#options.claimWaitMs, this.#stopping.signal);
+        backoff.reset();
+      } catch (error) {
+        if (this.stopping) {
+          this.#interruptedClaim = claim;
+          return;
+        }
+        this.#count("claimFailures");
+        retry = isTransient(error) ? claim : undefined;
+        this.#logger.warn(`ClaimTasks failed${retry ? ", retrying with the same request id" : ""}: ${String(error)}`);
+        await backoff.sleep(this.#stopping.signal);
+      }
+    }
+    // Stopped while backing off from a transient failure: that claim's answer may have been lost.
+    this.#interruptedClaim = retry;
+  }
+
+  async #claim(claim: Claim, waitMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const { name, leaseMs, namespace, labels } = this.#options;
+    const response = await this.#client.claimTasks(
+      {
+        worker: name,
+        leaseDuration: durationFromMs(leaseMs),
+        maxTasks: claim.maxTasks,
+        namespace,
+        labels,
+        wait: waitMs > 0 ? durationFromMs(waitMs) : undefined,
+        requestId: claim.requestId,
+      },
+      { signal },
+    );
+    // The lease began on the server a little before the answer arrived.
+    const leaseExpiresAt = performance.now() + leaseMs;
+    for (const { task } of response.claims) {
+      if (task && !this.#runs.has(task.taskId)) this.#start(task, leaseExpiresAt);
+    }
+  }
+
+  async #recoverInterruptedClaim(): Promise<void> {
+    const claim = this.#interruptedClaim;
+    if (!claim) return;
+    try {
+      // The same request id returns what the cut call had claimed (and, if the server never
+      // saw it, claims like a new call would): those run within the grace period.
+      await this.#claim(claim, 0, undefined);
+    } catch (error) {
+      this.#logger.warn(
+        `could not repeat the claim ${claim.requestId} that stopping interrupted: ` +
+          `tasks it claimed, if any, come back when their lease expires: ${String(error)}`,
+      );
+    }
+  }
+
+  #start(task: Task, leaseExpiresAt: number): void {
+    const run = new TaskRun(task, leaseExpiresAt);
+    this.#runs.set(task.taskId, run);
+    this.#count("claimed");
+    this.#hook("onClaimed", task);
+    run.heartbeatTimer = setInterval(() => void this.#beat(run), this.#options.heartbeatIntervalMs);
+    void this.#execute(run);
+  }
+
+  async #execute(run: TaskRun): Promise<void> {
+    let failure: string | undefined;
+    try {
+      await this.#handler(run.task, run.controller.signal);
+    } catch (error) {
+      failure = failureReason(error);
+    }
+    // Cancelled meanwhile: dropped with the lease, or already failed by the stop.
+    if (run.phase !== "running") return;
+    if (failure === undefined) this.#report(run, "complete", "");
+    else this.#report(run, "fail", failure);
+  }
+
+  #report(run: TaskRun, kind: "complete" | "fail", reason: string): void {
+    run.phase = "reporting";
+    this.#changes.notify();
+    const request = { taskId: run.taskId, worker: this.name, requestId: run.requestId(this.name, kind) };
+    const item = kind === "complete" ? transitionItem("completeTask", request) : transitionItem("failTask", { ...request, reason });
+    this.#reporter.enqueue({ run, kind, reason, item });
+  }
+
+  #settle({ run, kind, reason }: PendingReport, answer: ReportAnswer): void {
+    const error = "callError" in answer ? answer.callError : resultError(answer.result);
+    if (error === undefined) {
+      // The hooks get the task as the server left it (SUCCEEDED, FAILED or RETRYING).
+      const task = ("result" in answer && answer.result.task) || run.task;
+      this.#count(kind === "complete" ? "completed" : "failed");
+      if (kind === "complete") this.#hook("onCompleted", task);
+      else this.#hook("onFailed", task, reason);
+    } else if (error instanceof TasklifeError && TAKEN_AWAY_REASONS.has(error.reason)) {
+      this.#drop(run, `${kind === "complete" ? "CompleteTask" : "FailTask"} refused, ${describeLoss(error)}: result dropped`);
+    } else {
+      this.#count("reportFailures");
+      this.#hook("onReportFailure", run.task, error);
+      this.#logger.error(`task ${run.taskId}: reporting ${kind} failed: ${String(error)}`);
+    }
+    this.#release(run);
+  }
+
+  async #beat(run: TaskRun): Promise<void> {
+    if (run.beating || run.done) return;
+    run.beating = true;
+    const sentAt = performance.now();
+    const { leaseMs, heartbeatIntervalMs } = this.#options;
+    try {
+      await this.#client.heartbeat(
+        { taskId: run.taskId, worker: this.name, leaseDuration: durationFromMs(leaseMs) },
+        { timeoutMs: Math.max(heartbeatIntervalMs, MIN_HEARTBEAT_TIMEOUT_MS) },
+      );
+      run.leaseExpiresAt = sentAt + leaseMs;
+    } catch (error) {
+      if (!run.done) this.#heartbeatFailed(run, error);
+    } finally {
+      run.beating = false;
+    }
+  }
+
+  #heartbeatFailed(run: TaskRun, error: unknown): void {
+    if (error instanceof TaskNotFoundError || (error instanceof TasklifeError && error.reason === "LEASE_LOST")) {
+      this.#lose(run, error instanceof TaskNotFoundError ? "TASK_NOT_FOUND" : "LEASE_LOST", describeLoss(error));
+      return;
+    }
+    this.#count("heartbeatFailures");
+    this.#hook("onHeartbeatFailure", run.task, error);
+    if (performance.now() >= run.leaseExpiresAt) {
+      this.#lose(run, "LEASE_LOST", `lease expired (heartbeats failing: ${String(error)})`);
+    } else {
+      this.#logger.warn(`task ${run.taskId}: heartbeat failed, retrying at the next beat: ${String(error)}`);
+    }
+  }
+
+  /** The task is no longer this worker's: cancel its handler and drop whatever it would report. */
+  #lose(run: TaskRun, reason: CancelReason, why: string): void {
+    clearInterval(run.heartbeatTimer);
+    // An outcome already queued gets the server's verdict on it instead (dropped as well).
+    if (run.phase !== "running") return;
+    run.cancel(reason, `task ${run.taskId}: ${why}`);
+    this.#drop(run, `${why}: handler cancelled, result dropped`);
+    this.#release(run);
+  }
+
+  #drop(run: TaskRun, why: string): void {
+    this.#count("dropped");
+    this.#hook("onDropped", run.task, why);
+    this.#logger.warn(`task ${run.taskId}: ${why}`);
+  }
+
+  /** Frees the task's concurrency slot. */
+  #release(run: TaskRun): void {
+    clearInterval(run.heartbeatTimer);
+    run.phase = "done";
+    this.#runs.delete(run.taskId);
+    this.#changes.notify();
+  }
+
+  async #finishInFlight(): Promise<void> {
+    const { gracePeriodMs } = this.#options;
+    const graceEnds = performance.now() + gracePeriodMs;
+    const running = () => [...this.#runs.values()].filter((run) => run.phase === "running");
+    while (running().length > 0 && performance.now() < graceEnds) {
+      await this.#changes.next(graceEnds - performance.now());
+    }
+    const late = running();
+    if (late.length > 0) {
+      const reason = `worker ${this.name} stopping: grace period of ${gracePeriodMs / 1000}s passed`;
+      this.#logger.warn(`${late.length} handler(s) still running after the grace period: cancelled, their tasks failed`);
+      for (const run of late) {
+        run.cancel("WORKER_STOPPING", reason);
+        this.#report(run, "fail", reason);
+      }
+    }
+    await this.#reporter.flush(FINAL_FLUSH_MS);
+  }
+
+  #count(counter: CounterName): void {
+    this.#counters[counter] += 1;
+  }
+
+  #hook<H extends keyof WorkerHooks>(hook: H, ...args: Parameters<NonNullable<WorkerHooks[H]>>): void {
+    try {
+      (this.#options.hooks[hook] as ((...a: typeof args) => void) | undefined)?.(...args);
+    } catch (error) {
+      this.#logger.error(`hook ${hook} threw: ${String(error)}`);
+    }
+  }
+}
+
+/** `lease lost (state KILLED, holder '')`, from the ErrorInfo metadata of the refusal. */
+function describeLoss(error: TasklifeError): string {
+  if (error instanceof TaskNotFoundError) return "task not found";
+  const state = (error.metadata["current_state"] ?? "").replace(/^TASK_STATE_/, "");
+  if (error.reason !== "LEASE_LOST") return `${error.reason} (state ${state})`;
+  return `lease lost (state ${state}, holder '${error.metadata["lease_holder"] ?? ""}')`;
+}
+
+/** Wakes whoever waits for a run to change phase or free its slot. */
+class Changes {
+  #waiters: (() => void)[] = [];
+
+  notify(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    waiters.forEach((wake) => wake());
+  }
+
+  /** Resolves at the next notify(), or after `timeoutMs` when given. */
+  next(timeoutMs?: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = timeoutMs === undefined ? undefined : setTimeout(resolve, Math.max(0, timeoutMs));
+      this.#waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
