@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -58,12 +59,13 @@ class WorkerProcess:
     def __init__(self, language: str, address: str, namespace: str):
         self.language = language
         self.name = f"{language}-{uuid.uuid4().hex[:6]}"
-        self._stderr = open(os.devnull, "w")  # noqa: SIM115 (closed in finish)
+        # A file, not a pipe: a chatty worker must never block on a full pipe.
+        self.stderr = tempfile.TemporaryFile("w+")
         self.process = subprocess.Popen(
             ["bash", str(reference_worker(language)), "--address", address, "--namespace", namespace,
              "--worker", self.name, "--concurrency", str(CONCURRENCY), "--handler-ms", str(HANDLER_MS),
              "--lease-ms", str(LEASE_MS), "--idle-exit-ms", "4000"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.stderr, text=True, start_new_session=True,
         )
 
     def kill(self) -> None:
@@ -71,9 +73,13 @@ class WorkerProcess:
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(30)
 
+    def logged(self) -> str:
+        self.stderr.seek(0)
+        return self.stderr.read()
+
     def finish(self, timeout: float) -> dict[str, object]:
-        out, err = self.process.communicate(timeout=timeout)
-        assert self.process.returncode == 0, f"{self.name} exited {self.process.returncode}:\n{err[-4000:]}"
+        out, _ = self.process.communicate(timeout=timeout)
+        assert self.process.returncode == 0, f"{self.name} exited {self.process.returncode}:\n{self.logged()[-4000:]}"
         summary = json.loads(out.strip().splitlines()[-1])
         assert summary["worker"] == self.name
         return summary
@@ -141,7 +147,11 @@ def test_four_languages_share_one_queue_and_a_killed_worker_loses_nothing(
     finally:
         for w in workers:
             if w.process.poll() is None:
-                w.process.kill()
+                os.killpg(w.process.pid, signal.SIGKILL)
+                w.process.wait(30)
+            if w.process.stdout is not None:
+                w.process.stdout.close()
+            w.stderr.close()
 
     events = conn.execute(
         "SELECT task_id, action, operator, request_id FROM task_events WHERE namespace = %s ORDER BY task_id, version",
@@ -177,5 +187,10 @@ def test_four_languages_share_one_queue_and_a_killed_worker_loses_nothing(
     for w in workers:
         if w is not victim:
             assert summaries[w.language]["completed"] == completions_by_worker[w.name], (w.name, summaries)
+    report = os.environ.get("TASKLIFE_ONE_QUEUE_REPORT")
+    if report:  # figures for a closing note, as the fault suite's TASKLIFE_FAULTS_REPORT
+        Path(report).write_text(json.dumps({
+            "tasks": TASKS, "victim": victim.name, "succeeded_when_killed": killed_at, "retried_tasks": retried,
+            "completed_by_worker": dict(completions_by_worker), "summaries": summaries}, indent=2))
     # The victim held tasks when it died (it had claimed, and a fifth of the run was done).
     assert retried >= 1, f"no task was retried after {victim.name} was killed at {killed_at} done"
