@@ -22,6 +22,7 @@ from tasklife_server.service.convert import event_to_pb, message_size
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.storage.wakeups import CommitListener, CommitNotifier
 from tasklife_server.stream.hub import EventHub, HubSettings
+from tasklife_server.timers.history import HistoryKeeper
 from tasklife_server.timers.runner import TimerRunner
 
 log = logging.getLogger("tasklife")
@@ -37,6 +38,9 @@ async def serve(
 ) -> None:
     if settings.migrate:
         await asyncio.to_thread(_migrate, database_url)
+    # Before serving: today's partition must exist before the first event is written.
+    keeper = HistoryKeeper(database_url, settings.history_retention_ms)
+    await keeper.start()
     store = await TaskStore.open(database_url, settings.policies, max_size=settings.pool_size)
     telemetry.observe_store(store)
     hub = EventHub(
@@ -98,6 +102,7 @@ async def serve(
         if http_socket is not None:
             http_socket.sock.close()  # a no-op once hypercorn adopted it
         await timers.stop()
+        await keeper.stop()
         await hub.close()
         await listener.stop()
         await notifier.stop()

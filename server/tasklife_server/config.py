@@ -26,6 +26,8 @@ class Settings:
     migrate: bool
     log_level: str
     stream_buffer: int
+    # Drop history older than this (milliseconds); None keeps it forever.
+    history_retention_ms: int | None
     # SO_REUSEPORT: let several server processes share --listen (off: a taken port is an error).
     reuse_port: bool
     policies: PolicySettings
@@ -112,6 +114,16 @@ def retention(text: str) -> Mapping[State, int]:
             raise argparse.ArgumentTypeError(f"{name!r} is not one of {allowed}")
         ages[state] = duration_ms(age.strip())
     return ages
+
+
+def history_retention(text: str) -> int | None:
+    """'90d' -> milliseconds; empty means keep history forever."""
+    if not text.strip():
+        return None
+    ms = duration_ms(text.strip())
+    if ms < _UNITS_MS["h"]:
+        raise argparse.ArgumentTypeError(f"{text!r} is under an hour: history is dropped in whole days")
+    return ms
 
 
 def _number(text: str, convert, low: float, high: float, rule: str):
@@ -242,6 +254,13 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="abandon terminal tasks after this age, per state, e.g. 'succeeded=7d,failed=30d,killed=7d' "
         "(env TASKLIFE_RETENTION; default: never)",
     )
+    policy.add_argument(
+        "--history-retention",
+        type=history_retention,
+        default=env.get("TASKLIFE_HISTORY_RETENTION", ""),
+        help="drop history older than this, in whole days, with the abandoned tasks it belongs to, e.g. 90d "
+        "(env TASKLIFE_HISTORY_RETENTION; default: keep forever; docs/concepts/history.md)",
+    )
     security = parser.add_argument_group("security (see docs/concepts/security.md)")
     security.add_argument("--tls-cert-file", type=Path, default=_path(env, "TASKLIFE_TLS_CERT_FILE"),
                           help="PEM certificate chain: serve TLS (env TASKLIFE_TLS_CERT_FILE)")
@@ -329,6 +348,7 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         migrate=args.migrate,
         log_level=args.log_level,
         stream_buffer=args.stream_buffer,
+        history_retention_ms=args.history_retention,
         reuse_port=args.reuse_port,
         policies=PolicySettings(
             default_retry=RetryPolicy(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from dataclasses import dataclass
 
 from tasklife_server.domain.states import Action, State
@@ -119,8 +121,20 @@ class CursorNotRetained(TasklifeError):
     def __init__(self, cursor: str):
         self.cursor = cursor
         super().__init__(
-            "the cursor's event is no longer in the retained history; events after it may be "
-            "gone: start again from the beginning or from now, and reconcile"
+            "history after this cursor is no longer retained (the server's --history-retention "
+            "dropped it): start again from the beginning or from now, and reconcile"
+        )
+
+
+class HistoryNotRetained(TasklifeError):
+    """A point-in-time read before the oldest instant whose history is complete."""
+
+    def __init__(self, as_of: datetime, retained_since: datetime):
+        self.as_of = as_of
+        self.retained_since = retained_since
+        super().__init__(
+            f"history before {retained_since.isoformat()} is no longer retained (the server's "
+            f"--history-retention dropped it); as_of {as_of.isoformat()} is older"
         )
 
 

@@ -8,6 +8,7 @@ unreachable), logged here, never UNKNOWN and never a traceback sent to the calle
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import grpc
@@ -18,6 +19,7 @@ from grpc_status import rpc_status
 from tasklife_server.domain.errors import (
     BatchTooLarge,
     CursorNotRetained,
+    HistoryNotRetained,
     DependenciesNotMet,
     InvalidRequest,
     InvalidTransition,
@@ -56,6 +58,10 @@ def _packed(*details: Any) -> list[any_pb2.Any]:
 
 def _info(reason: str, **metadata: str) -> error_details_pb2.ErrorInfo:
     return error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+
+
+def _rfc3339(instant: datetime) -> str:
+    return instant.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 def _task_resource(task_id: str, description: str) -> error_details_pb2.ResourceInfo:
@@ -193,6 +199,9 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
     elif isinstance(error, CursorNotRetained):
         code = code_pb2.OUT_OF_RANGE
         details = _packed(_info("CURSOR_NOT_RETAINED", cursor=error.cursor[:64]))
+    elif isinstance(error, HistoryNotRetained):
+        code = code_pb2.OUT_OF_RANGE
+        details = _packed(_info("HISTORY_NOT_RETAINED", retained_since=_rfc3339(error.retained_since)))
     elif isinstance(error, StreamClosed):
         code = code_pb2.UNAVAILABLE
         details = _packed(_info("SERVER_SHUTTING_DOWN"))

@@ -9,9 +9,9 @@ from alembic.config import Config
 from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
+from tasklife_server.storage.history import SCHEMA_LOCK_KEY
+
 MIGRATIONS = Path(__file__).parent / "migrations"
-# Any fixed number works; it only has to be the same in every Tasklife process.
-_MIGRATION_LOCK_KEY = 0x7A5C_11FE
 
 
 def sqlalchemy_url(database_url: str) -> str:
@@ -42,7 +42,7 @@ def _run(database_url: str, step) -> None:
         # One transaction: replicas starting together wait for each other, and a failed
         # migration leaves nothing half-applied (PostgreSQL DDL is transactional).
         with engine.begin() as connection:
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY})
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
             config = alembic_config()
             config.attributes["connection"] = connection
             step(config)

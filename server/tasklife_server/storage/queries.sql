@@ -329,8 +329,10 @@ SELECT EXISTS (SELECT FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] I
 -- transaction still running (pg_snapshot_xmin): event ids come from a sequence and can
 -- commit out of order, so "id > last" would skip rows that commit later, while every row
 -- below the horizon is final. Always returns one row: `blocked` says whether committed
--- events exist beyond the horizon (waiting for an older transaction to end); when the
--- batch is empty the event columns are NULL.
+-- events exist beyond the horizon (waiting for an older transaction to end), and
+-- `lost` whether retention dropped events after the position (read in the same snapshot
+-- as the batch, so that a drop is never missed); when the batch is empty the event
+-- columns are NULL.
 WITH horizon AS (
     SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin
 ), batch AS (
@@ -345,6 +347,8 @@ WITH horizon AS (
     LIMIT %(limit)s
 )
 SELECT EXISTS (SELECT FROM task_events WHERE xid >= (SELECT xmin FROM horizon)) AS blocked,
+       EXISTS (SELECT FROM history_horizon
+               WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)) AS lost,
        b.id, b.xid, b.task_id, b.version, b.action, b.from_state, b.to_state,
        b.operator, b.reason, b.request_id, b.expected_version, b.created_at, b.namespace,
        b.on_behalf_of, b.labels
@@ -359,9 +363,12 @@ WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
 ORDER BY e.xid DESC, e.id DESC
 LIMIT 1;
 
--- name: event_at
--- Whether an event still exists at a stream position (a cursor is still retained).
-SELECT EXISTS (SELECT FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s);
+-- name: cursor_retained
+-- Whether a watch may resume after a stream position: its event still exists, and
+-- retention dropped no event after it.
+SELECT EXISTS (SELECT FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s)
+       AND NOT EXISTS (SELECT FROM history_horizon
+                       WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint));
 
 -- name: notify_commits
 -- Wakes the stream readers of every server process; sent coalesced, never per transition.
@@ -369,3 +376,46 @@ NOTIFY tasklife_events;
 
 -- name: listen_commits
 LISTEN tasklife_events;
+
+-- name: history_horizon
+-- What retention has dropped: history is complete from retained_since on (NULL: nothing
+-- dropped), and a stream position below (dropped_xid, dropped_id) may have missed events.
+SELECT retained_since, dropped_xid::text, dropped_id FROM history_horizon;
+
+-- name: history_partitions
+-- The partitions of task_events with their bounds (NULL for MINVALUE, and both NULL for
+-- the default partition, task_events_kept), oldest first. (The patterns spell a space
+-- and parentheses as \s and [(] [)]: queries.py compacts white space around parentheses.)
+SELECT c.relname,
+       (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM\s[(]''([^'']+)''[)]'))[1]::timestamptz AS lower,
+       (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO\s[(]''([^'']+)''[)]'))[1]::timestamptz AS upper,
+       pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT' AS is_default
+FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'task_events'::regclass
+ORDER BY upper NULLS LAST, lower NULLS FIRST;
+
+-- name: delete_abandoned_before
+-- Retention's task deletion: the tasks abandoned before `before` (so every event of theirs
+-- was recorded before it), with their events in task_events_kept; those in the partitions
+-- being dropped go with them. Kept: a task a rerun refers to (until the rerun goes), and
+-- one a waiting task depends on (its absence would open that task's gate).
+WITH waited_on AS (
+    SELECT DISTINCT unnest(depends_on) AS id FROM tasks WHERE state = 'created' AND depends_on <> '{}'
+), doomed AS (
+    SELECT t.id FROM tasks AS t
+    WHERE t.state = 'abandoned' AND t.updated_at < %(before)s::timestamptz
+      AND NOT EXISTS (SELECT FROM tasks AS r WHERE r.rerun_of = t.id)
+      AND NOT EXISTS (SELECT FROM waited_on AS w WHERE w.id = t.id)
+    FOR UPDATE OF t
+), gone AS (
+    DELETE FROM tasks AS t USING doomed AS d WHERE t.id = d.id RETURNING t.id
+), kept_gone AS (
+    DELETE FROM task_events_kept AS k USING gone AS g WHERE k.task_id = g.id RETURNING k.id
+)
+SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM kept_gone);
+
+-- name: export_events
+-- Every event recorded before `before`, in stream order, for `tasklife history export`.
+SELECT {event:e} FROM task_events AS e
+WHERE e.created_at < %(before)s::timestamptz
+ORDER BY e.xid, e.id;

@@ -1,8 +1,9 @@
 """The database schema as SQLAlchemy Core metadata: what Alembic migrations must produce.
 
 A test compares a freshly migrated database with this metadata, so the two cannot drift.
-Integrity lives here, not only in code: the state domain, version >= 1, one event per
-(task, version) and one per (task, request_id).
+Integrity lives here, not only in code: the state domain, version >= 1, an operator on every
+event. What a partitioned table cannot hold (unique (task, version) and (task, request_id),
+the events' foreign key) the writers keep: see the note above task_events.
 """
 
 from __future__ import annotations
@@ -15,13 +16,11 @@ from sqlalchemy import (
     DateTime,
     Double,
     ForeignKey,
-    Identity,
     Index,
     Integer,
     MetaData,
     Table,
     Text,
-    UniqueConstraint,
     func,
     text,
 )
@@ -123,19 +122,29 @@ tasks = Table(
         postgresql_where=text("state = 'created' AND auto_enqueue"),
     ),
     Index("ix_tasks_timer_at", "timer_at", postgresql_where=text("timer_at IS NOT NULL")),
+    # Retention deletes a task only if no rerun refers to it; the foreign key's check on
+    # each deleted row reads this index.
+    Index("ix_tasks_rerun_of", "rerun_of", postgresql_where=text("rerun_of IS NOT NULL")),
+    # History retention deletes the tasks abandoned before its horizon.
+    Index("ix_tasks_abandoned_at", "updated_at", postgresql_where=text("state = 'abandoned'")),
     # ClaimTasks' order: a ready task's updated_at is when it became ready. Only ready
     # tasks are claimed, so only they are indexed.
     Index("ix_tasks_ready_order", "updated_at", "id", postgresql_where=text("state = 'ready'")),
 )
 
+# Partitioned by event time (storage/history.py makes the day partitions and drops them;
+# docs/concepts/history.md). A partitioned table has no unique index without its partition
+# key, so (task_id, version) and (task_id, request_id) are kept unique by the writers (each
+# locks the task row before it reads or writes the task's events), and no foreign key to
+# tasks: retention deletes a task after the partitions that held its events.
 task_events = Table(
     "task_events",
     metadata,
-    Column("id", BigInteger, Identity(always=True), primary_key=True),
+    Column("id", BigInteger, nullable=False, server_default=text("nextval('task_events_id_seq'::regclass)")),
     # The writing transaction's id: the watch stream orders by (xid, id) and reads only
     # below the oldest running transaction, because ids from a sequence commit out of order.
     Column("xid", Xid8, nullable=False, server_default=func.pg_current_xact_id()),
-    Column("task_id", Text, ForeignKey("tasks.id"), nullable=False),
+    Column("task_id", Text, nullable=False),
     Column("version", BigInteger, nullable=False),
     Column("action", Text, nullable=False),
     Column("from_state", Text, nullable=True),
@@ -156,8 +165,8 @@ task_events = Table(
     CheckConstraint("version >= 1", name="version_positive"),
     CheckConstraint("(version = 1) = (from_state IS NULL)", name="only_first_event_has_no_source"),
     CheckConstraint("operator <> ''", name="operator_not_empty"),
-    UniqueConstraint("task_id", "version"),
-    UniqueConstraint("task_id", "request_id"),
+    Index(None, "task_id", "version"),
+    Index(None, "task_id", "request_id"),
     Index(None, "xid", "id"),
     # A repeated ClaimTasks finds the starts its first call recorded.
     Index(
@@ -165,4 +174,18 @@ task_events = Table(
         "request_id",
         postgresql_where=text("action = 'start' AND request_id IS NOT NULL"),
     ),
+    postgresql_partition_by="RANGE (created_at)",
+)
+
+# What retention has dropped (one row): history is complete from `retained_since` on, and
+# a stream position below (dropped_xid, dropped_id) may have missed dropped events.
+history_horizon = Table(
+    "history_horizon",
+    metadata,
+    Column("id", Boolean, primary_key=True, server_default=text("true")),
+    Column("retained_since", DateTime(timezone=True), nullable=True),
+    Column("dropped_xid", Xid8, nullable=True),
+    Column("dropped_id", BigInteger, nullable=True),
+    CheckConstraint("id", name="one_row"),
+    CheckConstraint("(dropped_xid IS NULL) = (dropped_id IS NULL)", name="position_complete"),
 )

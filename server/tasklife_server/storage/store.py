@@ -14,8 +14,11 @@ from psycopg.rows import TupleRow
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from tasklife_server.domain import cursor
 from tasklife_server.domain.errors import (
+    CursorNotRetained,
     DependenciesNotMet,
+    HistoryNotRetained,
     InvalidTransition,
     LeaseLost,
     TasklifeError,
@@ -145,8 +148,10 @@ class TaskStore:
 
     async def get_task(self, task_id: str, reach: list[str] | None = None, as_of: datetime | None = None) -> Task:
         """The task, if it exists in one of the `reach` namespaces (None: any); with `as_of`,
-        as it stood then (TaskNotFound if it did not exist yet)."""
+        as it stood then (TaskNotFound if it did not exist yet; HistoryNotRetained if history
+        retention dropped that instant)."""
         if as_of is not None:
+            await self._require_retained(as_of)
             rows = await self._fetchall("task_as_of", {"task_id": task_id, "reach": reach, "as_of": as_of})
             if not rows:
                 raise TaskNotFound(task_id)
@@ -179,8 +184,13 @@ class TaskStore:
 
     async def _create_one(self, new: NewTask) -> tuple[Change, bool]:
         await self._require_existing(new.spec)
-        rows = await self._fetchall("create_task", _create_params(new))
-        return await self._created(new, rows[0] if rows else None)
+        for _attempt in range(_DELETED_MEANWHILE_RETRIES):
+            rows = await self._fetchall("create_task", _create_params(new))
+            try:
+                return await self._created(new, rows[0] if rows else None)
+            except _DeletedMeanwhile:
+                continue
+        raise TaskAlreadyExists(new.task_id, ())
 
     async def create_tasks(self, news: Sequence[NewTask]) -> list[tuple[Change, bool] | TasklifeError]:
         """Each task created (or found) as `create_task` would, in order; a refusal is
@@ -223,6 +233,8 @@ class TaskStore:
                 outcomes.append(await self._created(new, row))
             except TasklifeError as refusal:
                 outcomes.append(refusal)
+            except _DeletedMeanwhile:
+                outcomes.append(await self._create_alone(new))
         return outcomes
 
     async def _created(self, new: NewTask, row: TupleRow | None) -> tuple[Change, bool]:
@@ -232,8 +244,10 @@ class TaskStore:
             if new.spec.auto_enqueue:
                 self._timer_set(0)
             return Change(task_from(row), event_from(row, TASK_WIDTH)), True
-        # The id is taken (tasks are never deleted, so it is still there).
+        # The id is taken; history retention may have deleted the task since.
         existing = await self._fetchall("get_task_with_first_event", {"task_id": new.task_id})
+        if not existing:
+            raise _DeletedMeanwhile
         task = task_from(existing[0])
         if new.reach is not None and task.namespace not in new.reach:
             raise TaskAlreadyExists(new.task_id, ())
@@ -420,12 +434,9 @@ class TaskStore:
                 break
             except _RedoInOrder:
                 pipelined = False
-            except (psycopg.errors.DeadlockDetected, psycopg.errors.UniqueViolation, StreamOrderConflict):
+            except (psycopg.errors.DeadlockDetected, StreamOrderConflict):
                 # A single call that arms downstream tasks locks them after its own task,
-                # out of id order; or a concurrent call with an item's request_id committed
-                # while the batch waited for its lock, unseen by the item's statement.
-                # Nothing of the batch was written: try it again (the new snapshot sees that
-                # call's event, and the item replays it).
+                # out of id order. Nothing of the batch was written: try it again.
                 if attempt == _DEADLOCK_RETRIES:
                     raise
         else:
@@ -600,18 +611,22 @@ class TaskStore:
     async def _transition_row_once(
         self, params: dict[str, Any], has_request_id: bool, conn: AsyncConnection | None
     ) -> TupleRow | None:
-        try:
+        if not has_request_id or conn is not None:
+            # Inside a caller's transaction the caller has locked the task already.
             rows = await self._fetchall("transition", params, conn)
-            if not has_request_id or not rows or rows[0][0] != "refused":
-                return rows[0] if rows else None
-        except psycopg.errors.UniqueViolation:
-            if not has_request_id or conn is not None:
-                raise
-        # A concurrent call with the same request_id committed while this statement waited
-        # for the row lock: its snapshot could not see that call's event, so it either
-        # refused or collided on (task_id, request_id). A fresh statement sees the event and
-        # replays it (or reports REQUEST_ID_REUSED).
-        rows = await self._fetchall("transition", params, conn)
+            return rows[0] if rows else None
+        # The statement looks for an earlier event with this request_id. Its snapshot must
+        # see every event committed before it got the task's lock, or a concurrent call with
+        # the same request_id would go unseen and be recorded twice (nothing in the
+        # partitioned table would refuse it): so a statement of its own locks the task
+        # first, in the same round trip.
+        async with self.transaction() as tx:
+            async with tx.pipeline():
+                lock = tx.cursor()
+                await lock.execute(QUERIES["lock_tasks"], {"task_ids": [params["task_id"]]}, prepare=True)
+                move = tx.cursor()
+                await move.execute(QUERIES["transition"], params, prepare=True)
+            rows = await move.fetchall()
         return rows[0] if rows else None
 
     def transaction(self) -> Any:
@@ -650,6 +665,8 @@ class TaskStore:
         reach: list[str] | None = None,
         as_of: datetime | None = None,
     ) -> list[Task]:
+        if as_of is not None:
+            await self._require_retained(as_of)
         rows = await self._fetchall(
             "list_tasks" if as_of is None else "list_tasks_as_of",
             {
@@ -663,6 +680,13 @@ class TaskStore:
             },
         )
         return [task_from(row) if as_of is None else task_as_of(row) for row in rows]
+
+    async def _require_retained(self, as_of: datetime) -> None:
+        """Raises HistoryNotRetained if retention dropped history after `as_of`: tasks that
+        existed then may be gone, and what it would answer may be incomplete."""
+        retained_since = (await self._fetchall("history_horizon", {}))[0][0]
+        if retained_since is not None and as_of < retained_since:
+            raise HistoryNotRetained(as_of, retained_since)
 
     async def list_task_events(
         self, task_id: str, *, after_version: int, limit: int, reach: list[str] | None = None,
@@ -686,18 +710,22 @@ class TaskStore:
         self, after: Position, limit: int, conn: AsyncConnection | None = None
     ) -> tuple[list[tuple[Event, dict[str, str]]], bool]:
         """Up to `limit` committed events after `after` in stream order, each with its task's
-        labels, and whether later events are committed but not readable yet."""
+        labels, and whether later events are committed but not readable yet. Raises
+        CursorNotRetained if history retention dropped events after `after`."""
         rows = await self._fetchall("stream_batch", {"xid": str(after[0]), "id": after[1], "limit": limit}, conn)
-        blocked = bool(rows[0][0])
-        return [(event_from(row, 1), row[1 + EVENT_WIDTH]) for row in rows if row[1] is not None], blocked
+        blocked, lost = bool(rows[0][0]), bool(rows[0][1])
+        if lost:
+            raise CursorNotRetained(cursor.encode(*after))
+        return [(event_from(row, 2), row[2 + EVENT_WIDTH]) for row in rows if row[2] is not None], blocked
 
     async def stream_head(self) -> Position:
         """The position of the newest event that every reader can see now."""
         rows = await self._fetchall("stream_head", {})
         return (int(rows[0][0]), rows[0][1]) if rows else ORIGIN
 
-    async def event_at(self, position: Position) -> bool:
-        rows = await self._fetchall("event_at", {"xid": str(position[0]), "id": position[1]})
+    async def cursor_retained(self, position: Position) -> bool:
+        """Whether a watch may resume after `position` (see queries.sql)."""
+        rows = await self._fetchall("cursor_retained", {"xid": str(position[0]), "id": position[1]})
         return bool(rows[0][0])
 
     async def task_exists(self, task_id: str, reach: list[str] | None = None) -> bool:
@@ -709,6 +737,14 @@ _DEADLOCK_RETRIES = 3
 # Each retry runs under a newer transaction id than the writer that made the guard refuse,
 # so a second refusal needs yet another writer in between: a few retries always suffice.
 _REORDERED_RETRIES = 20
+
+
+# A create finds its id taken, then the task gone (retention deleted it): it tries again.
+_DELETED_MEANWHILE_RETRIES = 3
+
+
+class _DeletedMeanwhile(Exception):
+    """The task that held a create's id was deleted between the insert and the read."""
 
 
 class StreamOrderConflict(Exception):

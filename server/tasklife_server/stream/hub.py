@@ -112,7 +112,7 @@ class EventHub:
             subscription = Subscription(self, watch, await self._store.stream_head())
         else:
             after = start.after if start.kind is StartKind.AFTER else ORIGIN
-            if after != ORIGIN and not await self._store.event_at(after):
+            if after != ORIGIN and not await self._store.cursor_retained(after):
                 raise CursorNotRetained(cursor_text)
             subscription = Subscription(self, watch, after)
         self._subscriptions.add(subscription)
@@ -168,6 +168,8 @@ class EventHub:
                 continue  # reading for nobody would cost every transition a query
             try:
                 await self._read_all()
+            except CursorNotRetained as lost:
+                self._lose_live(lost)
             except Exception as exc:  # noqa: BLE001 - the reader must survive a database outage
                 if is_database_unavailable(exc):
                     DATABASE_OUTAGE.failed("stream reader", exc)
@@ -203,6 +205,14 @@ class EventHub:
         else:
             self._recheck = self.settings.blocked_recheck
 
+    def _lose_live(self, lost: CursorNotRetained) -> None:
+        """History retention dropped events after the reader's position (it lagged behind by
+        more than the retention): every live subscription missed them, and says so."""
+        log.error("stream reader lost history to retention at %s; ending its live watches", lost.cursor)
+        for subscription in [s for s in self._subscriptions if s.live]:
+            subscription.close(lost)
+        self.position = ORIGIN  # the next live subscription moves it to where it starts
+
     def _dispatch(self, items: list[StreamItem], end: Position) -> None:
         wanted: dict[Subscription, list[StreamItem]] = {}
         for item in items:
@@ -225,6 +235,7 @@ class Subscription:
         self.live = False
         self._buffer: asyncio.Queue[tuple[list[StreamItem], Position]] = asyncio.Queue(hub.settings.buffer_batches)
         self._closed = False
+        self._ended_by: Exception | None = None
         self._changed = asyncio.Event()
 
     def wants(self, item: StreamItem) -> bool:
@@ -247,7 +258,9 @@ class Subscription:
             return max(self.position, self._hub.position)
         return self.position
 
-    def close(self) -> None:
+    def close(self, error: Exception | None = None) -> None:
+        """Ends the subscription: its stream raises `error`, or StreamClosed."""
+        self._ended_by = self._ended_by or error
         self._closed = True
         self._hub.forget(self)
         self._changed.set()
@@ -261,7 +274,7 @@ class Subscription:
             yield [], self.position
             while True:
                 if self._closed:
-                    raise StreamClosed()
+                    raise self._ended_by or StreamClosed()
                 if not self._buffer.empty():
                     items, end = self._drain_buffer()
                     for message in messages(items, end):

@@ -1,0 +1,241 @@
+"""History partitions and retention (docs/concepts/history.md).
+
+`task_events` is range-partitioned by event time into UTC days, `task_events_YYYYMMDD`.
+Migration 0005 made the table that existed before it the first partition,
+`task_events_legacy` (everything before the migration's next midnight). The default
+partition, `task_events_kept`, holds the events of tasks that outlive the day partitions
+they were recorded in (and any event of a day no partition was made for).
+
+The service makes day partitions ahead (`make_partitions`, at start and every hour) and,
+with --history-retention, drops the day partitions older than it (`retain`). Both take the
+migration lock, so replicas and migrations never interleave. The functions here are
+synchronous: the service runs them in a thread on a connection of their own, and the CLI
+(`tasklife history export`) and tests call them directly.
+
+Statements that name a partition are composed here; the others are in queries.sql.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+import psycopg
+from psycopg import sql
+
+from tasklife_server.domain.model import Event
+from tasklife_server.domain.watch import Position
+from tasklife_server.storage.queries import QUERIES
+from tasklife_server.storage.rows import event_from
+
+log = logging.getLogger(__name__)
+
+# Taken by migrations (migrate.py) and by every partition change here, so that replicas and
+# migrations never change the tables at the same time. Any fixed number works; it only has
+# to be the same in every Tasklife process.
+SCHEMA_LOCK_KEY = 0x7A5C_11FE
+DAY = timedelta(days=1)
+DAYS_AHEAD = 7
+KEPT = "task_events_kept"
+# A partition change waits this long for the table's lock, then gives up until the next
+# round: queued behind a long reader, it would stall every transition queued behind it.
+LOCK_TIMEOUT = "5s"
+_PARTITION_NAME = re.compile(r"^task_events_(\d{8}|legacy|kept)$")
+# Every column, for copying rows between partitions.
+_COLUMN_NAMES = ("id", "xid", "task_id", "version", "action", "from_state", "to_state", "operator",
+                 "reason", "request_id", "expected_version", "created_at", "namespace", "on_behalf_of")
+_COLUMNS = sql.SQL(", ").join(sql.Identifier(c) for c in _COLUMN_NAMES)
+
+
+def is_partition_name(name: str) -> bool:
+    return bool(_PARTITION_NAME.match(name))
+
+
+def day_partition_name(day: datetime) -> str:
+    return f"task_events_{day.astimezone(timezone.utc):%Y%m%d}"
+
+
+@dataclass(frozen=True)
+class Partition:
+    name: str
+    lower: datetime | None  # None: from the beginning of time
+    upper: datetime | None  # None for the default partition
+    is_default: bool = False
+
+    def covers(self, instant: datetime) -> bool:
+        if self.is_default:
+            return False
+        return (self.lower is None or self.lower <= instant) and (self.upper is None or instant < self.upper)
+
+
+@dataclass(frozen=True)
+class Horizon:
+    """What retention has dropped so far."""
+
+    retained_since: datetime | None  # history is complete from here on; None: nothing dropped
+    dropped: Position | None  # the largest stream position of a dropped event
+
+    def loses(self, position: Position) -> bool:
+        """Whether a stream reader at `position` has missed dropped events."""
+        return self.dropped is not None and position < self.dropped
+
+
+@dataclass
+class RetentionReport:
+    horizon: datetime  # now minus the retention
+    dropped: list[str] = field(default_factory=list)  # partitions, oldest first
+    events_kept: int = 0  # moved to task_events_kept: their tasks still exist
+    tasks_deleted: int = 0
+    kept_events_deleted: int = 0  # of deleted tasks, from task_events_kept
+    skipped: list[str] = field(default_factory=list)  # partitions whose lock was not granted in time
+    seconds: float = 0.0
+
+
+def partitions(conn: psycopg.Connection) -> list[Partition]:
+    rows = conn.execute(QUERIES["history_partitions"]).fetchall()
+    return [Partition(name, lower, upper, is_default) for name, lower, upper, is_default in rows]
+
+
+def horizon(conn: psycopg.Connection) -> Horizon:
+    retained_since, xid, event_id = conn.execute(QUERIES["history_horizon"]).fetchone()
+    return Horizon(retained_since, (int(xid), event_id) if xid is not None else None)
+
+
+def _locked(conn: psycopg.Connection) -> None:
+    conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(LOCK_TIMEOUT)))
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
+
+
+def _database_now(conn: psycopg.Connection) -> datetime:
+    return conn.execute("SELECT now()").fetchone()[0]
+
+
+def _midnight(instant: datetime) -> datetime:
+    utc = instant.astimezone(timezone.utc)
+    return datetime(utc.year, utc.month, utc.day, tzinfo=timezone.utc)
+
+
+def make_partitions(conn: psycopg.Connection, now: datetime | None = None, days_ahead: int = DAYS_AHEAD) -> list[str]:
+    """Creates the day partitions from today to `days_ahead` days on that do not exist yet;
+    returns their names. A day whose events already went to the default partition (no
+    partition was made for it in time) is left there, with a warning: making its partition
+    would have to move them under the table's lock."""
+    made: list[str] = []
+    with conn.transaction():
+        _locked(conn)
+        existing = partitions(conn)
+        today = _midnight(now or _database_now(conn))
+        for offset in range(days_ahead + 1):
+            day = today + offset * DAY
+            if any(p.covers(day) for p in existing):
+                continue
+            name = day_partition_name(day)
+            try:
+                with conn.transaction():
+                    conn.execute(
+                        sql.SQL("CREATE TABLE {} PARTITION OF task_events FOR VALUES FROM ({}) TO ({})").format(
+                            sql.Identifier(name), sql.Literal(day), sql.Literal(day + DAY)
+                        )
+                    )
+            except psycopg.errors.CheckViolation:
+                log.warning("history partition %s not made: %s already holds events of that day", name, KEPT)
+                continue
+            made.append(name)
+    if made:
+        log.info("history partitions made: %s", ", ".join(made))
+    return made
+
+
+def retain(conn: psycopg.Connection, retention: timedelta, now: datetime | None = None) -> RetentionReport:
+    """Drops every partition whose whole range is older than `retention`, oldest first, each
+    in a transaction of its own (see `_drop`)."""
+    started = time.monotonic()
+    cutoff = (now or _database_now(conn)) - retention
+    report = RetentionReport(horizon=cutoff)
+    for partition in partitions(conn):
+        if partition.is_default or partition.upper is None or partition.upper > cutoff:
+            continue
+        try:
+            _drop(conn, partition, report)
+        except psycopg.errors.LockNotAvailable:
+            report.skipped.append(partition.name)
+            log.warning("history partition %s not dropped: its table lock was not granted within %s", partition.name,
+                        LOCK_TIMEOUT)
+            break  # the later ones must not go before it: retained_since would have a gap
+    report.seconds = time.monotonic() - started
+    if report.dropped:
+        log.info(
+            "history retention dropped %s (%d events of surviving tasks kept, %d tasks deleted) in %.3fs",
+            ", ".join(report.dropped), report.events_kept, report.tasks_deleted, report.seconds,
+        )
+    return report
+
+
+def _drop(conn: psycopg.Connection, partition: Partition, report: RetentionReport) -> None:
+    """One partition's drop, as one transaction, so that readers see all of it or none of it.
+
+    First, without blocking anyone: the tasks abandoned before the partition's end are
+    deleted (all their events are in it, in older partitions already dropped, or kept);
+    the events of the tasks that remain are copied aside, and the newest stream position
+    of an event about to go is noted. Then, under the table's lock for a moment: the
+    partition is detached, the copied events are put back (into task_events_kept, as no
+    partition covers their time any more, with their ids and transaction ids, so their
+    stream positions do not change), the partition is dropped, and the horizon moves.
+    """
+    table = sql.Identifier(partition.name)
+    with conn.transaction():
+        _locked(conn)
+        if partition.name not in {p.name for p in partitions(conn)}:
+            return  # another replica dropped it meanwhile
+        tasks_deleted, kept_deleted = conn.execute(
+            QUERIES["delete_abandoned_before"], {"before": partition.upper}
+        ).fetchone()
+        conn.execute(
+            sql.SQL(
+                "CREATE TEMP TABLE surviving_events ON COMMIT DROP AS "
+                "SELECT {columns} FROM {table} AS e WHERE EXISTS (SELECT FROM tasks AS t WHERE t.id = e.task_id)"
+            ).format(columns=sql.SQL(", ").join(sql.SQL("e.") + sql.Identifier(c) for c in _COLUMN_NAMES), table=table)
+        )
+        newest_dropped = conn.execute(
+            sql.SQL(
+                "SELECT e.xid::text, e.id FROM {} AS e WHERE NOT EXISTS (SELECT FROM tasks AS t WHERE t.id = e.task_id) "
+                "ORDER BY e.xid DESC, e.id DESC LIMIT 1"
+            ).format(table)
+        ).fetchone()
+        conn.execute(sql.SQL("ALTER TABLE task_events DETACH PARTITION {}").format(table))
+        kept = conn.execute(
+            sql.SQL("INSERT INTO task_events ({columns}) SELECT {columns} FROM surviving_events").format(columns=_COLUMNS)
+        ).rowcount
+        conn.execute(sql.SQL("DROP TABLE {}").format(table))
+        conn.execute(
+            """
+            UPDATE history_horizon
+            SET retained_since = GREATEST(retained_since, %(upper)s::timestamptz),
+                dropped_xid = CASE WHEN %(xid)s::xid8 IS NOT NULL AND (dropped_xid IS NULL
+                                        OR (dropped_xid, dropped_id) < (%(xid)s::xid8, %(id)s::bigint))
+                                   THEN %(xid)s::xid8 ELSE dropped_xid END,
+                dropped_id = CASE WHEN %(xid)s::xid8 IS NOT NULL AND (dropped_xid IS NULL
+                                       OR (dropped_xid, dropped_id) < (%(xid)s::xid8, %(id)s::bigint))
+                                  THEN %(id)s::bigint ELSE dropped_id END
+            """,
+            {"upper": partition.upper, "xid": newest_dropped[0] if newest_dropped else None,
+             "id": newest_dropped[1] if newest_dropped else None},
+        )
+    report.dropped.append(partition.name)
+    report.events_kept += kept
+    report.tasks_deleted += tasks_deleted
+    report.kept_events_deleted += kept_deleted
+
+
+def export(conn: psycopg.Connection, before: datetime, batch: int = 5000) -> Iterator[Event]:
+    """Every event recorded before `before`, in stream order, read through a server-side
+    cursor (so memory stays flat whatever the history's size)."""
+    with conn.transaction(), conn.cursor(name="tasklife_history_export") as cursor:
+        cursor.itersize = batch
+        cursor.execute(QUERIES["export_events"], {"before": before})
+        for row in cursor:
+            yield event_from(row)
