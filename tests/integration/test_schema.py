@@ -107,9 +107,10 @@ def test_history_is_partitioned_by_utc_day_from_the_old_table_on_with_a_default_
     with psycopg.connect(empty_database_url) as conn:
         parts = history.partitions(conn)
         now = conn.execute("SELECT now()").fetchone()[0]
-    tomorrow = history._midnight(now) + history.DAY
-    assert parts[0] == history.Partition("task_events_legacy", None, tomorrow)
-    assert [p.name for p in parts[1:-1]] == [history.day_partition_name(tomorrow + i * history.DAY) for i in range(7)]
+    # An empty table becomes the partition of everything before today.
+    today = history.midnight(now)
+    assert parts[0] == history.Partition("task_events_legacy", None, today)
+    assert [p.name for p in parts[1:-1]] == [history.day_partition_name(today + i * history.DAY) for i in range(8)]
     assert all(p.upper - p.lower == history.DAY for p in parts[1:-1])
     assert parts[-1] == history.Partition("task_events_kept", None, None, is_default=True)
 

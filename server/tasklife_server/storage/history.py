@@ -114,7 +114,7 @@ def _database_now(conn: psycopg.Connection) -> datetime:
     return conn.execute("SELECT now()").fetchone()[0]
 
 
-def _midnight(instant: datetime) -> datetime:
+def midnight(instant: datetime) -> datetime:
     utc = instant.astimezone(timezone.utc)
     return datetime(utc.year, utc.month, utc.day, tzinfo=timezone.utc)
 
@@ -128,7 +128,7 @@ def make_partitions(conn: psycopg.Connection, now: datetime | None = None, days_
     with conn.transaction():
         _locked(conn)
         existing = partitions(conn)
-        today = _midnight(now or _database_now(conn))
+        today = midnight(now or _database_now(conn))
         for offset in range(days_ahead + 1):
             day = today + offset * DAY
             if any(p.covers(day) for p in existing):

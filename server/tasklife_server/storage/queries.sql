@@ -330,9 +330,10 @@ SELECT EXISTS (SELECT FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] I
 -- commit out of order, so "id > last" would skip rows that commit later, while every row
 -- below the horizon is final. Always returns one row: `blocked` says whether committed
 -- events exist beyond the horizon (waiting for an older transaction to end), and
--- `lost` whether retention dropped events after the position (read in the same snapshot
--- as the batch, so that a drop is never missed); when the batch is empty the event
--- columns are NULL.
+-- `lost` whether retention dropped events after the position, beyond what the reader
+-- accepted as dropped when it started (read in the same snapshot as the batch, so that a
+-- drop is never missed; a NULL `accepted` skips the check); when the batch is empty the
+-- event columns are NULL.
 WITH horizon AS (
     SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin
 ), batch AS (
@@ -348,7 +349,9 @@ WITH horizon AS (
 )
 SELECT EXISTS (SELECT FROM task_events WHERE xid >= (SELECT xmin FROM horizon)) AS blocked,
        EXISTS (SELECT FROM history_horizon
-               WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)) AS lost,
+               WHERE %(accepted_xid)s::xid8 IS NOT NULL
+                 AND (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)
+                 AND (dropped_xid, dropped_id) > (%(accepted_xid)s::xid8, %(accepted_id)s::bigint)) AS lost,
        b.id, b.xid, b.task_id, b.version, b.action, b.from_state, b.to_state,
        b.operator, b.reason, b.request_id, b.expected_version, b.created_at, b.namespace,
        b.on_behalf_of, b.labels

@@ -707,12 +707,19 @@ class TaskStore:
         return await AsyncConnection.connect(self._pool.conninfo, autocommit=True)
 
     async def stream_batch(
-        self, after: Position, limit: int, conn: AsyncConnection | None = None
+        self, after: Position, limit: int, conn: AsyncConnection | None = None, accepted: Position | None = None
     ) -> tuple[list[tuple[Event, dict[str, str]]], bool]:
         """Up to `limit` committed events after `after` in stream order, each with its task's
-        labels, and whether later events are committed but not readable yet. Raises
-        CursorNotRetained if history retention dropped events after `after`."""
-        rows = await self._fetchall("stream_batch", {"xid": str(after[0]), "id": after[1], "limit": limit}, conn)
+        labels, and whether later events are committed but not readable yet. With `accepted`
+        (the dropped position the reader started with, see `dropped_position`), raises
+        CursorNotRetained if history retention has since dropped events after `after`."""
+        rows = await self._fetchall(
+            "stream_batch",
+            {"xid": str(after[0]), "id": after[1], "limit": limit,
+             "accepted_xid": str(accepted[0]) if accepted is not None else None,
+             "accepted_id": accepted[1] if accepted is not None else None},
+            conn,
+        )
         blocked, lost = bool(rows[0][0]), bool(rows[0][1])
         if lost:
             raise CursorNotRetained(cursor.encode(*after))
@@ -722,6 +729,11 @@ class TaskStore:
         """The position of the newest event that every reader can see now."""
         rows = await self._fetchall("stream_head", {})
         return (int(rows[0][0]), rows[0][1]) if rows else ORIGIN
+
+    async def dropped_position(self) -> Position:
+        """The stream position of the newest event history retention has dropped (ORIGIN: none)."""
+        _since, xid, event_id = (await self._fetchall("history_horizon", {}))[0]
+        return (int(xid), event_id) if xid is not None else ORIGIN
 
     async def cursor_retained(self, position: Position) -> bool:
         """Whether a watch may resume after `position` (see queries.sql)."""

@@ -73,6 +73,9 @@ class EventHub:
         # Called with the events of each message a live subscription sends (for the lag metric).
         self.on_delivery = on_delivery
         self.position: Position = ORIGIN
+        # The newest dropped event's position that the reader's position already accounts
+        # for: retention dropping more after the position is a loss (see subscribe).
+        self.accepted: Position = ORIGIN
         self._subscriptions: set[Subscription] = set()
         self._live = SubscriptionIndex()
         self._catch_up_slots = asyncio.Semaphore(settings.catch_up_readers)
@@ -83,6 +86,7 @@ class EventHub:
         self._recheck = settings.blocked_recheck
 
     async def start(self) -> None:
+        self.accepted = await self._store.dropped_position()
         self.position = await self._store.stream_head()
         self._reader = asyncio.create_task(self._follow(), name="tasklife-stream-reader")
 
@@ -104,17 +108,22 @@ class EventHub:
     async def subscribe(self, watch: WatchFilter, start: Start, cursor_text: str = "") -> Subscription:
         if self._closed:
             raise StreamClosed()
+        # History retention may drop events later: a subscription reading the table must
+        # then fail rather than skip them. What was dropped before it started (read before
+        # its cursor is checked, so that no drop falls between) is no loss to it: a watch
+        # from the beginning starts with the oldest event retained.
+        accepted = await self._store.dropped_position()
         if start.kind is StartKind.NOW:
             # The database's head, not the reader's position, which may lag a little: a
             # change committed before this call must not be delivered as new. If the
             # reader has moved past the head meanwhile, the subscription reads the gap from
             # the table before joining it.
-            subscription = Subscription(self, watch, await self._store.stream_head())
+            subscription = Subscription(self, watch, await self._store.stream_head(), accepted)
         else:
             after = start.after if start.kind is StartKind.AFTER else ORIGIN
             if after != ORIGIN and not await self._store.cursor_retained(after):
                 raise CursorNotRetained(cursor_text)
-            subscription = Subscription(self, watch, after)
+            subscription = Subscription(self, watch, after, accepted)
         self._subscriptions.add(subscription)
         self.try_attach(subscription)
         return subscription
@@ -127,9 +136,9 @@ class EventHub:
         """Joins the live fan-out if the subscription has read at least as far as the reader."""
         if subscription.live:
             return True
-        if not self._live:
+        if not self._live and subscription.position >= self.position:
             # Nobody is following the reader: it may as well continue from here.
-            self.position = max(self.position, subscription.position)
+            self.position, self.accepted = subscription.position, subscription.accepted
         if subscription.position >= self.position:
             subscription.live = True
             self._live.add(subscription)
@@ -141,10 +150,11 @@ class EventHub:
             subscription.live = False
             self._live.remove(subscription)
 
-    async def read_after(self, position: Position) -> tuple[Batch, bool]:
-        """A batch from the table after `position`, and whether it reached the newest event."""
+    async def read_after(self, position: Position, accepted: Position) -> tuple[Batch, bool]:
+        """A batch from the table after `position`, and whether it reached the newest event.
+        Raises CursorNotRetained if retention dropped events after it since `accepted`."""
         async with self._catch_up_slots:
-            rows, _blocked = await self._store.stream_batch(position, self.settings.batch_size)
+            rows, _blocked = await self._store.stream_batch(position, self.settings.batch_size, accepted=accepted)
         items = self._items(rows)
         end = items[-1].position if items else position
         return Batch(items, end), len(items) < self.settings.batch_size
@@ -186,7 +196,7 @@ class EventHub:
             self._connection = await self._store.connect()
         while True:
             rows, blocked = await self._store.stream_batch(
-                self.position, self.settings.batch_size, self._connection
+                self.position, self.settings.batch_size, self._connection, self.accepted
             )
             if rows:
                 items = self._items(rows)
@@ -206,12 +216,14 @@ class EventHub:
             self._recheck = self.settings.blocked_recheck
 
     def _lose_live(self, lost: CursorNotRetained) -> None:
-        """History retention dropped events after the reader's position (it lagged behind by
-        more than the retention): every live subscription missed them, and says so."""
-        log.error("stream reader lost history to retention at %s; ending its live watches", lost.cursor)
+        """Retention dropped events after the reader's position before it read them (a watch
+        from the beginning it reads for, say): every live subscription missed them. Each
+        ends with CURSOR_NOT_RETAINED after what it was sent; the next one to attach sets
+        where the reader goes on from."""
+        log.warning("history retention dropped events the stream reader had not read; ending its live watches")
         for subscription in [s for s in self._subscriptions if s.live]:
             subscription.close(lost)
-        self.position = ORIGIN  # the next live subscription moves it to where it starts
+        self.position, self.accepted = ORIGIN, ORIGIN
 
     def _dispatch(self, items: list[StreamItem], end: Position) -> None:
         wanted: dict[Subscription, list[StreamItem]] = {}
@@ -226,9 +238,11 @@ class EventHub:
 class Subscription:
     """One watcher's view of the stream: a filter, a position and a bounded buffer."""
 
-    def __init__(self, hub: EventHub, watch: WatchFilter, position: Position):
+    def __init__(self, hub: EventHub, watch: WatchFilter, position: Position, accepted: Position = ORIGIN):
         self._hub = hub
         self.filter = watch
+        # The newest dropped event's position when the subscription started (see subscribe).
+        self.accepted = accepted
         # Every matching event up to here has been buffered or sent. While the
         # subscription is live, the hub's position counts too (see `cursor`).
         self.position = position
@@ -259,7 +273,8 @@ class Subscription:
         return self.position
 
     def close(self, error: Exception | None = None) -> None:
-        """Ends the subscription: its stream raises `error`, or StreamClosed."""
+        """Ends the subscription: its stream raises `error` (or StreamClosed), once what it
+        has buffered is sent."""
         self._ended_by = self._ended_by or error
         self._closed = True
         self._hub.forget(self)
@@ -273,7 +288,7 @@ class Subscription:
         try:
             yield [], self.position
             while True:
-                if self._closed:
+                if self._closed and (self._ended_by is None or self._buffer.empty()):
                     raise self._ended_by or StreamClosed()
                 if not self._buffer.empty():
                     items, end = self._drain_buffer()
@@ -309,7 +324,7 @@ class Subscription:
         return items, end
 
     async def _catch_up(self) -> tuple[list[StreamItem], Position] | None:
-        batch, reached_end = await self._hub.read_after(self.position)
+        batch, reached_end = await self._hub.read_after(self.position, self.accepted)
         items = [i for i in batch.items if self.wants(i)]
         self.position = max(self.position, batch.end)
         if reached_end:

@@ -1,8 +1,9 @@
 """History partitioned by event time: task_events becomes a range-partitioned table.
 
 The existing table is not copied: it becomes the first partition, covering every instant
-before the next midnight (UTC), so the migration costs one validating scan and the index
-builds, not a rewrite. Day partitions follow it; the default partition, task_events_kept,
+before the midnight (UTC) after its newest event (today's midnight when it is empty), so
+the migration costs one validating scan and the index builds, not a rewrite. Day
+partitions follow it, up to a week ahead; the default partition, task_events_kept,
 holds the events of tasks that outlive the partitions they were recorded in
 (docs/concepts/history.md). A partitioned table cannot keep a unique index without the
 partition key, so the foreign key and the unique constraints on (task_id, version) and
@@ -47,7 +48,12 @@ def _constraint_values(column_check: str) -> str:
 def upgrade() -> None:
     states = _constraint_values("ck_task_events_to_state_domain")
     actions = _constraint_values("ck_task_events_action_domain")
-    boundary = "date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day'"
+    midnight = "date_trunc('day', {} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'"
+    (upper, days) = op.get_bind().exec_driver_sql(
+        f"SELECT b::text, ceil(extract(epoch FROM ({midnight.format('now()')} + interval '{_DAYS_AHEAD + 1} days' - b))"
+        f" / 86400)::int FROM (SELECT COALESCE({midnight.format('max(created_at)')} + interval '1 day',"
+        f" {midnight.format('now()')}) AS b FROM task_events) AS s"
+    ).one()
     op.execute("ALTER TABLE task_events RENAME TO task_events_legacy")
     # The identity's sequence goes with the identity; the new table's takes over its name.
     op.execute("ALTER SEQUENCE task_events_id_seq RENAME TO task_events_legacy_id_seq")
@@ -102,15 +108,14 @@ def upgrade() -> None:
     # The check proves the bound, so attaching does not scan the table a second time.
     op.execute(
         f"""
-        ALTER TABLE task_events_legacy ADD CONSTRAINT legacy_bound CHECK (created_at < {boundary}) NOT VALID;
+        ALTER TABLE task_events_legacy ADD CONSTRAINT legacy_bound CHECK (created_at < '{upper}') NOT VALID;
         ALTER TABLE task_events_legacy VALIDATE CONSTRAINT legacy_bound;
         """
     )
-    (upper,) = op.get_bind().exec_driver_sql(f"SELECT ({boundary})::text").one()
     op.execute(f"ALTER TABLE task_events ATTACH PARTITION task_events_legacy FOR VALUES FROM (MINVALUE) TO ('{upper}')")
     op.execute("ALTER TABLE task_events_legacy DROP CONSTRAINT legacy_bound")
     op.execute("CREATE TABLE task_events_kept PARTITION OF task_events DEFAULT")
-    for day in range(_DAYS_AHEAD):
+    for day in range(days):
         (name, low, high) = op.get_bind().exec_driver_sql(
             f"SELECT 'task_events_' || to_char(d, 'YYYYMMDD'), d::text, (d + interval '1 day')::text "
             f"FROM (SELECT '{upper}'::timestamptz + interval '{day} day' AS d) AS s"
