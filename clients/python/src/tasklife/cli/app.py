@@ -1,7 +1,7 @@
 """`tasklife`: the Tasklife command line. Parses arguments, runs one command, maps failures to exit codes.
 
-Each command group lives in its own module (tasks, watching, machine, serving), which adds its
-sub-commands to the parser; every handler takes the parsed arguments and a Session (the
+Each command group lives in its own module (tasks, exporting, watching, machine, serving), which
+adds its sub-commands to the parser; every handler takes the parsed arguments and a Session (the
 connection and the output) and returns an exit code.
 """
 
@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 import grpc
 
@@ -26,7 +27,7 @@ DEFAULT_TIMEOUT = 10.0
 DESCRIPTION = """\
 Tasklife moves tasks through a nine-state lifecycle and keeps their audited history.
 This command talks to a Tasklife server over gRPC (see --address), and can also run one
-(`serve`) or prepare its database (`migrate`).
+(`serve`), prepare its database (`migrate`) or export its history (`history export`).
 
 Options of the connection and output (--address, --json...) go before or after the command."""
 
@@ -40,7 +41,7 @@ environment (an option given on the command line wins):
   TASKLIFE_KEY_FILE     PEM key of that certificate; --key-file
   TASKLIFE_TLS=1        use TLS with the system's CAs; --tls
   TASKLIFE_SERVER_NAME  the name to verify in the server's certificate; --server-name
-  DATABASE_URL          PostgreSQL URL for `migrate` (and `serve`); --database-url
+  DATABASE_URL          PostgreSQL URL for `migrate`, `history export` (and `serve`); --database-url
 
 {failures.EXIT_CODES_HELP}
 
@@ -177,7 +178,78 @@ def duration(text: str):  # -> datetime.timedelta
     return timedelta(seconds=seconds)
 
 
+TIME_HELP = "an RFC 3339 timestamp (2026-12-02T13:42:21Z) or a date (2026-12-02, meaning midnight UTC)"
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_RFC3339 = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})")
+
+
+def instant(text: str):  # -> datetime.datetime, aware
+    """A TIME (see TIME_HELP): an RFC 3339 timestamp ("2026-12-02T13:42:21Z",
+    "2026-12-02T13:42:21.5+01:00") or a plain date ("2026-12-02", meaning its midnight UTC)."""
+    from datetime import datetime, timezone
+
+    stripped = text.strip()
+    try:
+        if _DATE.fullmatch(stripped):
+            return datetime.fromisoformat(stripped).replace(tzinfo=timezone.utc)
+        match = _RFC3339.fullmatch(stripped)
+        if match:
+            day, clock, fraction, offset = match.groups()
+            fraction = f".{fraction[:6]:0<6}" if fraction else ""  # microseconds at most
+            return datetime.fromisoformat(f"{day}T{clock}{fraction}{'+00:00' if offset in 'Zz' else offset}")
+    except ValueError:  # well formed, but no such day or time (2026-02-30, 25:00:00...)
+        pass
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not a time: give an RFC 3339 timestamp with its offset (2026-12-02T13:42:21Z, "
+        "2026-12-02T14:42:21+01:00) or a date (2026-12-02, meaning midnight UTC)"
+    )
+
+
+def rfc3339(moment) -> str:
+    """An aware datetime in UTC, RFC 3339: "2026-12-02T00:00:00Z" (microseconds only when set)."""
+    from datetime import timezone
+
+    return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
 # The parser.
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of one command. A command may also have sub-commands, recognised when they are
+    its first argument (`tasklife history export ...`), while any other first argument is parsed
+    by the command itself (`tasklife history ID`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.subcommands: dict[str, argparse.ArgumentParser] = {}
+        self._subcommand_help: dict[str, str] = {}
+
+    def add_subcommand(self, name: str, *, help: str, **kwargs: Any) -> argparse.ArgumentParser:
+        self.subcommands[name] = sub = CommandParser(prog=f"{self.prog} {name}", **kwargs)
+        self._subcommand_help[name] = help
+        return sub
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None):
+        if args and args[0] in self.subcommands:
+            return self.subcommands[args[0]].parse_known_args(list(args[1:]), namespace)
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        if not self.subcommands:
+            return super().format_help()
+        width = max(len(name) for name in self.subcommands)
+        listing = "\n".join(
+            f"  {self.prog} {name:<{width}}  {self._subcommand_help[name]}" for name in self.subcommands
+        )
+        epilog = self.epilog  # the sub-commands go first in it, before the exit codes
+        self.epilog = f"sub-commands (given as the first argument; see their --help):\n{listing}" + (
+            f"\n\n{epilog}" if epilog else ""
+        )
+        try:
+            return super().format_help()
+        finally:
+            self.epilog = epilog
 
 
 def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], top: bool) -> None:
@@ -256,7 +328,7 @@ def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], 
 
 
 def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
-    from tasklife.cli import machine, serving, tasks, watching
+    from tasklife.cli import exporting, machine, serving, tasks, watching
 
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(
@@ -267,24 +339,32 @@ def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParse
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     _common_options(parser, env=env, top=True)
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command", required=True)
+    commands = parser.add_subparsers(
+        title="commands", metavar="COMMAND", dest="command", required=True, parser_class=CommandParser
+    )
 
     def add(name: str, handler: Handler, help: str, *, client: bool = True, **kwargs: object) -> argparse.ArgumentParser:
-        """One sub-command; `client` commands also take the connection and output options."""
-        sub = commands.add_parser(
-            name,
+        """One sub-command; `client` commands also take the connection and output options. A name
+        of two words ("history export") makes a sub-command of the command already added."""
+        options: dict[str, Any] = dict(
             help=help,
             description=kwargs.pop("description", help),
             epilog=kwargs.pop("epilog", failures.EXIT_CODES_HELP),
             formatter_class=argparse.RawDescriptionHelpFormatter,
             **kwargs,
         )
+        parent, _, own = name.rpartition(" ")
+        if parent:
+            sub = commands.choices[parent].add_subcommand(own, **options)
+        else:
+            sub = commands.add_parser(name, **options)
         if client:
             _common_options(sub, env=env, top=False)
         sub.set_defaults(handler=handler)
         return sub
 
     tasks.register(add)
+    exporting.register(add, env)  # `history export`, after `history`
     watching.register(add)
     machine.register(add)
     serving.register(add, env)

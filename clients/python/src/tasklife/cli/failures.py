@@ -17,7 +17,7 @@ NOT_FOUND = 3
 UNAVAILABLE = 4
 """The server (or its database) cannot be reached, or did not answer in time."""
 OTHER = 5
-"""Anything else: an internal server error, a missing server package, a failed migration..."""
+"""Anything else: an internal server error, a missing server package, a failed migration or export..."""
 UNAUTHENTICATED = 6
 """The server needs credentials and got none, or a token or certificate it does not accept."""
 PERMISSION_DENIED = 7
@@ -30,14 +30,16 @@ exit codes:
   {OK}    success
   {REFUSED}    refused by the server: an illegal move (INVALID_TRANSITION), a stale
        --expected-version (VERSION_MISMATCH), unmet upstreams (DEPENDENCIES_NOT_MET),
-       an invalid request... (status INVALID_ARGUMENT, FAILED_PRECONDITION, ABORTED,
-       ALREADY_EXISTS or OUT_OF_RANGE); the message names the reason
+       an invalid request, an --as-of older than the retained history (HISTORY_NOT_RETAINED)...
+       (status INVALID_ARGUMENT, FAILED_PRECONDITION, ABORTED, ALREADY_EXISTS or OUT_OF_RANGE);
+       the message names the reason
   {USAGE}    usage error: bad arguments or options, an unreadable --ca-file, --cert-file or
        --key-file, no database URL
   {NOT_FOUND}    not found: no task has the given id (NOT_FOUND)
   {UNAVAILABLE}    unavailable: the server or its database cannot be reached, or did not answer
        within --timeout (UNAVAILABLE, DEADLINE_EXCEEDED)
-  {OTHER}    any other error (internal server error, server package not installed...)
+  {OTHER}    any other error (internal server error, server package not installed, a failed
+       migration or export...)
   {UNAUTHENTICATED}    not authenticated: no credentials, or a token or client certificate the server
        does not accept (UNAUTHENTICATED); see --token, --cert-file
   {PERMISSION_DENIED}    permission denied: your principal lacks the role (ROLE_NOT_GRANTED) or the
@@ -117,6 +119,12 @@ def message(error: TasklifeError, *, address: str, timeout: float | None) -> str
         if more > 0:
             missing += f" and {more} more"
         return f"referenced tasks do not exist: {missing}{tag}"
+    if reason == "HISTORY_NOT_RETAINED":
+        since = meta.get("retained_since", "") or "a later instant"
+        return (
+            f"history before {since} is no longer retained by the server (its history retention dropped it); "
+            f"give a later --as-of{tag}"
+        )
     if error.code == grpc.StatusCode.NOT_FOUND and task:
         return f"no task has id '{task}'{tag}"
     if reason == "DATABASE_UNAVAILABLE":

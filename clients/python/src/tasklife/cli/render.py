@@ -105,19 +105,23 @@ def proto_duration(value: duration_pb2.Duration) -> str:
 
 
 def times_in_state(
-    events: Sequence[task_pb2.TaskEvent], now: datetime | None = None
+    events: Sequence[task_pb2.TaskEvent],
+    now: datetime | None = None,
+    following: task_pb2.TaskEvent | None = None,
 ) -> list[tuple[timedelta, bool]]:
     """For each event (oldest first), how long the task stayed in the state it entered.
 
-    Until the next event, or until `now` for the last one, which is the current state; the
-    flag says which (True: still there).
+    Until the next event: the next in `events`, or `following` for the last one (the event
+    after it, when `events` is only part of the history). Without `following`, the last one
+    is the current state, and its span runs until `now`; the flag says which (True: still there).
     """
     now = now or datetime.now(timezone.utc)
     spans: list[tuple[timedelta, bool]] = []
     for index, event in enumerate(events):
         entered = to_datetime(event.create_time)
-        if index + 1 < len(events):
-            spans.append((to_datetime(events[index + 1].create_time) - entered, False))
+        after = events[index + 1] if index + 1 < len(events) else following
+        if after is not None:
+            spans.append((to_datetime(after.create_time) - entered, False))
         else:
             spans.append((now - entered, True))
     return spans
@@ -219,9 +223,11 @@ def task_row(task: task_pb2.Task) -> tuple[object, ...]:
 HISTORY_HEADERS = ("version", "time", f"from {ARROW} to", "action", "operator", "reason", "time in state")
 
 
-def history_rows(events: Sequence[task_pb2.TaskEvent], now: datetime | None = None) -> list[tuple[object, ...]]:
+def history_rows(
+    events: Sequence[task_pb2.TaskEvent], now: datetime | None = None, following: task_pb2.TaskEvent | None = None
+) -> list[tuple[object, ...]]:
     rows = []
-    for event, (span, current) in zip(events, times_in_state(events, now)):
+    for event, (span, current) in zip(events, times_in_state(events, now, following)):
         rows.append(
             (
                 event.version,

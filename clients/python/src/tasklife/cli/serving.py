@@ -1,7 +1,8 @@
 """`tasklife serve` and `tasklife migrate`: run a server, or prepare its database.
 
 Both need the server package (`tasklife-server`, module `tasklife_server`), which is imported
-only here, and only when one of them runs.
+only through `server_module`, and only when one of them runs. The other commands that work on
+the database directly (`tasklife history export`, in exporting.py) use the same helpers.
 """
 
 from __future__ import annotations
@@ -41,16 +42,26 @@ def register(add: Callable[..., argparse.ArgumentParser], env: Mapping[str, str]
         description="Bring a PostgreSQL database to the newest Tasklife schema. Safe to run again, and "
         "from several processes at once. (The server also migrates at start-up unless --no-migrate.)",
     )
-    migrate.add_argument(
+    database_url_option(migrate, env)
+    migrate.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the outcome as JSON")
+
+
+def database_url_option(parser: argparse.ArgumentParser, env: Mapping[str, str]) -> None:
+    parser.add_argument(
         "--database-url",
         default=env.get("DATABASE_URL") or None,
         metavar="URL",
         help="postgresql://user:password@host:port/dbname (env DATABASE_URL)",
     )
-    migrate.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the outcome as JSON")
 
 
-def _server_module(name: str) -> Any:
+def require_database_url(args: argparse.Namespace, command: str) -> str:
+    if not args.database_url:
+        raise CliError(f"{command} needs a database: give --database-url URL or set DATABASE_URL", failures.USAGE)
+    return args.database_url
+
+
+def server_module(name: str) -> Any:
     """tasklife_server.<name>, or a clear error when the server package is not installed."""
     try:
         return importlib.import_module(f"tasklife_server.{name}")
@@ -67,7 +78,7 @@ def _server_module(name: str) -> Any:
 
 
 def run_serve(args: argparse.Namespace, session: Session) -> int:
-    server_main = _server_module("__main__").main
+    server_main = server_module("__main__").main
     if {"-h", "--help"} & set(args.extra):
         session.print("tasklife serve [SERVER OPTIONS...]: runs the server, passing it these options:\n")
     try:
@@ -78,19 +89,18 @@ def run_serve(args: argparse.Namespace, session: Session) -> int:
 
 
 def run_migrate(args: argparse.Namespace, session: Session) -> int:
-    if not args.database_url:
-        raise CliError("migrate needs a database: give --database-url URL or set DATABASE_URL", failures.USAGE)
-    migrate = _server_module("storage.migrate")
+    database_url = require_database_url(args, "migrate")
+    migrate = server_module("storage.migrate")
     import sqlalchemy.exc  # a dependency of the server package, present once it imported
 
     try:
-        migrate.upgrade(args.database_url)
+        migrate.upgrade(database_url)
     except sqlalchemy.exc.OperationalError as error:
-        raise CliError(f"cannot reach the database: {_first_line(error.orig or error)}", failures.UNAVAILABLE) from None
+        raise CliError(f"cannot reach the database: {first_line(error.orig or error)}", failures.UNAVAILABLE) from None
     except sqlalchemy.exc.ArgumentError as error:
-        raise CliError(f"not a database URL: {_first_line(error)}", failures.USAGE) from None
+        raise CliError(f"not a database URL: {first_line(error)}", failures.USAGE) from None
     except Exception as error:  # alembic, SQLAlchemy or psycopg: the migration did not apply
-        raise CliError(f"the migration failed: {_first_line(error)}", failures.OTHER) from None
+        raise CliError(f"the migration failed: {first_line(error)}", failures.OTHER) from None
     revision = _head_revision(migrate)
     if getattr(args, "json", False):
         import json
@@ -107,6 +117,6 @@ def _head_revision(migrate: Any) -> str:
     return ScriptDirectory.from_config(migrate.alembic_config()).get_current_head() or "none"
 
 
-def _first_line(error: object) -> str:
+def first_line(error: object) -> str:
     lines = str(error).strip().splitlines()
     return lines[0] if lines else type(error).__name__

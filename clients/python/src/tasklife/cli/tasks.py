@@ -28,7 +28,7 @@ ON_BEHALF_OF_HELP = "whom you act for (say the person behind a UI), recorded in 
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
-    from tasklife.cli.app import label, positive_int, task_state
+    from tasklife.cli.app import TIME_HELP, instant, label, positive_int, task_state
 
     create = add("create", run_create, "create a task (in state created, at version 1)")
     create.add_argument("--id", dest="task_id", help="the task's id (default: the server generates a UUIDv7)")
@@ -58,6 +58,7 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
 
     get = add("get", run_get, "show a task")
     get.add_argument("task_id", metavar="ID")
+    get.add_argument("--as-of", type=instant, metavar="TIME", help=f"the task as it stood then; {TIME_HELP}")
 
     listing = add(
         "list",
@@ -84,6 +85,12 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         help="only tasks of this namespace (repeatable: any of them; default: every namespace you reach)",
     )
     listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N tasks")
+    listing.add_argument(
+        "--as-of",
+        type=instant,
+        metavar="TIME",
+        help=f"the tasks as they stood then (--state matches the state each was in then); {TIME_HELP}",
+    )
 
     history = add(
         "history",
@@ -91,9 +98,13 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         "show a task's history, with the time spent in each state",
         description="Show a task's audited history, oldest first. TIME IN STATE is how long the task "
         "stayed in the state each event entered: until the next event, or until now "
-        "('so far') for the state it is in.",
+        "('so far') for the state it is in. --since and --until keep the events recorded in that "
+        "range. (`tasklife history export` exports every task's history: see its --help; for a "
+        "task whose id is `export`, write `tasklife history -- export`.)",
     )
     history.add_argument("task_id", metavar="ID")
+    for option, meaning in (("--since", "then or later"), ("--until", "before then")):
+        history.add_argument(option, type=instant, metavar="TIME", help=f"only events recorded {meaning}; {TIME_HELP}")
 
     for command, rpc, move in TRANSITIONS:
         sub = add(
@@ -154,7 +165,7 @@ def run_create(args: argparse.Namespace, session: Session) -> int:
 
 
 def run_get(args: argparse.Namespace, session: Session) -> int:
-    _emit_task(session, session.client.get_task(args.task_id))
+    _emit_task(session, session.client.get_task(args.task_id, as_of=args.as_of))
     return 0
 
 
@@ -166,6 +177,7 @@ def run_list(args: argparse.Namespace, session: Session) -> int:
         labels=labels_of(args.labels),
         namespaces=args.namespaces,
         page_size=min(args.limit, 1000) if args.limit else None,
+        as_of=args.as_of,
     )
     rows = []
     for count, task in enumerate(tasks, start=1):
@@ -184,12 +196,19 @@ def run_list(args: argparse.Namespace, session: Session) -> int:
 
 
 def run_history(args: argparse.Namespace, session: Session) -> int:
-    events = list(session.client.iter_task_events(args.task_id))
+    events = list(session.client.iter_task_events(args.task_id, start_time=args.since, end_time=args.until))
     if session.json:
         for event in events:
             session.print(render.json_line(event))
-    else:
-        session.print(render.table(render.HISTORY_HEADERS, render.history_rows(events)))
+    elif events:
+        # The last event's time in state runs until the next event, which --until may leave out.
+        following = None
+        if args.until:
+            later = session.client.list_task_events(args.task_id, page_size=1, start_time=args.until).events
+            following = later[0] if later else None
+        session.print(render.table(render.HISTORY_HEADERS, render.history_rows(events, following=following)))
+    if not events:
+        session.note("no events in that time range")
     return 0
 
 
