@@ -128,7 +128,7 @@ def succeeded_count(conn: psycopg.Connection, namespace: str) -> int:
 
 
 def running_tasks_of(conn: psycopg.Connection, namespace: str, worker: str) -> set[str]:
-    rows = conn.execute("SELECT task_id FROM tasks WHERE namespace = %s AND state = 'running' AND worker = %s",
+    rows = conn.execute("SELECT id FROM tasks WHERE namespace = %s AND state = 'running' AND worker = %s",
                         (namespace, worker)).fetchall()
     return {row[0] for row in rows}
 

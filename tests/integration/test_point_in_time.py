@@ -5,6 +5,8 @@ history, so the tests never depend on the clocks of this machine.
 
 from __future__ import annotations
 
+from typing import Any
+
 import uuid
 
 import grpc
@@ -136,3 +138,17 @@ def test_an_end_time_not_after_the_start_time_is_a_field_violation(stub: object)
         task_id=task.task_id, start_time=events[2].create_time, end_time=events[1].create_time)))
     assert failure.code is grpc.StatusCode.INVALID_ARGUMENT
     assert failure.violated_fields == ["end_time"]
+
+
+def test_every_event_is_recorded_within_its_tasks_creation_and_last_change(stub: Any, db: Any) -> None:
+    """The partition bounds of the history reads (queries.sql, list_task_events) rely on it."""
+    from tasklife_server.domain.states import State
+    from tests.support import task_in
+
+    ids = [task_in(stub, state).task_id for state in State]
+    outside = db.execute(
+        "SELECT e.task_id, e.version FROM task_events AS e JOIN tasks AS t ON t.id = e.task_id "
+        "WHERE e.created_at < t.created_at OR e.created_at > t.updated_at"
+    ).fetchall()
+    assert outside == []
+    assert db.execute("SELECT count(*) FROM task_events WHERE task_id = ANY(%s)", (ids,)).fetchone()[0] > len(ids)

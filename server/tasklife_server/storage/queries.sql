@@ -275,9 +275,14 @@ LIMIT %(limit)s;
 
 -- name: list_task_events
 -- A page of one task's history; start_time (inclusive) and end_time (exclusive) bound the
--- events' record times when given.
+-- events' record times when given. Every event of a task is recorded between its
+-- created_at and its updated_at (each transition sets both together): bounds a day wider
+-- than that (a day of slack for a clock stepped back) let the executor skip the day
+-- partitions outside the task's life.
 SELECT {event:e} FROM task_events AS e
 WHERE e.task_id = %(task_id)s AND e.version > %(after_version)s
+  AND e.created_at >= (SELECT created_at - interval '1 day' FROM tasks WHERE id = %(task_id)s)
+  AND e.created_at <= (SELECT updated_at + interval '1 day' FROM tasks WHERE id = %(task_id)s)
   AND (%(reach)s::text[] IS NULL OR e.namespace = ANY(%(reach)s::text[]))
   AND (%(start_time)s::timestamptz IS NULL OR e.created_at >= %(start_time)s::timestamptz)
   AND (%(end_time)s::timestamptz IS NULL OR e.created_at < %(end_time)s::timestamptz)
@@ -286,14 +291,17 @@ LIMIT %(limit)s;
 
 -- name: task_as_of
 -- The task with its latest event recorded at or before as_of (none: it did not exist yet),
--- and how many times it had been started by then (its attempt at that instant).
+-- and how many times it had been started by then (its attempt at that instant). The
+-- events' lower bound skips the partitions before the task (see list_task_events).
 SELECT {task:t}, h.to_state, h.version, h.created_at,
        (SELECT count(*) FROM task_events AS s
-        WHERE s.task_id = t.id AND s.action = 'start' AND s.version <= h.version) AS attempt
+        WHERE s.task_id = t.id AND s.action = 'start' AND s.version <= h.version
+          AND s.created_at >= t.created_at - interval '1 day') AS attempt
 FROM tasks AS t
 CROSS JOIN LATERAL (
     SELECT e.to_state, e.version, e.created_at FROM task_events AS e
-    WHERE e.task_id = t.id AND e.created_at <= %(as_of)s::timestamptz
+    WHERE e.task_id = t.id AND e.created_at >= t.created_at - interval '1 day'
+      AND e.created_at <= %(as_of)s::timestamptz
     ORDER BY e.version DESC LIMIT 1
 ) AS h
 WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]));
@@ -304,11 +312,13 @@ WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(r
 -- before as_of in (created_at, id) order, until a page is full: see docs/concepts/history.md.
 SELECT {task:t}, h.to_state, h.version, h.created_at,
        (SELECT count(*) FROM task_events AS s
-        WHERE s.task_id = t.id AND s.action = 'start' AND s.version <= h.version) AS attempt
+        WHERE s.task_id = t.id AND s.action = 'start' AND s.version <= h.version
+          AND s.created_at >= t.created_at - interval '1 day') AS attempt
 FROM tasks AS t
 CROSS JOIN LATERAL (
     SELECT e.to_state, e.version, e.created_at FROM task_events AS e
-    WHERE e.task_id = t.id AND e.created_at <= %(as_of)s::timestamptz
+    WHERE e.task_id = t.id AND e.created_at >= t.created_at - interval '1 day'
+      AND e.created_at <= %(as_of)s::timestamptz
     ORDER BY e.version DESC LIMIT 1
 ) AS h
 WHERE t.created_at <= %(as_of)s::timestamptz
