@@ -75,12 +75,26 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     if sc:
         small, large = sc["sizes"]
         runs = sc.get("transition_ratio_runs", [])
-        out.append({"id": "P5", "target": f"throughput with {large:,} tasks >= 90% of that with {small:,} "
+        out.append({"id": "P5", "target": f"throughput with {large:,} events >= 90% of that with {small:,} "
                                           f"(median of {len(runs)} interleaved repetitions)",
                     "measured": f"{_pct(sc['transition_ratio'])} "
                                 f"({_n(sc['points'][str(large)]['transitions']['rate'])}/s vs "
                                 f"{_n(sc['points'][str(small)]['transitions']['rate'])}/s)",
                     "pass": sc["transition_ratio"] is not None and sc["transition_ratio"] >= 0.90})
+        rp = sc.get("retention")
+        if rp:
+            out.append({"id": "P6", "target": "a retention pass that drops a day of history < 1 s",
+                        "measured": f"{rp['seconds']:.2f} s for {rp['partition']} ({rp['events_in_partition']:,} events; "
+                                    f"{rp['tasks_deleted']:,} tasks deleted, {rp['events_kept']:,} events kept)",
+                        "pass": rp["seconds"] < 1.0 and rp["dropped"] == [rp["partition"]]})
+        worst = []
+        for method in ("GetTask", "ListTaskEvents"):
+            a, b = sc["points"][str(small)][method]["p99_ms"], sc["points"][str(large)][method]["p99_ms"]
+            worst.append((method, a, b, b / a if a else None))
+        out.append({"id": "P7", "target": f"GetTask and ListTaskEvents p99 with {large:,} events <= 1.5x that with "
+                                          f"{small:,}",
+                    "measured": ", ".join(f"{m} {_n(b, 2)} vs {_n(a, 2)} ms ({_n(r, 2)}x)" for m, a, b, r in worst),
+                    "pass": all(r is not None and r <= 1.5 for _, _, _, r in worst)})
     return out
 
 
@@ -232,17 +246,27 @@ def render(results: dict[str, Any]) -> str:
         add("5. Cost growth: the same loads on a small and a large table "
             f"(Tasklife transitions at c={plan['scale_transition_concurrency']}, pgbench at "
             f"c={plan['scale_pgbench_concurrency']}, reads at c={plan['scale_read_concurrency']})")
-        add(f"{'tasks':>10} {'events':>10} {'db size':>8} {'load s':>6} | {'transitions/s':>22} | {'pgbench/s':>20} | "
-            f"{'GetTask p50/p99':>16} | {'ListTaskEvents p50/p99':>22}")
+        add(f"{'tasks':>10} {'events':>10} {'parts':>5} {'db size':>8} {'load s':>6} | {'transitions/s':>22} | "
+            f"{'pgbench/s':>20} | {'GetTask p50/p99':>16} | {'ListTaskEvents p50/p99':>22} | {'catch-up events/s':>17}")
         for n in sc["sizes"]:
             p = sc["points"][str(n)]
             t, g, le, pb = p["transitions"], p["GetTask"], p["ListTaskEvents"], p["pgbench"]
-            add(f"{p['load']['tasks']:>10,} {p['load']['events']:>10,} {p['load']['database_size']:>8} "
+            cu = p.get("catch_up") or {}
+            add(f"{p['load']['tasks']:>10,} {p['load']['events']:>10,} {p['load'].get('partitions', '-'):>5} "
+                f"{p['load']['database_size']:>8} "
                 f"{p['load']['load_seconds'] + p['load']['vacuum_seconds']:>6.1f} | "
                 f"{_n(t['rate']) + _range(t, 'rate'):>22} | {_n(pb['rate']) + _range(pb, 'rate'):>20} | "
-                f"{_n(g['p50_ms'], 2) + '/' + _n(g['p99_ms'], 2):>16} | {_n(le['p50_ms'], 2) + '/' + _n(le['p99_ms'], 2):>22}")
+                f"{_n(g['p50_ms'], 2) + '/' + _n(g['p99_ms'], 2):>16} | {_n(le['p50_ms'], 2) + '/' + _n(le['p99_ms'], 2):>22} | "
+                f"{_n(cu.get('rate')):>17}")
         add(f"     large/small: Tasklife transitions {_pct(sc['transition_ratio'])} (per repetition "
             f"{' '.join(_pct(r) for r in sc.get('transition_ratio_runs', []))}), pgbench {_pct(sc['pgbench_ratio'])}")
+        add("     catch-up: a watch from the oldest event, reading the first "
+            f"{plan.get('scale_catch_up_events', 0):,} events (or all of a smaller history)")
+        rp = sc.get("retention")
+        if rp:
+            add(f"     retention pass on the large history: {rp['seconds']:.2f} s to drop {rp['partition']} "
+                f"({rp['events_in_partition']:,} events) and delete its {rp['tasks_deleted']:,} abandoned tasks, "
+                f"keeping the {rp['events_kept']:,} events of the tasks that still exist")
 
     pr = results.get("peer")
     if pr:

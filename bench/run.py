@@ -36,7 +36,8 @@ class Plan:
     stream_rate: int = 1000
     stream_duration: float = 6.0
     stream_warmup: float = 1.0
-    scale_sizes: tuple[int, int] = (10_000, 1_000_000)
+    scale_sizes: tuple[int, int] = (10_000, 10_000_000)  # events in the small and the large history
+    scale_catch_up_events: int = 100_000
     scale_reps: int = 3
     scale_duration: float = 3.0
     scale_transition_concurrency: int = 64
@@ -58,7 +59,7 @@ class Plan:
 
 FULL = Plan(mode="full")
 QUICK = Plan(mode="quick", reps=1, duration=1.2, warmup=0.3, stream_duration=2.0, stream_warmup=0.5,
-             scale_sizes=(1_000, 100_000), scale_reps=1, scale_duration=1.0, peer_windows=1, peer_window=3.0,
+             scale_sizes=(10_000, 300_000), scale_catch_up_events=20_000, scale_reps=1, scale_duration=1.0, peer_windows=1, peer_window=3.0,
              peer_warmup=2.0, peer_backlog=500, peer_drain_jobs=0, worker_tasks=300)
 
 RATE_KEYS = ("rate", "p50_ms", "p99_ms")
@@ -300,7 +301,8 @@ class Bench:
         plan = self.plan
         small, large = plan.scale_sizes
         scales = [scale.Scale(self.pg, "scale_small", small), scale.Scale(self.pg, "scale_large", large)]
-        runs: dict[int, list[dict[str, Any]]] = {s.tasks: [] for s in scales}
+        runs: dict[int, list[dict[str, Any]]] = {s.events: [] for s in scales}
+        out: dict[str, Any] = {"sizes": [small, large], "points": {}}
         try:
             for rep in range(plan.scale_reps):
                 for s in (scales if rep % 2 == 0 else scales[::-1]):
@@ -315,23 +317,28 @@ class Bench:
                             "concurrency": plan.scale_read_concurrency, "channels": 4,
                             "duration": plan.scale_duration, "warmup": plan.warmup,
                             "id_format": scale.ID_FORMAT, "n": s.tasks, "seed": rep})
-                    runs[s.tasks].append(run)
-                    infra.log(f"  rep {rep + 1} {s.tasks:>9,} tasks: transitions {run['transitions']['rate']:.0f}/s, "
+                    runs[s.events].append(run)
+                    infra.log(f"  rep {rep + 1} {s.events:>10,} events: transitions {run['transitions']['rate']:.0f}/s, "
                               f"pgbench {run['pgbench']['rate']:.0f}/s, GetTask p99 "
                               f"{run['GetTask']['p99_ms']:.2f} ms, ListTaskEvents p99 "
                               f"{run['ListTaskEvents']['p99_ms']:.2f} ms")
+            for s in scales:
+                catch_up = scale.stream_catch_up(s.server.address, min(plan.scale_catch_up_events, s.events))
+                infra.log(f"  catch-up from the oldest event, {s.events:,} events: {catch_up}")
+                out["points"][str(s.events)] = {"catch_up": catch_up}
+            out["retention"] = scale.retention_pass(scales[1].url)
+            infra.log(f"  retention pass on {large:,} events: {out['retention']}")
         finally:
             for s in scales:
                 s.stop()
-        out: dict[str, Any] = {"sizes": [small, large], "points": {}}
         for s in scales:
-            rs = runs[s.tasks]
-            out["points"][str(s.tasks)] = {
+            rs = runs[s.events]
+            out["points"][str(s.events)].update({
                 "load": s.load,
                 **{part: summarize([r[part] for r in rs], RATE_KEYS)
                    for part in ("transitions", "pgbench", "GetTask", "ListTaskEvents")},
                 "raw": rs,
-            }
+            })
         a, b = (out["points"][str(n)]["transitions"]["rate"] for n in (small, large))
         out["transition_ratio"] = b / a if a else None
         # Each repetition's large run against its own small run: how much of the ratio is noise.
@@ -385,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a ~1-minute check: one short run per point, "
-                        "1k vs 100k tasks for cost growth, no draining run for the peer")
+                        "10k vs 300k events for cost growth, no draining run for the peer")
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.json", help="JSON results (default %(default)s)")
     parser.add_argument("--only", default=",".join(SECTIONS),
                         help=f"comma-separated sections to run (default: all of {','.join(SECTIONS)})")

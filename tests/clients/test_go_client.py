@@ -67,7 +67,12 @@ def require_go() -> str:
 
 
 def tail(text: str) -> str:
-    return text if len(text) <= OUTPUT_TAIL else "...\n" + text[-OUTPUT_TAIL:]
+    """The end of the output, after every failure line and file:line message in it, so that
+    the failing test is named even when the output is long."""
+    if len(text) <= OUTPUT_TAIL:
+        return text
+    failures = [line for line in text.splitlines() if "--- FAIL" in line or "_test.go:" in line]
+    return "\n".join(failures[:40]) + "\n...\n" + text[-OUTPUT_TAIL:]
 
 
 def test_go_client_passes_its_test_suite_against_the_live_server(

@@ -91,7 +91,7 @@ class RetentionReport:
     events_kept: int = 0  # moved to task_events_kept: their tasks still exist
     tasks_deleted: int = 0
     kept_events_deleted: int = 0  # of deleted tasks, from task_events_kept
-    skipped: list[str] = field(default_factory=list)  # partitions whose lock was not granted in time
+    skipped: list[str] = field(default_factory=list)  # partitions left for the next round
     seconds: float = 0.0
 
 
@@ -161,10 +161,12 @@ def retain(conn: psycopg.Connection, retention: timedelta, now: datetime | None 
             continue
         try:
             _drop(conn, partition, report)
-        except psycopg.errors.LockNotAvailable:
+        except (psycopg.errors.LockNotAvailable, psycopg.errors.ForeignKeyViolation) as exc:
+            # The table's lock was not granted in time, or a rerun of a task being deleted
+            # was created meanwhile: nothing of this partition's pass was written.
             report.skipped.append(partition.name)
-            log.warning("history partition %s not dropped: its table lock was not granted within %s", partition.name,
-                        LOCK_TIMEOUT)
+            log.warning("history partition %s not dropped this round (%s); trying again at the next",
+                        partition.name, type(exc).__name__)
             break  # the later ones must not go before it: retained_since would have a gap
     report.seconds = time.monotonic() - started
     if report.dropped:

@@ -346,18 +346,23 @@ SELECT EXISTS (SELECT FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] I
 -- event columns are NULL.
 WITH horizon AS (
     SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin
-), batch AS (
-    SELECT e.id, e.xid::text AS xid, e.task_id, e.version, e.action, e.from_state, e.to_state,
-           e.operator, e.reason, e.request_id, e.expected_version, e.created_at, e.namespace,
-           e.on_behalf_of, t.labels
-    FROM task_events AS e
-    JOIN tasks AS t ON t.id = e.task_id
+), page AS (
+    -- Limited before the join, so that the plan reads each partition's (xid, id) index in
+    -- order and stops (a merge of index scans), whatever the estimates of a generic plan.
+    SELECT e.* FROM task_events AS e
     WHERE (e.xid, e.id) > (%(xid)s::xid8, %(id)s::bigint)
       AND e.xid < (SELECT xmin FROM horizon)
     ORDER BY e.xid, e.id
     LIMIT %(limit)s
+), batch AS (
+    SELECT e.id, e.xid::text AS xid, e.task_id, e.version, e.action, e.from_state, e.to_state,
+           e.operator, e.reason, e.request_id, e.expected_version, e.created_at, e.namespace,
+           e.on_behalf_of, t.labels, e.xid AS position_xid
+    FROM page AS e
+    JOIN tasks AS t ON t.id = e.task_id
 )
-SELECT EXISTS (SELECT FROM task_events WHERE xid >= (SELECT xmin FROM horizon)) AS blocked,
+-- max(xid) reads each partition's index once, backwards; an EXISTS could scan them all.
+SELECT COALESCE((SELECT max(xid) FROM task_events) >= (SELECT xmin FROM horizon), false) AS blocked,
        EXISTS (SELECT FROM history_horizon
                WHERE %(accepted_xid)s::xid8 IS NOT NULL
                  AND (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)
@@ -366,7 +371,7 @@ SELECT EXISTS (SELECT FROM task_events WHERE xid >= (SELECT xmin FROM horizon)) 
        b.operator, b.reason, b.request_id, b.expected_version, b.created_at, b.namespace,
        b.on_behalf_of, b.labels
 FROM horizon LEFT JOIN batch AS b ON true
-ORDER BY b.xid::xid8, b.id;
+ORDER BY b.position_xid, b.id;
 
 -- name: stream_head
 -- The position of the newest event below the horizon: where "from now" starts.
@@ -411,7 +416,9 @@ ORDER BY upper NULLS LAST, lower NULLS FIRST;
 -- Retention's task deletion: the tasks abandoned before `before` (so every event of theirs
 -- was recorded before it), with their events in task_events_kept; those in the partitions
 -- being dropped go with them. Kept: a task a rerun refers to (until the rerun goes), and
--- one a waiting task depends on (its absence would open that task's gate).
+-- one a waiting task depends on (its absence would open that task's gate). No row lock
+-- first: nothing moves an abandoned task (it is terminal), and a rerun created meanwhile
+-- fails the DELETE's foreign-key check, which rolls the pass back until the next round.
 WITH waited_on AS (
     SELECT DISTINCT unnest(depends_on) AS id FROM tasks WHERE state = 'created' AND depends_on <> '{}'
 ), doomed AS (
@@ -419,7 +426,6 @@ WITH waited_on AS (
     WHERE t.state = 'abandoned' AND t.updated_at < %(before)s::timestamptz
       AND NOT EXISTS (SELECT FROM tasks AS r WHERE r.rerun_of = t.id)
       AND NOT EXISTS (SELECT FROM waited_on AS w WHERE w.id = t.id)
-    FOR UPDATE OF t
 ), gone AS (
     DELETE FROM tasks AS t USING doomed AS d WHERE t.id = d.id RETURNING t.id
 ), kept_gone AS (

@@ -737,6 +737,8 @@ class TaskStore:
 
     async def cursor_retained(self, position: Position) -> bool:
         """Whether a watch may resume after `position` (see queries.sql)."""
+        if position[1] > _MAX_BIGINT:
+            return False  # no event has such an id (a forged cursor)
         rows = await self._fetchall("cursor_retained", {"xid": str(position[0]), "id": position[1]})
         return bool(rows[0][0])
 
@@ -746,6 +748,7 @@ class TaskStore:
 
 
 _DEADLOCK_RETRIES = 3
+_MAX_BIGINT = 2**63 - 1
 # Each retry runs under a newer transaction id than the writer that made the guard refuse,
 # so a second refusal needs yet another writer in between: a few retries always suffice.
 _REORDERED_RETRIES = 20
