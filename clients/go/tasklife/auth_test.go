@@ -75,8 +75,13 @@ func TestBearerTokenAuthenticatesAgainstTheSecuredServer(t *testing.T) {
 		t.Fatalf("operator %q, want the principal %q", created.GetEvent().GetOperator(), securedPrincipal)
 	}
 
-	// The watch carries the token too, and sees the transition made on someone's behalf.
-	watcher, err := client.Watch(ctx, &pb.WatchTaskEventsRequest{TaskIds: []string{taskID}, Namespaces: []string{securedNamespace}})
+	// The watch carries the token too, and sees the transition made on someone's behalf. It
+	// starts after the creation's cursor: a watch "from now" may still deliver the creation
+	// when an older transaction was running as it began (the stream's horizon).
+	watcher, err := client.Watch(ctx, &pb.WatchTaskEventsRequest{
+		TaskIds: []string{taskID}, Namespaces: []string{securedNamespace},
+		Start: &pb.WatchTaskEventsRequest_AfterCursor{AfterCursor: created.GetEvent().GetCursor()},
+	})
 	if err != nil {
 		t.Fatalf("Watch with the token: %v", err)
 	}
