@@ -92,7 +92,7 @@ def pgbench_script() -> tuple[str, dict[str, str]]:
     """The custom script and the -D variables it needs."""
     from tasklife_server.storage.queries import QUERIES
 
-    sql = QUERIES["transition"]
+    sql = QUERIES["transition_without_request_id"]  # as the measured calls: no request_id
     variables: dict[str, str] = {}
     bound = {"task_id": "tid", "expected_version": "ver"}
     pause = pgbench_statement(sql, transition_params("pause"), "p", variables, bound)

@@ -44,4 +44,22 @@ def load(path: Path = Path(__file__).with_name("queries.sql")) -> Mapping[str, s
     return MappingProxyType(named)
 
 
-QUERIES = load()
+def _without_request_id(named: Mapping[str, str]) -> Mapping[str, str]:
+    """Adds `transition_without_request_id`: the transition for a call without a request_id,
+    whose replay lookup (`prior`) can find nothing. Its `WHERE false` lets the planner leave
+    every partition of the history out of the plan, where the lookup would probe (and lock)
+    each one's index for nothing."""
+    transition = named["transition"]
+    lookup = "prior AS(SELECT*FROM task_events WHERE task_id=%(task_id)s AND request_id=%(request_id)s AND EXISTS(SELECT FROM cur))"
+    if lookup not in transition:
+        raise AssertionError("queries.sql: the transition's prior lookup changed; update queries.py")
+    return MappingProxyType({**named, "transition_without_request_id": transition.replace(
+        lookup, "prior AS(SELECT*FROM task_events WHERE false)")})
+
+
+def transition_query(params: Mapping[str, object]) -> str:
+    """The name of the transition statement for these parameters."""
+    return "transition" if params["request_id"] is not None else "transition_without_request_id"
+
+
+QUERIES = _without_request_id(load())

@@ -31,7 +31,7 @@ from tasklife_server.domain.errors import (
 from tasklife_server.domain.model import ClaimCommand, Change, Event, NewTask, Task, TaskSpec, TransitionCommand
 from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, allowed_actions, sources_of, target_of
-from tasklife_server.storage.queries import QUERIES
+from tasklife_server.storage.queries import QUERIES, transition_query
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_as_of, task_from
 from tasklife_server.storage.doorbell import Doorbell
@@ -475,7 +475,7 @@ class TaskStore:
                 if command.task_id not in younger
             ]
             if pipelined:
-                rows = await self._pipelined("transition", [params for _, _, params, _ in planned], conn)
+                rows = await self._pipelined_each([(transition_query(params), params) for _, _, params, _ in planned], conn)
                 settled = [
                     await self._settle(index, command, timer, row, conn)
                     for (index, command, _, timer), row in zip(planned, rows)
@@ -485,16 +485,19 @@ class TaskStore:
             else:
                 settled = []
                 for index, command, params, timer in planned:
-                    rows = await self._fetchall("transition", params, conn)
+                    rows = await self._fetchall(transition_query(params), params, conn)
                     settled.append(await self._settle(index, command, timer, rows[0] if rows else None, conn))
         deferred = [index for index, command in enumerate(commands) if command.task_id in younger]
         return settled, deferred
 
     async def _pipelined(self, name: str, params_list: list[dict[str, Any]], conn: AsyncConnection) -> list[TupleRow | None]:
         """Each statement's first row (or None), all sent before any answer is awaited."""
+        return await self._pipelined_each([(name, params) for params in params_list], conn)
+
+    async def _pipelined_each(self, statements: list[tuple[str, dict[str, Any]]], conn: AsyncConnection) -> list[TupleRow | None]:
         cursors = []
         async with conn.pipeline():
-            for params in params_list:
+            for name, params in statements:
                 cursor = conn.cursor()
                 await cursor.execute(QUERIES[name], params, prepare=True)
                 cursors.append(cursor)
@@ -613,7 +616,7 @@ class TaskStore:
     ) -> TupleRow | None:
         if not has_request_id or conn is not None:
             # Inside a caller's transaction the caller has locked the task already.
-            rows = await self._fetchall("transition", params, conn)
+            rows = await self._fetchall(transition_query(params), params, conn)
             return rows[0] if rows else None
         # The statement looks for an earlier event with this request_id. Its snapshot must
         # see every event committed before it got the task's lock, or a concurrent call with
