@@ -22,6 +22,7 @@ from tests.integration.test_observability import scrape
 from tests.support import PB_STATE, act, failure_of, history, task_in, unique_id
 
 CALLERS = 48
+GROUPING_BURSTS = 5
 
 
 @pytest.fixture(scope="module")
@@ -119,18 +120,25 @@ def test_concurrent_creates_share_commits_and_a_conflicting_one_alone_is_refused
     process, stubs = grouped
     taken = unique_id("taken")
     stubs[0].CreateTask(task_service_pb2.CreateTaskRequest(task_id=taken, labels={"team": "a"}))
-    ids = [unique_id("g") for _ in range(CALLERS - 1)]
-    groups_before, _ = group_histogram(process, "create")
-    requests = [task_service_pb2.CreateTaskRequest(task_id=task_id) for task_id in ids]
-    requests.insert(CALLERS // 2, task_service_pb2.CreateTaskRequest(task_id=taken, labels={"team": "b"}))
-    answers = all_at_once([(lambda s=stubs[i % len(stubs)], r=r: s.CreateTask(r)) for i, r in enumerate(requests)])
-    groups = group_histogram(process, "create")[0] - groups_before
+    # On a loaded machine a burst of threads can trickle in one at a time, each written
+    # alone: the burst is repeated (with new ids) until one shares a commit. Every burst's
+    # answers are checked.
+    for _burst in range(GROUPING_BURSTS):
+        ids = [unique_id("g") for _ in range(CALLERS - 1)]
+        groups_before, _ = group_histogram(process, "create")
+        requests = [task_service_pb2.CreateTaskRequest(task_id=task_id) for task_id in ids]
+        requests.insert(CALLERS // 2, task_service_pb2.CreateTaskRequest(task_id=taken, labels={"team": "b"}))
+        answers = all_at_once([(lambda s=stubs[i % len(stubs)], r=r: s.CreateTask(r)) for i, r in enumerate(requests)])
+        groups = group_histogram(process, "create")[0] - groups_before
 
-    assert groups < CALLERS, "no two creates were written together"
-    refused = answers.pop(CALLERS // 2)
-    failure = failure_of(lambda: reraise(refused))
-    assert failure.code is grpc.StatusCode.ALREADY_EXISTS
-    assert failure.error_info.reason == "TASK_ALREADY_EXISTS"
-    assert failure.error_info.metadata["differing_fields"] == "labels"
-    assert [a.task.task_id for a in answers] == ids
-    assert {(a.task.state, a.task.version, a.event.version) for a in answers} == {(task_pb2.TASK_STATE_CREATED, 1, 1)}
+        refused = answers.pop(CALLERS // 2)
+        failure = failure_of(lambda: reraise(refused))
+        assert failure.code is grpc.StatusCode.ALREADY_EXISTS
+        assert failure.error_info.reason == "TASK_ALREADY_EXISTS"
+        assert failure.error_info.metadata["differing_fields"] == "labels"
+        assert [a.task.task_id for a in answers] == ids
+        assert {(a.task.state, a.task.version, a.event.version) for a in answers} == {
+            (task_pb2.TASK_STATE_CREATED, 1, 1)}
+        if groups < CALLERS:
+            break
+    assert groups < CALLERS, f"no two creates were written together in {GROUPING_BURSTS} bursts"
