@@ -79,10 +79,6 @@ class Horizon:
     retained_since: datetime | None  # history is complete from here on; None: nothing dropped
     dropped: Position | None  # the largest stream position of a dropped event
 
-    def loses(self, position: Position) -> bool:
-        """Whether a stream reader at `position` has missed dropped events."""
-        return self.dropped is not None and position < self.dropped
-
 
 @dataclass
 class RetentionReport:
