@@ -1,16 +1,20 @@
 """The two ceilings a Tasklife transition cannot beat on this machine.
 
-(a) PostgreSQL: the exact `transition` statement of queries.sql, driven by pgbench with a
-    custom script. Each pgbench client owns one task (pre-seeded READY at version 2) and
-    moves it READY -> PAUSED -> READY -> ... with a pgbench \\if on a per-client phase
-    variable, so one pgbench "transaction" is exactly one transition statement (one commit)
-    and its logged latency is one transition's. Every call is a real compare-and-swap: it
-    passes expected_version, which the client tracks, and every one succeeds because nobody
-    else touches the task. The parameters are the ones TaskStore.transition would send for
-    PauseTask/ResumeTask (captured from it, not retyped): each becomes a pgbench variable
-    (sent as a parameter of a prepared statement, as psycopg does with prepare=True), except
-    NULLs and empty strings, which pgbench cannot define and so become the literals NULL
-    and ''.
+(a) PostgreSQL: one single-row compare-and-swap per transaction, driven by pgbench with a
+    custom script. The statement is bench/reference_transition.sql: the one Tasklife ran for
+    every call before transitions were written in groups, the cheapest single-transition
+    statement we know. (A lone call now runs queries.sql `transition_group` with one item,
+    which costs PostgreSQL more; several calls at once share it, which costs far less per
+    call.) Each pgbench client owns one task (pre-seeded READY at version 2) and moves it
+    READY -> PAUSED -> READY -> ... with a pgbench \\if on a per-client phase variable, so
+    one pgbench "transaction" is exactly one transition statement (one commit) and its
+    logged latency is one transition's. Every call is a real compare-and-swap: it passes
+    expected_version, which the client tracks, and every one succeeds because nobody else
+    touches the task. The parameters are the fields of the item TaskStore.transition writes
+    for PauseTask/ResumeTask (captured from it, not retyped): each becomes a pgbench
+    variable (sent as a parameter of a prepared statement, as psycopg does with
+    prepare=True), except NULLs and empty strings, which pgbench cannot define and so
+    become the literals NULL and ''.
 (b) The gRPC stack: the real server answering an RPC from memory, with no database work,
     driven by the same load generator as the Tasklife figures (bench.load, mode "empty").
 """
@@ -31,10 +35,11 @@ from bench import infra
 from bench.stats import percentiles
 
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+REFERENCE = Path(__file__).with_name("reference_transition.sql")
 
 
-def transition_params(action_name: str, task_id: str = "t", expected_version: int | None = 2) -> dict[str, Any]:
-    """The exact parameters TaskStore.transition sends for one action (captured, not copied)."""
+def transition_item(action_name: str, task_id: str = "t", expected_version: int | None = 2) -> dict[str, Any]:
+    """The exact item TaskStore.transition writes for one action (captured, not copied)."""
     from tasklife_server.domain.model import TransitionCommand
     from tasklife_server.domain.policies import PolicySettings
     from tasklife_server.domain.states import Action
@@ -43,9 +48,9 @@ def transition_params(action_name: str, task_id: str = "t", expected_version: in
     captured: dict[str, Any] = {}
 
     class Capturing(TaskStore):
-        async def _transition_row(self, params, has_request_id, conn):  # type: ignore[override]
-            captured.update(params)
-            return None
+        async def _write_moves(self, group, conn=None):  # type: ignore[override]
+            captured.update(group[0].item)
+            return [None]
 
     store = Capturing(None, PolicySettings())  # type: ignore[arg-type]
     command = TransitionCommand(task_id=task_id, action=Action(action_name), operator="bench",
@@ -83,20 +88,18 @@ def pgbench_statement(sql: str, params: dict[str, Any], prefix: str, variables: 
         variables[var] = _pg_value(value)
         return f":{var}"
 
-    body = "\n".join(line for line in sql.splitlines() if not line.strip().startswith("--"))
-    body = re.sub(r"\s+--[^\n']*$", "", body, flags=re.MULTILINE)  # trailing comments
-    return PLACEHOLDER.sub(replace, body).strip() + ";"
+    return PLACEHOLDER.sub(replace, sql).strip() + ";"
 
 
 def pgbench_script() -> tuple[str, dict[str, str]]:
     """The custom script and the -D variables it needs."""
-    from tasklife_server.storage.queries import QUERIES
+    from tasklife_server.storage.queries import load
 
-    sql = QUERIES["transition_without_request_id"]  # as the measured calls: no request_id
+    sql = load(REFERENCE)["reference_transition"]
     variables: dict[str, str] = {}
     bound = {"task_id": "tid", "expected_version": "ver"}
-    pause = pgbench_statement(sql, transition_params("pause"), "p", variables, bound)
-    resume = pgbench_statement(sql, transition_params("resume"), "r", variables, bound)
+    pause = pgbench_statement(sql, transition_item("pause"), "p", variables, bound)
+    resume = pgbench_statement(sql, transition_item("resume"), "r", variables, bound)
     script = "\n".join([
         "-- One transition per pgbench transaction: each client bounces its own task",
         "-- READY -> PAUSED -> READY; :ver is the version the task is at (compare-and-swap).",

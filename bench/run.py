@@ -63,6 +63,8 @@ QUICK = Plan(mode="quick", reps=1, duration=1.2, warmup=0.3, stream_duration=2.0
              peer_warmup=2.0, peer_backlog=500, peer_drain_jobs=0, worker_tasks=300)
 
 RATE_KEYS = ("rate", "p50_ms", "p99_ms")
+STREAM_KEYS = ("transitions_per_s", "delivered_per_s", "p50_ms", "p99_ms", "max_ms", "rss_before_mib", "rss_after_mib",
+               "rss_per_subscriber_kib", "open_seconds", "server_cpu_share")
 
 
 class Bench:
@@ -277,11 +279,17 @@ class Bench:
 
     def stream(self, capacity: float | None = None) -> dict[str, Any]:
         """Paced at half the single-call capacity measured in this run (`capacity`: transitions/s
-        at the highest concurrency), or at plan.stream_rate without one; then the largest
-        subscriber count once more at plan.stream_rate or more, saturating the server."""
+        at the highest concurrency), or at plan.stream_rate without one, each subscriber count
+        `reps` times (interleaved, the order rotated); then the largest subscriber count once
+        more at plan.stream_rate or more, saturating the server."""
         plan = self.plan
         rate = int(capacity / 2) if capacity else plan.stream_rate
-        points = [self.stream_point(subscribers, rate) for subscribers in plan.stream_subscribers]
+        counts = list(plan.stream_subscribers)
+        runs: dict[int, list[dict[str, Any]]] = {n: [] for n in counts}
+        for rep in range(plan.reps):
+            for subscribers in counts[rep % len(counts):] + counts[: rep % len(counts)]:
+                runs[subscribers].append(self.stream_point(subscribers, rate))
+        points = [{"subscribers": n, **summarize(runs[n], STREAM_KEYS), "raw": runs[n]} for n in counts]
         saturating = max(plan.stream_rate, int(capacity or 0))
         saturated = self.stream_point(max(plan.stream_subscribers), saturating)
         return {"rate": rate, "capacity": capacity, "points": points, "saturated": saturated}

@@ -164,3 +164,16 @@ class Watcher:
     def cancel(self) -> None:
         self.call.cancel()
         self._thread.join(10)
+
+
+def stored_positions(db: Any, after: tuple[int, int] = (0, 0)) -> list[tuple[str, int]]:
+    """(task_id, version) of every event after `after`, in stream order, as the database has them."""
+    rows = db.execute(
+        "SELECT task_id, version FROM task_events WHERE (xid, id) > (%s::xid8, %s) ORDER BY xid, id",
+        (str(after[0]), after[1]),
+    ).fetchall()
+    return [(task_id, version) for task_id, version in rows]
+
+
+def seen(events: list[Any]) -> list[tuple[str, int]]:
+    return [(e.task_id, e.version) for e in events]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -51,9 +52,11 @@ async def serve(
         on_delivery=telemetry.on_stream_delivery,
     )
     notifier = CommitNotifier(database_url)
-    listener = CommitListener(database_url, on_notify=lambda: (hub.wake(), store.heard_of_commit()), own=notifier)
-    store.on_commit(hub.wake)
-    store.on_commit(notifier.poke)
+    listener = CommitListener(
+        database_url, on_notify=lambda: (hub.wake(), store.heard_of_commit()), own=notifier, on_own=hub.transaction_ended
+    )
+    store.follow_with(hub)
+    store.on_transaction_end(notifier.poke)
     timers = TimerRunner(
         store, settings.policies, on_action=telemetry.on_policy_action, on_failure=telemetry.on_timer_failure
     )
@@ -79,6 +82,7 @@ async def serve(
             loop.add_signal_handler(sig, stop.set)
         loop.add_signal_handler(signal.SIGHUP, reload_credentials, authenticator)
         host = settings.listen.rsplit(":", 1)[0]
+        tune_garbage_collection()  # what lives as long as the process exists by now
         # Tests and scripts read this line to learn the port when --listen ends in :0.
         print(f"tasklife: serving on {host}:{port}", flush=True)
         if telemetry.metrics_url:
@@ -107,6 +111,21 @@ async def serve(
         await listener.stop()
         await notifier.stop()
         await store.close()
+
+
+def tune_garbage_collection() -> None:
+    """Keeps the cyclic garbage collector's pauses out of the stream's latency.
+
+    A full collection walks every object the process holds: with 1,000 watches open, about
+    120,000, a pause of 40-100 ms here, which every watcher sees as a late event. Objects
+    alive now (modules, descriptors, the pool) live as long as the process: freezing them
+    takes them out of every later walk. Collecting the young generation every 10,000
+    allocations instead of 700, and the older ones ten times less often each, leaves the
+    rare full collection to a few tens of thousands of objects. Most garbage here is
+    acyclic and freed at once by reference counting; the collector only finds cycles.
+    """
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
 
 
 class CannotMigrate(RuntimeError):

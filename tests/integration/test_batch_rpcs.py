@@ -82,6 +82,31 @@ def test_two_items_for_one_task_apply_in_request_order(stub: Any) -> None:
     ]
 
 
+def test_an_enqueue_sees_the_success_of_its_upstream_completed_earlier_in_the_batch(stub: Any) -> None:
+    upstream = task_in(stub, State.RUNNING)
+    downstream = create(stub, depends_on=[upstream.task_id])
+    results = batch(
+        stub,
+        item(Action.COMPLETE, upstream.task_id),
+        item(Action.ENQUEUE, downstream.task_id),
+    )
+    assert [(r.HasField("error"), r.task.state) for r in results] == [
+        (False, PB_STATE[State.SUCCEEDED]), (False, PB_STATE[State.READY])
+    ]
+
+
+def test_an_enqueue_before_its_upstreams_completion_in_the_batch_is_refused_as_alone(stub: Any) -> None:
+    upstream = task_in(stub, State.RUNNING)
+    downstream = create(stub, depends_on=[upstream.task_id])
+    results = batch(
+        stub,
+        item(Action.ENQUEUE, downstream.task_id),
+        item(Action.COMPLETE, upstream.task_id),
+    )
+    assert error_info(results[0].error).reason == "DEPENDENCIES_NOT_MET"
+    assert results[1].task.state == PB_STATE[State.SUCCEEDED]
+
+
 def test_a_refused_item_neither_undoes_nor_blocks_the_others(stub: Any, db: Any) -> None:
     first, second = create(stub), create(stub)
     results = batch(

@@ -16,22 +16,9 @@ from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 from tasklife_server.domain import cursor
 from tasklife_server.domain.states import Action, State
 from tests.conftest import ServerProcess
-from tests.support import PB_STATE, Watcher, act, create, failure_of, task_in, unique_id
+from tests.support import PB_STATE, Watcher, act, create, failure_of, seen, stored_positions, task_in, unique_id
 
 FAST_PROGRESS = Duration(nanos=100_000_000)
-
-
-def stored_positions(db: psycopg.Connection, after: tuple[int, int] = (0, 0)) -> list[tuple[str, int]]:
-    """(task_id, version) of every event after `after`, in stream order, as the database has them."""
-    rows = db.execute(
-        "SELECT task_id, version FROM task_events WHERE (xid, id) > (%s::xid8, %s) ORDER BY xid, id",
-        (str(after[0]), after[1]),
-    ).fetchall()
-    return [(task_id, version) for task_id, version in rows]
-
-
-def seen(events: list[Any]) -> list[tuple[str, int]]:
-    return [(e.task_id, e.version) for e in events]
 
 
 @pytest.fixture

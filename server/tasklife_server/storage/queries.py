@@ -45,21 +45,21 @@ def load(path: Path = Path(__file__).with_name("queries.sql")) -> Mapping[str, s
 
 
 def _without_request_id(named: Mapping[str, str]) -> Mapping[str, str]:
-    """Adds `transition_without_request_id`: the transition for a call without a request_id,
-    whose replay lookup (`prior`) can find nothing. Its `WHERE false` lets the planner leave
-    every partition of the history out of the plan, where the lookup would probe (and lock)
-    each one's index for nothing."""
-    transition = named["transition"]
-    lookup = "prior AS(SELECT*FROM task_events WHERE task_id=%(task_id)s AND request_id=%(request_id)s AND EXISTS(SELECT FROM cur))"
-    if lookup not in transition:
-        raise AssertionError("queries.sql: the transition's prior lookup changed; update queries.py")
-    return MappingProxyType({**named, "transition_without_request_id": transition.replace(
-        lookup, "prior AS(SELECT*FROM task_events WHERE false)")})
+    """Adds `transition_group_without_request_id`: the transition group for items without a
+    request_id, whose replay lookup (`prior`) can find nothing. Its `WHERE false` lets the
+    planner leave every partition of the history out of the plan, where the lookup would
+    probe (and lock) each one's index for every item for nothing."""
+    group = named["transition_group"]
+    start, end = group.find("prior AS("), group.find("),checks AS(")
+    if start < 0 or end < start or group.count("prior AS(") != 1:
+        raise AssertionError("queries.sql: the transition group's prior lookup changed; update queries.py")
+    lookup = "prior AS(SELECT NULL::int AS n,e.*FROM task_events AS e WHERE false"
+    return MappingProxyType({**named, "transition_group_without_request_id": group[:start] + lookup + group[end:]})
 
 
-def transition_query(params: Mapping[str, object]) -> str:
-    """The name of the transition statement for these parameters."""
-    return "transition" if params["request_id"] is not None else "transition_without_request_id"
+def transition_query(has_request_id: bool) -> str:
+    """The name of the transition group statement for items with or without request_ids."""
+    return "transition_group" if has_request_id else "transition_group_without_request_id"
 
 
 QUERIES = _without_request_id(load())

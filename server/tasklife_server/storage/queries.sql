@@ -40,76 +40,89 @@ SELECT {task:t}, {event:e}
 FROM tasks AS t JOIN task_events AS e ON e.task_id = t.id AND e.version = 1
 WHERE t.id = %(task_id)s;
 
--- name: transition
--- The whole compare-and-swap in one round trip. Locks the task row first so the recorded
--- from_state is the state actually left, then moves it only if every guard holds:
---   it is in an allowed source state, and at expected_version when one is given;
---   no event already carries this request_id;
+-- name: transition_group
+-- A group of compare-and-swaps in one statement: every item of %(items)s moves its task
+-- by one action, or is answered with why not. No task is named by two items (a task's
+-- second move waits for a later statement, which sees the first). The tasks are locked
+-- first, in id order (so that two groups never deadlock), so that each recorded from_state
+-- is the state actually left. An item moves its task only if every guard holds:
+--   the task is in one of the item's source states, and at its expected_version if given;
+--   no event of the task carries the item's request_id yet;
 --   for EnqueueTask out of CREATED: every upstream has succeeded (the dependency gate);
---   for a worker's CompleteTask/FailTask: that worker holds the task and its lease is live.
+--   for a worker's CompleteTask/FailTask: that worker holds the task and its lease is live;
+--   the stream-order guard (docs/concepts/stream.md): the task's latest event comes from an
+--   older transaction than this one, or from this one.
 -- The same UPDATE records the attempt, worker and lease of a StartTask, and sets the
--- task's one timer as the service's policies need it in the new state. A task that
--- succeeds arms the timer of every downstream task waiting to enqueue itself (in id
--- order, so that concurrent completions never deadlock). Returns exactly one row:
---   applied   the task moved; the task and the new event follow
+-- task's one timer as the service's policies need it in the new state. Every task that
+-- succeeds arms the timer of each downstream task waiting to enqueue itself (in id order,
+-- so that concurrent completions never deadlock). Returns one row per item, by its n:
+--   applied   the task moved; the task and the new event follow, and whether
+--             downstream tasks were armed
 --   replayed  request_id was used before; the task as it is now, and that first event
---   refused   nothing changed; the current state, version and why follow; the last
---             column false means the stream-order guard refused it: a younger
---             transaction wrote the task's latest event, so this one must not write
---             the next (run the statement again, in a new transaction)
--- and no row when the task does not exist (or is outside the caller's namespaces).
-WITH cur AS (
-    SELECT id, state, version, depends_on, worker, lease_expires_at, attempt, event_xid
-    FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
-    FOR UPDATE
+--   refused   nothing changed; the task's id, state and version, then why: the gate,
+--             holder and order checks, the worker holding it, its attempt, and the
+--             upstreams not succeeded yet when the gate is shut. order_ok false means a
+--             younger transaction wrote the task's latest event, so this one must not
+--             write the next: the item must run again, in a new transaction
+-- and no row for an item whose task does not exist (or is outside the item's reach).
+WITH item AS (
+    SELECT * FROM jsonb_to_recordset(%(items)s::jsonb) AS i(
+        n int, task_id text, action text, to_state text, from_states text[], expected_version bigint,
+        request_id text, operator text, reason text, on_behalf_of text, reach text[], gated bool,
+        worker_check text, starting bool, release_worker bool, worker text, lease_ms bigint,
+        timer_action text, timer_delay_ms bigint)
+), cur AS (
+    -- ANY(ARRAY(...)): an index scan of the primary key, whatever the planner guesses of the
+    -- number of items (it guesses 100).
+    SELECT * FROM tasks WHERE id = ANY(ARRAY(SELECT task_id FROM item)) ORDER BY id FOR UPDATE
 ), prior AS (
-    SELECT * FROM task_events WHERE task_id = %(task_id)s AND request_id = %(request_id)s AND EXISTS (SELECT FROM cur)
+    SELECT i.n, e.* FROM item AS i
+    CROSS JOIN LATERAL (SELECT * FROM task_events AS e WHERE e.task_id = i.task_id AND e.request_id = i.request_id) AS e
 ), checks AS (
-    SELECT c.state = ANY(%(from_states)s::text[]) AS state_ok,
-           (%(expected_version)s::bigint IS NULL OR c.version = %(expected_version)s::bigint) AS version_ok,
-           (NOT %(gated)s OR c.state <> 'created'
+    -- Each item with its task as locked, and whether each guard holds.
+    SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.depends_on,
+           c.state = ANY(i.from_states) AS state_ok,
+           (i.expected_version IS NULL OR c.version = i.expected_version) AS version_ok,
+           (NOT i.gated OR c.state <> 'created'
             OR NOT EXISTS (SELECT FROM tasks AS u WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL)) AS gate_open,
-           (%(worker_check)s::text IS NULL
-            OR (c.worker = %(worker_check)s AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok,
-           -- The stream-order guard (docs/concepts/stream.md): the task's latest event
-           -- must come from an older transaction than this one (or from this one).
-           c.event_xid <= pg_current_xact_id() AS order_ok
-    FROM cur AS c
+           (i.worker_check IS NULL
+            OR (c.worker = i.worker_check AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok,
+           c.event_xid <= pg_current_xact_id() AS order_ok,
+           i.n IN (SELECT n FROM prior) AS replay
+    FROM item AS i JOIN cur AS c ON c.id = i.task_id AND (i.reach IS NULL OR c.namespace = ANY(i.reach))
 ), moved AS (
     UPDATE tasks AS t
-    SET state = %(to_state)s,
-        version = c.version + 1,
+    SET state = k.to_state,
+        version = k.version + 1,
         updated_at = clock_timestamp(),
-        attempt = c.attempt + %(starting)s::bool::int,
+        attempt = k.attempt + k.starting::int,
         -- An expired lease releases the worker: its late CompleteTask/FailTask is refused.
-        worker = CASE WHEN %(starting)s THEN %(worker)s WHEN %(release_worker)s THEN NULL ELSE t.worker END,
-        lease_duration_ms = CASE WHEN %(starting)s THEN %(lease_ms)s::bigint ELSE t.lease_duration_ms END,
-        last_heartbeat_at = CASE WHEN %(starting)s THEN clock_timestamp() ELSE t.last_heartbeat_at END,
+        worker = CASE WHEN k.starting THEN k.worker WHEN k.release_worker THEN NULL ELSE t.worker END,
+        lease_duration_ms = CASE WHEN k.starting THEN k.lease_ms ELSE t.lease_duration_ms END,
+        last_heartbeat_at = CASE WHEN k.starting THEN clock_timestamp() ELSE t.last_heartbeat_at END,
         -- NULL (no lease) when StartTask gives no lease_ms.
-        lease_expires_at = CASE WHEN %(starting)s THEN clock_timestamp() + %(lease_ms)s::bigint * interval '1ms' END,
-        succeeded_at = CASE WHEN %(to_state)s = 'succeeded' THEN clock_timestamp() ELSE t.succeeded_at END,
+        lease_expires_at = CASE WHEN k.starting THEN clock_timestamp() + k.lease_ms * interval '1ms' END,
+        succeeded_at = CASE WHEN k.to_state = 'succeeded' THEN clock_timestamp() ELSE t.succeeded_at END,
         event_xid = pg_current_xact_id(),
-        timer_action = %(timer_action)s,
-        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
-        next_attempt_at = CASE WHEN %(timer_action)s = 'enqueue'
-                               THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms' END
-    FROM cur AS c, checks AS k
-    WHERE t.id = c.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok AND k.order_ok
-      AND NOT EXISTS (SELECT FROM prior)
-    RETURNING t.*, c.state AS from_state
+        timer_action = k.timer_action,
+        timer_at = clock_timestamp() + k.timer_delay_ms * interval '1ms',
+        next_attempt_at = CASE WHEN k.timer_action = 'enqueue' THEN clock_timestamp() + k.timer_delay_ms * interval '1ms' END
+    FROM checks AS k
+    WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok AND k.order_ok AND NOT k.replay
+    RETURNING k.n, t.*
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
                              request_id, expected_version, created_at, namespace, on_behalf_of)
-    SELECT id, version, %(action)s, from_state, state, %(operator)s, %(reason)s,
-           %(request_id)s, %(expected_version)s::bigint, updated_at, namespace, %(on_behalf_of)s
-    FROM moved
+    SELECT m.id, m.version, k.action, k.state, m.state, k.operator, k.reason,
+           k.request_id, k.expected_version, m.updated_at, m.namespace, k.on_behalf_of
+    FROM moved AS m JOIN checks AS k ON k.n = m.n
+    ORDER BY m.n
     RETURNING *
 ), waiting AS (
-    -- Driven by the constant id (a partial GIN index on depends_on), and skipped at once
-    -- unless this move is a success.
+    -- Looked up through a partial GIN index on depends_on, and only when a task succeeded.
     SELECT d.id FROM tasks AS d
-    WHERE %(to_state)s = 'succeeded' AND EXISTS (SELECT FROM moved)
-      AND d.depends_on @> ARRAY[%(task_id)s::text]
+    WHERE EXISTS (SELECT FROM moved WHERE state = 'succeeded')
+      AND d.depends_on && ARRAY(SELECT id FROM moved WHERE state = 'succeeded')
       -- Re-armed even if a timer is set: the timer runner may be checking this task's
       -- gate right now, before this success is visible to it, and then clear its timer.
       AND d.state = 'created' AND d.auto_enqueue
@@ -120,59 +133,55 @@ WITH cur AS (
     FROM waiting AS w WHERE d.id = w.id
     RETURNING d.id
 )
-SELECT 'applied', {task:m}, {event:r},
-       NULL::bool, NULL::bool, NULL::text, EXISTS (SELECT FROM armed)
-FROM moved AS m CROSS JOIN recorded AS r
+SELECT m.n, 'applied', {task:m}, {event:r}, NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int,
+       NULL::text[], EXISTS (SELECT FROM armed)
+FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
 UNION ALL
-SELECT 'replayed', {task:t}, {event:p}, NULL, NULL, NULL, NULL
-FROM prior AS p JOIN tasks AS t ON t.id = p.task_id
+SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
+WHERE k.replay
 UNION ALL
-SELECT 'refused', c.id, c.state, c.version, {nulls:task_after_version}, {nulls:event},
-       k.gate_open, k.holder_ok, c.worker, k.order_ok
-FROM cur AS c CROSS JOIN checks AS k
-WHERE NOT EXISTS (SELECT FROM moved) AND NOT EXISTS (SELECT FROM prior);
+-- Refused items (an item with no row names no task it may reach).
+SELECT k.n, 'refused', k.id, k.state, k.version, {nulls:task_after_version}, {nulls:event},
+       k.gate_open, k.holder_ok, k.holder, k.order_ok, k.attempt,
+       CASE WHEN NOT k.gate_open THEN ARRAY(SELECT ARRAY[u.id, u.state] FROM tasks AS u
+                                            WHERE u.id = ANY(k.depends_on) AND u.succeeded_at IS NULL ORDER BY u.id) END,
+       NULL
+FROM checks AS k
+WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved));
 
 -- name: lock_tasks
--- A batch's first statement: locks every task it will move, in id order (so that two
--- batches never deadlock), before anything is written. Every task named, whoever may reach
--- it: a group of single calls mixes callers, and each item's own statement still answers a
--- task outside its caller's reach as missing.
+-- The first statement of a transition group written in several statements, or with
+-- request_ids: locks every task it will move, in id order (so that two groups never
+-- deadlock), before anything is written, so that the group's statements see every event
+-- committed before the locks (a concurrent duplicate of a request is replayed, never
+-- recorded twice). Every task named, whoever may reach it: a group mixes callers, and each
+-- item still answers a task outside its caller's reach as missing.
 SELECT id FROM tasks
 WHERE id = ANY(%(task_ids)s::text[])
 ORDER BY id
 FOR UPDATE;
 
--- name: written_after_us
--- The stream-order guard of a transaction that locked several tasks (docs/concepts/stream.md):
--- the locked tasks whose latest event was written by a transaction with a larger id than
--- this one. It took its id at its first lock and may have waited for such a transaction on
--- a later row: an event written here would sort before that task's earlier event. Run as a
--- statement of its own, after the locks, so that its snapshot sees every committed event.
-SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]) AND event_xid > pg_current_xact_id();
-
--- name: lock_ready_tasks
--- ClaimTasks' first statement: the oldest-ready matching tasks, locked (a ready task's
+-- name: claim_ready
+-- ClaimTasks in one statement: locks the oldest-ready matching tasks (a ready task's
 -- updated_at is when it became ready: nothing but a transition, which leaves the state,
--- changes it); tasks another
--- claimer holds are skipped, never waited for. A task that already has an event with the
--- claim's request_id cannot record it twice, so it is left to other claims.
-SELECT t.id FROM tasks AS t
-WHERE t.state = ANY(%(from_states)s::text[])
-  AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
-  AND t.labels @> %(labels)s::jsonb
-  AND (%(request_id)s::text IS NULL
-       OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = t.id AND e.request_id = %(request_id)s))
-ORDER BY t.updated_at, t.id
-LIMIT %(limit)s
-FOR UPDATE OF t SKIP LOCKED;
-
--- name: start_claimed
--- ClaimTasks' second statement: starts the locked tasks exactly as StartTask would
--- (attempt, worker, lease, timer), except those the stream-order guard excludes (see
--- written_after_us): they stay ready for the next claim. Oldest-ready first.
-WITH claimable AS (
-    SELECT id, updated_at AS ready_at FROM tasks
-    WHERE id = ANY(%(task_ids)s::text[]) AND event_xid < pg_current_xact_id()
+-- changes it), skipping tasks another claimer holds rather than waiting for them, and
+-- starts them exactly as StartTask would (attempt, worker, lease, timer), oldest-ready
+-- first. A task that already has an event with the claim's request_id cannot record it
+-- twice, so it is left to other claims. So is a task the stream-order guard excludes
+-- (docs/concepts/stream.md): the transaction took its id at its first lock, and a younger
+-- transaction may have written a task it locked later; that task stays ready for the next
+-- claim.
+WITH locked AS (
+    SELECT t.id, t.updated_at AS ready_at, t.event_xid FROM tasks AS t
+    WHERE t.state = ANY(%(from_states)s::text[])
+      AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+      AND t.labels @> %(labels)s::jsonb
+      AND (%(request_id)s::text IS NULL
+           OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = t.id AND e.request_id = %(request_id)s))
+    ORDER BY t.updated_at, t.id
+    LIMIT %(limit)s
+    FOR UPDATE OF t SKIP LOCKED
 ), moved AS (
     UPDATE tasks AS t
     SET state = %(to_state)s,
@@ -187,8 +196,8 @@ WITH claimable AS (
         timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
         next_attempt_at = NULL,
         event_xid = pg_current_xact_id()
-    FROM claimable AS c
-    WHERE t.id = c.id
+    FROM locked AS c
+    WHERE t.id = c.id AND c.event_xid < pg_current_xact_id()
     RETURNING t.*, c.ready_at
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
@@ -211,11 +220,6 @@ WHERE e.request_id = %(request_id)s AND e.action = 'start' AND e.request_id IS N
   AND t.state = %(to_state)s AND t.worker = %(worker)s
   AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
 ORDER BY e.id;
-
--- name: unmet_dependencies
-SELECT u.id, u.state FROM tasks AS t JOIN tasks AS u ON u.id = ANY(t.depends_on)
-WHERE t.id = %(task_id)s AND u.succeeded_at IS NULL
-ORDER BY u.id;
 
 -- name: heartbeat
 -- Extends the lease of the worker's running task (or starts one, given a duration). Not a
@@ -338,12 +342,12 @@ SELECT EXISTS (SELECT FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] I
 -- task's labels for filtering. Reads only events of transactions older than every
 -- transaction still running (pg_snapshot_xmin): event ids come from a sequence and can
 -- commit out of order, so "id > last" would skip rows that commit later, while every row
--- below the horizon is final. Always returns one row: `blocked` says whether committed
--- events exist beyond the horizon (waiting for an older transaction to end), and
--- `lost` whether retention dropped events after the position, beyond what the reader
--- accepted as dropped when it started (read in the same snapshot as the batch, so that a
--- drop is never missed; a NULL `accepted` skips the check); when the batch is empty the
--- event columns are NULL.
+-- below the horizon is final. Always returns one row: `blocked_by` is the horizon (the
+-- oldest running transaction) if committed events wait beyond it for it to end, else
+-- NULL; `lost` says whether retention dropped events after the position, beyond what the
+-- reader accepted as dropped when it started (read in the same snapshot as the batch, so
+-- that a drop is never missed; a NULL `accepted` skips the check). When the batch is
+-- empty the event columns are NULL.
 WITH horizon AS (
     SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin
 ), page AS (
@@ -362,7 +366,8 @@ WITH horizon AS (
     JOIN tasks AS t ON t.id = e.task_id
 )
 -- max(xid) reads each partition's index once, backwards; an EXISTS could scan them all.
-SELECT COALESCE((SELECT max(xid) FROM task_events) >= (SELECT xmin FROM horizon), false) AS blocked,
+SELECT CASE WHEN (SELECT max(xid) FROM task_events) >= (SELECT xmin FROM horizon)
+            THEN (SELECT xmin FROM horizon)::text END AS blocked_by,
        EXISTS (SELECT FROM history_horizon
                WHERE %(accepted_xid)s::xid8 IS NOT NULL
                  AND (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)

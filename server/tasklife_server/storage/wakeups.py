@@ -83,16 +83,27 @@ class CommitNotifier(_Connected):
 
 
 class CommitListener(_Connected):
-    def __init__(self, database_url: str, on_notify: Callable[[], None], own: CommitNotifier | None = None):
+    def __init__(
+        self,
+        database_url: str,
+        on_notify: Callable[[], None],
+        own: CommitNotifier | None = None,
+        on_own: Callable[[], None] | None = None,
+    ):
+        """`on_notify` is called for another process's notification, `on_own` for one of
+        `own`'s: the NOTIFY's own transaction held back the stream's horizon until then."""
         super().__init__(database_url, "tasklife-commit-listener")
         self._on_notify = on_notify
         self._own = own
+        self._on_own = on_own
 
     async def _session(self, conn: psycopg.AsyncConnection) -> None:
         await conn.execute(QUERIES["listen_commits"])
         # Changes made while the connection was down are picked up by this first wake-up.
         self._on_notify()
         async for notification in conn.notifies():
-            # This process's own commits woke its reader already.
             if self._own is None or notification.pid != self._own.backend_pid:
                 self._on_notify()
+            elif self._on_own is not None:
+                # This process's own commits woke its reader already.
+                self._on_own()

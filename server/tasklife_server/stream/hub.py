@@ -19,7 +19,7 @@ from tasklife_server.domain.errors import CursorNotRetained, StreamClosed
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import ORIGIN, Position, Start, StartKind, WatchFilter, position_of
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
-from tasklife_server.storage.store import TaskStore
+from tasklife_server.storage.store import StreamRead, TaskStore
 from tasklife_server.stream.index import SubscriptionIndex
 
 log = logging.getLogger(__name__)
@@ -50,8 +50,11 @@ class HubSettings:
     batch_size: int = 500
     buffer_batches: int = 64  # per subscription, before it falls back to reading the table
     poll_interval: float = 0.5  # the reader looks even without a wake-up this often
-    blocked_recheck: float = 0.002  # how soon to look again while an older transaction runs...
-    blocked_recheck_max: float = 0.25  # ...growing up to this while it keeps running
+    # While committed events wait for an older transaction, the reader looks again this
+    # soon even without a wake-up: a Tasklife process's wakes it when it ends, so this is
+    # for a transaction of anything else on the PostgreSQL server...
+    blocked_recheck: float = 0.005
+    blocked_recheck_max: float = 0.032  # ...twice as late each time the same one still runs
     # Subscriptions reading the table at once; the others wait, so that a crowd of
     # watchers catching up cannot take every pooled connection from the transitions.
     catch_up_readers: int = 2
@@ -83,6 +86,11 @@ class EventHub:
         self._reader: asyncio.Task[None] | None = None
         self._connection: Any = None
         self._closed = False
+        # The transaction the latest read found committed events waiting for, if any, and
+        # that read's ticket (reads are numbered as they are asked for).
+        self._blocked_by: int | None = None
+        self._blocked_by_ticket = 0
+        self._tickets = 0
         self._recheck = settings.blocked_recheck
 
     async def start(self) -> None:
@@ -104,6 +112,25 @@ class EventHub:
     def wake(self) -> None:
         """Something may have been committed: read the table again soon."""
         self._wake.set()
+
+    def follow_up(self) -> StreamRead | None:
+        """The read a writer of this process makes right after its commit, in the same round
+        trip (storage/store.py), so that what it committed reaches the live watchers at once;
+        None while no watcher is live."""
+        if not self._live or self._closed:
+            return None
+        return self._next_read()
+
+    def followed(self, read: StreamRead, events: list[tuple[Event, dict[str, str]]], blocked_by: int | None) -> None:
+        """The outcome of a writer's read after its commit."""
+        if self._advance(read, events, blocked_by):
+            self.wake()  # cut at its limit: the reader reads on
+
+    def transaction_ended(self) -> None:
+        """A transaction that wrote no event ended (this process's NOTIFY, say): it may
+        have been the one committed events wait for."""
+        if self._blocked_by is not None:
+            self._wake.set()
 
     async def subscribe(self, watch: WatchFilter, start: Start, cursor_text: str = "") -> Subscription:
         if self._closed:
@@ -154,7 +181,7 @@ class EventHub:
         """A batch from the table after `position`, and whether it reached the newest event.
         Raises CursorNotRetained if retention dropped events after it since `accepted`."""
         async with self._catch_up_slots:
-            rows, _blocked = await self._store.stream_batch(position, self.settings.batch_size, accepted=accepted)
+            rows, _blocked_by = await self._store.stream_batch(position, self.settings.batch_size, accepted=accepted)
         items = self._items(rows)
         end = items[-1].position if items else position
         return Batch(items, end), len(items) < self.settings.batch_size
@@ -168,12 +195,7 @@ class EventHub:
 
     async def _follow(self) -> None:
         while True:
-            try:
-                async with asyncio.timeout(self.settings.poll_interval):
-                    await self._wake.wait()
-            except TimeoutError:
-                pass
-            self._wake.clear()
+            await self._until_worth_reading()
             if not self._live:
                 continue  # reading for nobody would cost every transition a query
             try:
@@ -187,33 +209,66 @@ class EventHub:
                     log.exception("stream reader failed; retrying")
                 if self._connection is not None:
                     await self._connection.close()
+                self._blocked_by = None
                 await asyncio.sleep(self.settings.poll_interval)
+
+    async def _until_worth_reading(self) -> None:
+        """Until a wake-up (a commit here or elsewhere), or the recheck while committed
+        events wait for an older transaction, or the poll interval."""
+        timeout = self.settings.poll_interval if self._blocked_by is None else self._recheck
+        try:
+            async with asyncio.timeout(timeout):
+                await self._wake.wait()
+        except TimeoutError:
+            pass
+        self._wake.clear()
 
     async def _read_all(self) -> None:
         # The reader has a connection of its own: waiting for a pooled one behind the
         # transitions would add their queueing to every watcher's latency.
         if self._connection is None or self._connection.closed:
-            self._connection = await self._store.connect()
+            self._connection = await self._store.connect_reader()
         while True:
-            rows, blocked = await self._store.stream_batch(
-                self.position, self.settings.batch_size, self._connection, self.accepted
-            )
-            if rows:
-                items = self._items(rows)
-                end = items[-1].position
-                self.position = end
-                self._dispatch(items, end)
-            if len(rows) < self.settings.batch_size:
+            read = self._next_read()
+            events, blocked_by = await self._store.stream_batch(read.after, read.limit, self._connection, read.accepted)
+            if not self._advance(read, events, blocked_by):
                 break
-        if blocked:
-            # A transaction that started earlier is still running; its events, and any
-            # committed after it, become readable when it ends. Usually that is a
-            # transition a millisecond from commit; a long one must not make every process
-            # poll the table flat out, so the delay grows while it lasts.
-            asyncio.get_running_loop().call_later(self._recheck, self._wake.set)
+
+    def _next_read(self) -> StreamRead:
+        self._tickets += 1
+        return StreamRead(self.position, self.accepted, self.settings.batch_size, self._tickets)
+
+    def _advance(self, read: StreamRead, events: list[tuple[Event, Mapping[str, str]]], blocked_by: int | None) -> bool:
+        """Hands the live subscriptions the events of `read` after the reader's position, and
+        moves the position past them; True if the read was cut at its limit (more may
+        follow). Reads run concurrently (the reader's own, and writers' after their
+        commits), so the position may have moved on since `read` was asked for: the read
+        still holds every event after the new position up to its last one, in order."""
+        if read.accepted != self.accepted or read.after > self.position:
+            self.wake()  # the reader started over (history retention) since: read again
+            return False
+        fresh = [(event, labels) for event, labels in events if position_of(event) > self.position]
+        if fresh:
+            items = self._items(fresh)
+            self.position = items[-1].position
+            self._dispatch(items, self.position)
+        if read.ticket > self._blocked_by_ticket:
+            self._blocked_by_ticket = read.ticket
+            self._note_blocker(blocked_by)
+        return len(events) == read.limit
+
+    def _note_blocker(self, blocked_by: int | None) -> None:
+        """Committed events wait for transaction `blocked_by` (None: for nothing). A
+        Tasklife transaction wakes the reader when it ends; any other is found ended by
+        the recheck, which comes twice as late each time the same transaction still runs
+        (a long one must not make every process poll the table flat out), and as soon as
+        it may again when a different one holds the horizon: under steady load that is a
+        new, short transaction every time."""
+        if blocked_by is not None and blocked_by == self._blocked_by:
             self._recheck = min(self._recheck * 2, self.settings.blocked_recheck_max)
         else:
             self._recheck = self.settings.blocked_recheck
+        self._blocked_by = blocked_by
 
     def _lose_live(self, lost: CursorNotRetained) -> None:
         """Retention dropped events after the reader's position before it read them (a watch

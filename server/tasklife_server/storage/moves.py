@@ -1,0 +1,159 @@
+"""Transition items for the `transition_group` statement, and what its rows mean.
+
+A group of moves (concurrent single calls, or one BatchTransitionTasks) is written as one
+statement per wave: every item of a wave names a different task. A task's later moves go to
+later waves, which see the earlier ones; so does an EnqueueTask that follows a CompleteTask
+of the group, since the dependency gate reads the other tasks' outcomes. Each item is then
+answered from its row exactly as a lone call would be. No I/O here: storage/store.py runs the
+statements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+from tasklife_server.domain.errors import (
+    DependenciesNotMet,
+    InvalidTransition,
+    LeaseLost,
+    RequestIdReused,
+    TaskNotFound,
+    TasklifeError,
+    VersionMismatch,
+)
+from tasklife_server.domain.model import Change, TransitionCommand
+from tasklife_server.domain.policies import Timer
+from tasklife_server.domain.states import Action, State, allowed_actions, sources_of, target_of
+from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_from
+
+# Every action's source states, from the transition table, as the statement takes them.
+_SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Action if action is not Action.CREATE}
+
+# The row of transition_group: n, outcome, the task, the event, then the refusal's details
+# and whether the group armed downstream tasks.
+_TASK_AT = 2
+_EVENT_AT = _TASK_AT + TASK_WIDTH
+_DETAILS_AT = _EVENT_AT + EVENT_WIDTH
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One transition as an item of the group statement, with the timer it sets."""
+
+    command: TransitionCommand
+    timer: Timer | None
+    item: dict[str, Any]
+
+
+def move_of(command: TransitionCommand, timer: Timer | None) -> Move:
+    target = target_of(command.action)
+    starting = command.action is Action.START
+    item = {
+        "task_id": command.task_id,
+        "action": command.action.value,
+        "to_state": target.value,
+        "from_states": _SOURCES[command.action],
+        "expected_version": command.expected_version,
+        "request_id": command.request_id,
+        "operator": command.operator,
+        "reason": command.reason,
+        "on_behalf_of": command.on_behalf_of,
+        "reach": command.reach,
+        "gated": command.action is Action.ENQUEUE,
+        "worker_check": None if starting else command.worker,
+        "starting": starting,
+        "release_worker": command.releases_worker,
+        "worker": command.worker,
+        "lease_ms": command.lease_ms,
+        "timer_action": timer.action.value if timer else None,
+        "timer_delay_ms": timer.delay_ms if timer else None,
+    }
+    return Move(command, timer, item)
+
+
+def waves(moves: Sequence[Move]) -> list[list[int]]:
+    """The positions of `moves` in the order of the statements that write them: a task's
+    moves in successive waves, and every EnqueueTask in a wave after each CompleteTask
+    before it (an upstream it may wait for)."""
+    result: list[list[int]] = []
+    next_wave: dict[str, int] = {}
+    after_completions = 0
+    for position, move in enumerate(moves):
+        task_id, action = move.command.task_id, move.command.action
+        wave = next_wave.get(task_id, 0)
+        if action is Action.ENQUEUE:
+            wave = max(wave, after_completions)
+        if wave == len(result):
+            result.append([])
+        result[wave].append(position)
+        next_wave[task_id] = wave + 1
+        if action is Action.COMPLETE:
+            after_completions = max(after_completions, wave + 1)
+    return result
+
+
+def items_of(moves: Sequence[Move], positions: Sequence[int]) -> list[dict[str, Any]]:
+    """A wave's items, each numbered by its place in the wave (its row's n)."""
+    return [{**moves[position].item, "n": n} for n, position in enumerate(positions)]
+
+
+def reordered(row: Sequence[Any] | None) -> bool:
+    """Whether the stream-order guard refused the item: it must run in a new transaction."""
+    return row is not None and row[1] == "refused" and row[_DETAILS_AT + 3] is False
+
+
+def armed_downstream(row: Sequence[Any]) -> bool:
+    """Whether the statement that moved this item armed a downstream task's timer."""
+    return bool(row[-1])
+
+
+def outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> tuple[Change, str]:
+    """The change an item's row reports and whether it was `applied` or `replayed`; raises
+    its refusal (TaskNotFound for no row)."""
+    if row is None:
+        raise TaskNotFound(command.task_id)
+    outcome = row[1]
+    if outcome == "refused":
+        raise refusal_of(command, row)
+    change = Change(task_from(row, _TASK_AT), event_from(row, _EVENT_AT))
+    if outcome == "applied":
+        return change, outcome
+    if not command.repeats(change.event):
+        raise RequestIdReused(command.task_id, command.request_id or "", change.event.action)
+    # The task as the first call left it: its state, version and time come from that event.
+    event = change.event
+    replayed = replace(change.task, state=event.to_state, version=event.version, updated_at=event.created_at)
+    return Change(replayed, event), outcome
+
+
+def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
+    """Which refusal a refused row means."""
+    state, version = State(row[_TASK_AT + 1]), row[_TASK_AT + 2]
+    gate_open, holder_ok, holder, _order_ok, attempt, unmet = row[_DETAILS_AT : _DETAILS_AT + 6]
+    # A caller that named a version asked for a compare-and-swap: if someone else moved
+    # the task first, "your view is stale, re-read" is the useful answer.
+    if command.expected_version is not None and command.expected_version != version:
+        return VersionMismatch(command.task_id, command.expected_version, version, state)
+    if command.worker is not None and not holder_ok and _held_before(command.worker, state, holder, attempt):
+        return LeaseLost(command.task_id, command.worker, holder, state)
+    if state not in sources_of(command.action):
+        return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
+    if not gate_open:
+        return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in unmet))
+    return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
+
+
+def _held_before(worker: str, state: State, holder: str | None, attempt: int) -> bool:
+    """Whether a worker refused as not holding the task may once have held it, which makes
+    the refusal LEASE_LOST ("stop, it is no longer yours") rather than INVALID_TRANSITION.
+
+    A running task is someone's; a task that left running keeps its last worker, except
+    after a lease expiry, which releases it: then any earlier attempt may have been this
+    worker's. A task never started (attempt 0) was nobody's.
+    """
+    if state is State.RUNNING or holder == worker:
+        return True
+    if holder is not None:
+        return False
+    return attempt > 0
