@@ -129,7 +129,8 @@ def retention_pass(database_url: str) -> dict[str, Any]:
         report = history.retain(conn, now - oldest.upper)
     return {"partition": oldest.name, "events_in_partition": events, "tasks_abandoned": abandoned,
             "dropped": report.dropped, "tasks_deleted": report.tasks_deleted, "events_kept": report.events_kept,
-            "seconds": report.seconds}
+            "seconds": report.seconds, "deleting_seconds": report.deleting_seconds,
+            "dropping_seconds": report.dropping_seconds}
 
 
 class Scale:

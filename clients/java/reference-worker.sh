@@ -32,4 +32,6 @@ if stale; then
   flock -u 9
 fi
 
-exec java -cp "$classes:$(cat "$classpath")" dev.tasklife.client.reference.ReferenceWorker "$@"
+# C1 only: a benchmark run lasts seconds, and C2's compilations would take 2-3 s of CPU from
+# the server on the same small machine in that time, for no gain in an I/O-bound loop.
+exec java -XX:TieredStopAtLevel=1 -cp "$classes:$(cat "$classpath")" dev.tasklife.client.reference.ReferenceWorker "$@"

@@ -50,6 +50,10 @@ REQUIRED_GO_TESTS = (
     "TestWorkerRetriesALostClaimWithTheSameRequestIDAndGetsItsTasks",
     "TestWorkerRetriesALostReportWithTheSameRequestIDsAndRecordsItOnce",
     "TestWorkerTreatsTheLeaseAsLostWhenNoHeartbeatSucceedsForAWholeLease",
+    "TestWorkerClaimsTheNextTaskBeforeTheLastOnesReportIsAnswered",
+    "TestWorkerHoldsAtMostTwiceConcurrencyTasksWhileReportsAreUnanswered",
+    "TestWorkerClaimsOnceForHandlersThatReturnOneByOneWhileTheirReportsAreUnanswered",
+    "TestWorkerClaimsForPartOfARoundOnceTheOutcomesBeforeItAreReported",
     # clients/go/reference-worker.sh on 50 ready tasks.
     "TestReferenceWorkerCompletesFiftyReadyTasksExactlyOnce",
 )

@@ -49,6 +49,8 @@ REQUIRED_JAVA_TESTS = (
     "batch and claim RPCs",
     "worker",
     "worker under faults",
+    "worker slots",
+    "handler hand-offs",
 )
 REFERENCE_WORKER = JAVA_DIR / "reference-worker.sh"
 

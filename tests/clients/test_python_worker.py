@@ -261,6 +261,31 @@ def test_outcomes_that_finish_together_share_report_calls(server: ServerProcess,
     assert events.count("completed") == 40
 
 
+def test_the_next_claim_goes_out_while_the_report_of_the_last_outcome_is_in_flight(server: ServerProcess,
+                                                                                     client: TasklifeClient) -> None:
+    ns = namespace()
+    ready_tasks(client, ns, 2)
+
+    async def handler(task: task_pb2.Task) -> None:
+        pass
+
+    worker = make_worker(server, handler, ns, concurrency=1)
+    send = worker._send
+    claimed_during_first_report: list[bool] = []
+
+    async def holding_send(batch: list[Any]) -> None:
+        if not claimed_during_first_report:  # hold the first report until the second claim (or 5 s)
+            deadline = asyncio.get_running_loop().time() + 5
+            while worker.stats().claimed < 2 and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.01)
+            claimed_during_first_report.append(worker.stats().claimed == 2)
+        await send(batch)
+
+    worker._send = holding_send  # type: ignore[method-assign]
+    asyncio.run(run_until(worker, lambda: worker.stats().completed == 2))
+    assert claimed_during_first_report == [True]
+
+
 def test_the_reference_worker_drains_a_queue_and_prints_its_counters(server: ServerProcess,
                                                                      client: TasklifeClient) -> None:
     ns = namespace()

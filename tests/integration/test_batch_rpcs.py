@@ -290,6 +290,19 @@ def test_a_create_that_repeats_an_existing_task_returns_it_and_one_that_differs_
     assert (info.reason, info.metadata["differing_fields"]) == ("TASK_ALREADY_EXISTS", "labels")
 
 
+def test_an_id_created_twice_in_one_batch_is_created_once_then_found_or_refused(stub: Any, db: Any) -> None:
+    task_id = unique_id()
+    first, again, different = create_batch(
+        stub,
+        task_service_pb2.CreateTaskRequest(task_id=task_id, labels={"a": "1"}),
+        task_service_pb2.CreateTaskRequest(task_id=task_id, labels={"a": "1"}),
+        task_service_pb2.CreateTaskRequest(task_id=task_id, labels={"a": "2"}),
+    )
+    assert (first.task.version, again.task) == (1, first.task)
+    assert error_info(different.error).reason == "TASK_ALREADY_EXISTS"
+    assert db.execute("SELECT count(*) FROM task_events WHERE task_id = %s", (task_id,)).fetchone()[0] == 1
+
+
 def test_a_create_batch_of_more_than_1000_is_too_large(stub: Any) -> None:
     requests = [task_service_pb2.CreateTaskRequest()] * 1001
     failure = failure_of(lambda: create_batch(stub, *requests))

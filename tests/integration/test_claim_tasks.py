@@ -14,11 +14,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
 from google.protobuf.duration_pb2 import Duration
+from psycopg.types.json import Jsonb
 from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain.states import Action, State
+from tasklife_server.storage import migrate
+from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES
 from tests.conftest import ServerProcess
 from tests.support import PB_ACTION, PB_STATE, act, create, failure_of, history, unique_id
 
@@ -218,3 +222,46 @@ def test_a_waiting_claim_answers_empty_when_the_server_shuts_down(database_url: 
             assert time.monotonic() - started < 30
     finally:
         assert server.stop() == 0, server.stderr
+
+
+def test_a_task_this_request_id_started_before_is_not_claimed_again_under_it(stub: Any, queue: dict[str, str]) -> None:
+    ids = ready_tasks(stub, 2, queue)
+    assert [c.task.task_id for c in claim(stub, queue, max_tasks=1, request_id="claim-back")] == ids[:1]
+    act(stub, Action.PAUSE, ids[0])
+    act(stub, Action.RESUME, ids[0])  # ready again, after ids[1]
+
+    again = claim(stub, queue, max_tasks=2, request_id="claim-back")
+
+    assert [c.task.task_id for c in again] == ids[1:]
+    assert [e.request_id for e in history(stub, ids[0]) if e.action == PB_ACTION[Action.START]] == ["claim-back"]
+
+
+def test_a_task_with_another_event_of_the_claims_request_id_stays_ready(stub: Any, queue: dict[str, str]) -> None:
+    ids = ready_tasks(stub, 2, queue)
+    act(stub, Action.PAUSE, ids[0], request_id="reused")
+    act(stub, Action.RESUME, ids[0])
+    act(stub, Action.PAUSE, ids[1])
+    act(stub, Action.RESUME, ids[1])
+
+    claimed = claim(stub, queue, max_tasks=2, request_id="reused")
+
+    assert [c.task.task_id for c in claimed] == ids[1:]
+    assert stub.GetTask(task_service_pb2.GetTaskRequest(task_id=ids[0])).task.state == PB_STATE[State.READY]
+
+
+def test_a_claim_without_labels_walks_the_ready_order_index_before_any_analyze(empty_database_url: str) -> None:
+    # A fresh database: the tasks made ready have never been analyzed, as after a burst.
+    migrate.upgrade(empty_database_url)
+    with psycopg.connect(empty_database_url) as conn:
+        conn.execute("INSERT INTO tasks (id, state, version, updated_at) "
+                     "SELECT 'burst-' || i, 'ready', 2, now() FROM generate_series(1, 3000) AS i")
+        conn.execute(PLANNER_SETTINGS["claim_ready_unlabelled"])
+        params = {"from_states": ["ready"], "reach": None, "labels": Jsonb({}), "request_id": "c", "limit": 16,
+                  "action": "start", "from_state": "ready", "to_state": "running", "worker": "w", "lease_ms": 30000,
+                  "timer_action": "expire_lease", "timer_delay_ms": 30000, "operator": "w", "reason": "",
+                  "on_behalf_of": None}
+        plan = "\n".join(row[0] for row in conn.execute("EXPLAIN " + QUERIES["claim_ready_unlabelled"], params))
+        conn.rollback()
+
+    assert "Index Scan using ix_tasks_ready_order on tasks" in plan, plan
+    assert "Bitmap" not in plan.split("CTE moved")[0], plan

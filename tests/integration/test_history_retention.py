@@ -219,6 +219,28 @@ def test_a_live_watcher_catching_up_through_a_partition_being_dropped_ends_with_
     assert received == order[: len(received)]
 
 
+def test_the_deletion_before_the_drop_already_refuses_the_reads_that_would_need_the_deleted_history(
+    site: Site,
+) -> None:
+    gone = abandoned(site.stub)
+    task_in(site.stub, State.RUNNING)
+    cursor = events_of(site.stub, gone)[0].cursor  # the rest of its history follows it
+    instant = site.now()
+    today = next(p for p in history.partitions(site.db) if p.covers(instant))
+    report = history.RetentionReport(horizon=instant)
+
+    history.delete_abandoned(site.db, today, report)  # the pass's first step only
+
+    assert (report.tasks_deleted, site.task_exists(gone)) == (1, False)
+    assert today.name in {p.name for p in history.partitions(site.db)}
+    call = site.stub.WatchTaskEvents(task_service_pb2.WatchTaskEventsRequest(after_cursor=cursor))
+    assert failure_of(lambda: next(iter(call))).error_info.reason == "CURSOR_NOT_RETAINED"
+    as_of = Timestamp()
+    as_of.FromDatetime(instant)
+    read = failure_of(lambda: site.stub.ListTasks(task_service_pb2.ListTasksRequest(as_of=as_of)))
+    assert read.error_info.reason == "HISTORY_NOT_RETAINED"
+
+
 def test_a_point_in_time_read_before_retained_history_is_out_of_range_history_not_retained(site: Site) -> None:
     survivor = task_in(site.stub, State.RUNNING).task_id
     site.retain_as_if(days_ahead=3)

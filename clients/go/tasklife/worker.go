@@ -56,14 +56,17 @@ type Worker struct {
 	// heartbeats and reports outlive the stop request by design.
 	background context.Context
 
-	mu        sync.Mutex
-	jobs      map[*job]struct{} // claimed and not yet released (each holds a slot)
-	slotFreed chan struct{}     // capacity 1: wakes the claim loop when a slot frees
+	mu       sync.Mutex
+	jobs     map[*job]struct{} // claimed and not yet released: the leases the worker holds
+	handling int               // jobs whose handler has not returned: the slots taken
+	decided  int               // outcomes handed to the reporter so far
+	answered int               // of those, the ones whose report was answered or given up
+	changed  chan struct{}     // capacity 1: wakes the claim loop when a count above drops
 
 	earlyEmptyClaims int // consecutive empty claims answered before half the wait; claim loop only
 
 	unsettled sync.WaitGroup // jobs whose outcome is not decided yet
-	outcomes  chan *outcome  // decided outcomes, to the reporter; capacity Concurrency
+	outcomes  chan *outcome  // decided outcomes, to the reporter; capacity maxHeld
 }
 
 // NewWorker makes a worker that runs handler on tasks claimed through client. It checks
@@ -77,15 +80,15 @@ func NewWorker(client *Client, handler Handler, opts WorkerOptions) (*Worker, er
 		return nil, err
 	}
 	return &Worker{
-		client:    client,
-		handler:   handler,
-		opts:      opts,
-		log:       opts.Logger.With("worker", opts.Name),
-		stopped:   make(chan struct{}),
-		done:      make(chan struct{}),
-		jobs:      map[*job]struct{}{},
-		slotFreed: make(chan struct{}, 1),
-		outcomes:  make(chan *outcome, opts.Concurrency),
+		client:   client,
+		handler:  handler,
+		opts:     opts,
+		log:      opts.Logger.With("worker", opts.Name),
+		stopped:  make(chan struct{}),
+		done:     make(chan struct{}),
+		jobs:     map[*job]struct{}{},
+		changed:  make(chan struct{}, 1),
+		outcomes: make(chan *outcome, maxHeld(opts.Concurrency)),
 	}, nil
 }
 
@@ -148,15 +151,19 @@ func (w *Worker) Run(ctx context.Context) error {
 // claimLoop claims while ctx lasts and slots are free; it returns a refusal for good.
 func (w *Worker) claimLoop(ctx context.Context) error {
 	for {
-		free, ok := w.awaitFreeSlots(ctx)
+		n, ok := w.awaitClaim(ctx)
 		if !ok {
 			return nil
 		}
-		if err := w.claim(ctx, free); err != nil {
+		if err := w.claim(ctx, n); err != nil {
 			return err
 		}
 	}
 }
+
+// maxHeld is the most tasks a worker holds: a slot frees when its handler returns, so
+// besides the Concurrency handlers running, up to Concurrency outcomes await their report.
+func maxHeld(concurrency int) int { return 2 * concurrency }
 
 func (w *Worker) inFlight() int {
 	w.mu.Lock()
@@ -164,36 +171,61 @@ func (w *Worker) inFlight() int {
 	return len(w.jobs)
 }
 
-// awaitFreeSlots returns how many more handlers may run, once at least one may, or false
-// when ctx ends first.
-func (w *Worker) awaitFreeSlots(ctx context.Context) (int, bool) {
+// awaitClaim waits until the next claim is due and returns how many tasks it asks for, or
+// false when ctx ends first. A slot is free once its handler has returned, so a claim
+// overlaps the report of the outcomes before it; but the worker holds at most maxHeld
+// tasks, so the claim asks for fewer when more than Concurrency outcomes await their report.
+//
+// A claim costs a round trip whatever it asks for, and handlers started together tend to
+// return together, a few microseconds apart: a claim sent when the first one returns would
+// ask for one task, and the rounds would stay split from then on. So a claim is sent at
+// once only for a whole round (no handler running, at most Concurrency outcomes awaiting
+// their report); a smaller one waits until it grows to a whole round or the outcomes
+// decided when its first slot freed have been reported: a report's round trip or two.
+func (w *Worker) awaitClaim(ctx context.Context) (int, bool) {
+	decidedWhenFree := -1
 	for {
 		if ctx.Err() != nil {
 			return 0, false
 		}
-		if free := w.opts.Concurrency - w.inFlight(); free > 0 {
-			return free, true
+		w.mu.Lock()
+		n := min(w.opts.Concurrency-w.handling, maxHeld(w.opts.Concurrency)-len(w.jobs))
+		if n > 0 && decidedWhenFree < 0 {
+			decidedWhenFree = w.decided
+		}
+		due := n == w.opts.Concurrency || n > 0 && w.answered >= decidedWhenFree
+		w.mu.Unlock()
+		if due {
+			return n, true
 		}
 		select {
-		case <-w.slotFreed:
+		case <-w.changed:
 		case <-ctx.Done():
 			return 0, false
 		}
 	}
 }
 
-// claim makes one logical claim of up to free tasks and starts them, retrying with the
+// wake tells the claim loop that a slot, a lease or a report may have freed up.
+func (w *Worker) wake() {
+	select {
+	case w.changed <- struct{}{}:
+	default:
+	}
+}
+
+// claim makes one logical claim of up to n tasks and starts them, retrying with the
 // same request_id after an error, so that a claim whose answer was lost is answered again
 // with the tasks it took instead of stranding them. It returns only a refusal for good;
 // a stop (ctx ending) ends it quietly.
 //
 // A claim cancelled by a stop while in flight is not repeated: if the server had already
 // claimed tasks for it, they come back through lease expiry.
-func (w *Worker) claim(ctx context.Context, free int) error {
+func (w *Worker) claim(ctx context.Context, n int) error {
 	req := &pb.ClaimTasksRequest{
 		Worker:        w.opts.Name,
 		LeaseDuration: durationpb.New(w.opts.LeaseDuration),
-		MaxTasks:      int32(free),
+		MaxTasks:      int32(n),
 		Namespace:     w.opts.Namespace,
 		Labels:        w.opts.Labels,
 		Wait:          durationpb.New(w.opts.ClaimWait),
@@ -248,11 +280,17 @@ func claimRefusedForGood(err error) bool {
 
 // start registers claimed tasks and runs each one's handler and heartbeats.
 func (w *Worker) start(claims []*pb.StartTaskResponse, claimSent time.Time) {
-	for _, claim := range claims {
-		j := newJob(w.background, claim.GetTask(), claimSent)
-		w.mu.Lock()
+	jobs := make([]*job, len(claims))
+	for i, claim := range claims {
+		jobs[i] = newJob(w.background, claim.GetTask(), claimSent)
+	}
+	w.mu.Lock()
+	for _, j := range jobs {
 		w.jobs[j] = struct{}{}
-		w.mu.Unlock()
+	}
+	w.handling += len(jobs)
+	w.mu.Unlock()
+	for _, j := range jobs {
 		w.unsettled.Add(1)
 		w.counters.claimed.Add(1)
 		if w.opts.Hooks.Claimed != nil {
@@ -263,18 +301,42 @@ func (w *Worker) start(claims []*pb.StartTaskResponse, claimSent time.Time) {
 	}
 }
 
-// release frees a job's slot once its handler has returned and its outcome is resolved.
-func (w *Worker) release(j *job) {
-	if !j.resolveHold() {
-		return
-	}
+// handlerReturned frees the job's slot; its outcome, if the handler decided it, is with
+// the reporter by now.
+func (w *Worker) handlerReturned(j *job) {
 	w.mu.Lock()
-	delete(w.jobs, j)
+	w.handling--
+	w.letGo(j)
 	w.mu.Unlock()
-	close(j.released)
-	select {
-	case w.slotFreed <- struct{}{}:
-	default:
+	w.wake()
+}
+
+// reported accounts for a batch whose report was answered or given up: its leases are no
+// longer needed.
+func (w *Worker) reported(batch []*outcome) {
+	w.mu.Lock()
+	w.answered += len(batch)
+	for _, o := range batch {
+		w.letGo(o.job)
+	}
+	w.mu.Unlock()
+	w.wake()
+}
+
+// dropped lets go of a job taken away from the worker: there is nothing to report.
+func (w *Worker) dropped(j *job) {
+	w.mu.Lock()
+	w.letGo(j)
+	w.mu.Unlock()
+	w.wake()
+}
+
+// letGo gives up one of the job's two holds (its handler's return, its outcome's
+// resolution); the last one releases the job, which ends its heartbeats. w.mu is held.
+func (w *Worker) letGo(j *job) {
+	if j.holds--; j.holds == 0 {
+		delete(w.jobs, j)
+		close(j.released)
 	}
 }
 
@@ -313,7 +375,10 @@ func (w *Worker) awaitOutcomes(grace time.Duration) {
 
 // decide hands a settled job's outcome to the reporter.
 func (w *Worker) decide(o *outcome) {
-	w.outcomes <- o // never blocks: at most Concurrency jobs, one outcome each
+	w.mu.Lock()
+	w.decided++
+	w.mu.Unlock()
+	w.outcomes <- o // never blocks: at most maxHeld jobs, one outcome each
 	w.unsettled.Done()
 }
 

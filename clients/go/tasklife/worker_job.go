@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -24,24 +23,23 @@ const maxFailureReason = 1024
 
 // job is one claimed task inside the worker. Its outcome is decided exactly once (settle),
 // by whichever comes first: the handler returning, the lease being lost, or the grace
-// period of a stop passing. Its slot is freed once both the handler has returned and the
-// outcome is resolved (reported, refused, or dropped).
+// period of a stop passing. Its slot is freed when the handler returns; the job is
+// released (its heartbeats end) once, besides, the outcome is resolved (reported, refused,
+// or dropped).
 type job struct {
 	task      *pb.Task
 	claimSent time.Time // the lease started after this: the safe base for expiry
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
-	released  chan struct{} // closed when the slot is freed: heartbeats end
+	released  chan struct{} // closed when the job is released: heartbeats end
 
 	settleOnce sync.Once
-	holds      atomic.Int32 // the handler's return and the outcome's resolution
+	holds      int // the handler's return and the outcome's resolution; guarded by Worker.mu
 }
 
 func newJob(background context.Context, task *pb.Task, claimSent time.Time) *job {
 	ctx, cancel := context.WithCancelCause(background)
-	j := &job{task: task, claimSent: claimSent, ctx: ctx, cancel: cancel, released: make(chan struct{})}
-	j.holds.Store(2)
-	return j
+	return &job{task: task, claimSent: claimSent, ctx: ctx, cancel: cancel, released: make(chan struct{}), holds: 2}
 }
 
 // settle reports whether the caller is the one deciding the job's outcome.
@@ -51,13 +49,10 @@ func (j *job) settle() bool {
 	return first
 }
 
-// resolveHold gives up one of the two holds; true when it was the last.
-func (j *job) resolveHold() bool { return j.holds.Add(-1) == 0 }
-
 // runHandler runs the handler and decides the outcome from it unless something else
 // (a lost lease, a stop's grace period) decided it first.
 func (w *Worker) runHandler(j *job) {
-	defer w.release(j)
+	defer w.handlerReturned(j)
 	w.counters.running.Add(1)
 	err := w.callHandler(j)
 	w.counters.running.Add(-1)
@@ -161,7 +156,7 @@ func (w *Worker) loseLease(j *job, why error) {
 	j.cancel(why)
 	w.drop(j, why, "handler cancelled, result dropped")
 	w.unsettled.Done()
-	w.release(j)
+	w.dropped(j)
 }
 
 // drop counts and logs a task taken away from the worker.

@@ -36,7 +36,9 @@ type WorkerOptions struct {
 	Namespace string
 	// Labels claims only tasks carrying every one of these labels with these values.
 	Labels map[string]string
-	// Concurrency is the most handlers running at once (default 10, at most 1000).
+	// Concurrency is the most handlers running at once (default 10, at most 1000). A slot
+	// frees when its handler returns, while the outcome may still await its report, so the
+	// worker holds at most twice as many tasks.
 	Concurrency int
 	// LeaseDuration is the lease each claimed task gets and each heartbeat renews
 	// (default 30 s, at least 100 ms).

@@ -57,6 +57,7 @@ func (w *Worker) send(ctx context.Context, batch []*outcome) {
 			for i, result := range resp.GetResults() {
 				w.resolve(batch[i], result)
 			}
+			w.reported(batch)
 			return
 		}
 		if !transient(err) || ctx.Err() != nil {
@@ -71,7 +72,7 @@ func (w *Worker) send(ctx context.Context, batch []*outcome) {
 	}
 }
 
-// resolve accounts for one item's answer and frees the job's slot.
+// resolve accounts for one item's answer.
 func (w *Worker) resolve(o *outcome, result *pb.BatchTransitionTasksResult) {
 	err := ResultError(result)
 	switch {
@@ -90,15 +91,14 @@ func (w *Worker) resolve(o *outcome, result *pb.BatchTransitionTasksResult) {
 	default:
 		w.reportFailed(o, err)
 	}
-	w.release(o.job)
 }
 
-// reportFailedAll accounts for a batch that could not be sent, and frees its slots.
+// reportFailedAll accounts for a batch that could not be sent.
 func (w *Worker) reportFailedAll(batch []*outcome, err error) {
 	for _, o := range batch {
 		w.reportFailed(o, err)
-		w.release(o.job)
 	}
+	w.reported(batch)
 }
 
 // reportFailed counts and logs an outcome that could not be recorded.

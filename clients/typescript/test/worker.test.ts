@@ -6,8 +6,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { isMessage } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import {
+  BatchTransitionTasksRequestSchema,
   ClaimTasksRequestSchema,
   ClaimTasksResponseSchema,
+  HeartbeatRequestSchema,
   MAX_REASON_BYTES,
   TaskCancelledError,
   TaskState,
@@ -262,6 +264,76 @@ describe("worker", { skip: skipUnlessLive }, () => {
     }
     assert.equal(most, 2);
     for (const taskId of ids) assert.equal(await stateOf(taskId), TaskState.SUCCEEDED);
+  });
+
+  /**
+   * A client whose BatchTransitionTasks calls wait for `release()`. `events` records, in order,
+   * `reported <task ids>` as each report call returns and `heartbeat <task id>` as each is sent.
+   */
+  function holdingReports() {
+    const events: string[] = [];
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold: Interceptor = (next) => async (request) => {
+      if (isMessage(request.message, HeartbeatRequestSchema)) events.push(`heartbeat ${request.message.taskId}`);
+      if (!isMessage(request.message, BatchTransitionTasksRequestSchema)) return next(request);
+      const taskIds = request.message.items.map((item) => item.request.value?.taskId);
+      await released;
+      const response = await next(request);
+      events.push(`reported ${taskIds.join(" ")}`);
+      return response;
+    };
+    return { held: liveClient({ interceptors: [hold] }), events, release };
+  }
+
+  test("the next claim goes out while the previous outcome's report call is in flight", async () => {
+    const namespace = uniqueNamespace("overlap");
+    const [first, second] = await readyTasks(client, namespace, 2);
+    const { held, events, release } = holdingReports();
+    const { worker, finish } = startWorker(async () => {}, {
+      namespace,
+      concurrency: 1,
+      hooks: { onClaimed: (task) => events.push(`claimed ${task.taskId}`) },
+    }, held);
+    try {
+      await until(() => worker.metrics().claimed === 2, "the second task is claimed while the first one's report is held");
+      release();
+      await until(() => worker.metrics().completed === 2, "both tasks are completed");
+    } finally {
+      release();
+      await finish();
+      held.close();
+    }
+    assert.deepEqual(events.filter((event) => !event.startsWith("heartbeat")), [
+      `claimed ${first}`, `claimed ${second}`, `reported ${first}`, `reported ${second}`,
+    ]);
+    for (const taskId of [first!, second!]) assert.deepEqual(await actions(client, taskId), ["create", "enqueue", "start", "complete"]);
+  });
+
+  test("an outcome waiting behind the report call in flight keeps its slot until that call returns", async () => {
+    const namespace = uniqueNamespace("queued");
+    const [first, second, third] = await readyTasks(client, namespace, 3);
+    const { held, events, release } = holdingReports();
+    const { worker, finish } = startWorker(async () => {}, {
+      namespace,
+      concurrency: 1,
+      hooks: { onClaimed: (task) => events.push(`claimed ${task.taskId}`) },
+    }, held);
+    try {
+      // By its first task's next heartbeat the second handler has long returned: its outcome
+      // waits behind the held call, and, holding the only slot, keeps the third task unclaimed.
+      await until(() => worker.metrics().claimed >= 2 && events.includes(`heartbeat ${first}`), "the first task, its report held, heartbeats");
+      release();
+      await until(() => worker.metrics().completed === 3, "every task is completed");
+    } finally {
+      release();
+      await finish();
+      held.close();
+    }
+    const order = events.filter((event) => !event.startsWith("heartbeat"));
+    assert.deepEqual(order.slice(0, 3), [`claimed ${first}`, `claimed ${second}`, `reported ${first}`]);
+    // Then the second task's report and the third task's claim are in flight together.
+    assert.deepEqual(new Set(order.slice(3)), new Set([`reported ${second}`, `claimed ${third}`, `reported ${third}`]));
   });
 
   test("outcomes that are ready together are reported together, in fewer calls than tasks", async () => {

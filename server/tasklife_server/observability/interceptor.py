@@ -25,7 +25,7 @@ import grpc
 from tasklife_server.observability import request_ids
 from tasklife_server.observability.metrics import Metrics
 from tasklife_server.service.convert import SERVICE_NAME
-from tasklife_server.service.handlers import rewrapped
+from tasklife_server.service.handlers import WrappedHandlers, rewrapped
 
 access_log = logging.getLogger("tasklife.access")
 WATCH_METHOD = f"/{SERVICE_NAME}/WatchTaskEvents"
@@ -70,7 +70,7 @@ class _Method:
 class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, metrics: Metrics | None):
         self._metrics = metrics
-        self._methods: dict[str, _Method] = {}
+        self._handlers = WrappedHandlers(self._observed)
 
     async def intercept_service(
         self,
@@ -80,18 +80,15 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler  # UNIMPLEMENTED: unknown paths get no series of their own
-        method = self._method(handler_call_details.method)
+        return self._handlers.of(handler_call_details.method, handler)
+
+    def _observed(self, path: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        method = _Method(path, path.rsplit("/", 1)[-1], path == WATCH_METHOD)
         return rewrapped(
             handler,
             unary=lambda behavior: self._unary(behavior, method),
             stream=lambda behavior: self._stream(behavior, method),
         )
-
-    def _method(self, path: str) -> _Method:
-        method = self._methods.get(path)
-        if method is None:
-            method = self._methods[path] = _Method(path, path.rsplit("/", 1)[-1], path == WATCH_METHOD)
-        return method
 
     def _unary(self, behavior: Callable[..., Awaitable[Any]], method: _Method) -> Callable[..., Awaitable[Any]]:
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:

@@ -41,7 +41,7 @@ from tasklife_server.domain.errors import (
 from tasklife_server.observability import request_ids
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.service.convert import state_name
-from tasklife_server.service.handlers import rewrapped
+from tasklife_server.service.handlers import WrappedHandlers, rewrapped
 
 DOMAIN = "tasklife.dev"
 log = logging.getLogger(__name__)
@@ -283,6 +283,9 @@ class ErrorTranslationInterceptor(grpc.aio.ServerInterceptor):
     INVALID_ARGUMENT / MALFORMED_REQUEST like any other.
     """
 
+    def __init__(self) -> None:
+        self._handlers = WrappedHandlers(_guarded)
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
@@ -291,20 +294,23 @@ class ErrorTranslationInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler
-        method = handler_call_details.method
-        if handler.request_streaming:  # reflection's stream of requests: gRPC decodes those
-            return rewrapped(
-                handler,
-                unary=lambda behavior: _guard_unary(behavior, method, None),
-                stream=lambda behavior: _guard_stream(behavior, method, None),
-            )
-        decode = _decoder(handler.request_deserializer)
+        return self._handlers.of(handler_call_details.method, handler)
+
+
+def _guarded(method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    if handler.request_streaming:  # reflection's stream of requests: gRPC decodes those
         return rewrapped(
             handler,
-            unary=lambda behavior: _guard_unary(behavior, method, decode),
-            stream=lambda behavior: _guard_stream(behavior, method, decode),
-            request_deserializer=None,
+            unary=lambda behavior: _guard_unary(behavior, method, None),
+            stream=lambda behavior: _guard_stream(behavior, method, None),
         )
+    decode = _decoder(handler.request_deserializer)
+    return rewrapped(
+        handler,
+        unary=lambda behavior: _guard_unary(behavior, method, decode),
+        stream=lambda behavior: _guard_stream(behavior, method, decode),
+        request_deserializer=None,
+    )
 
 
 Decode = Callable[[Any], Any] | None

@@ -39,3 +39,21 @@ def rewrapped(
                 response_serializer=handler.response_serializer,
             )
     return handler
+
+
+class WrappedHandlers:
+    """An interceptor's wrapped handler of each method, built once per method: the server hands
+    an interceptor the same handler for a method on every call, and wrapping it anew would
+    cost every call its closures."""
+
+    def __init__(self, wrap: Callable[[str, grpc.RpcMethodHandler], grpc.RpcMethodHandler]):
+        self._wrap = wrap
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
+    def of(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        known = self._wrapped.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        wrapped = self._wrap(method, handler)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped

@@ -45,6 +45,8 @@ KEPT = "task_events_kept"
 # round: queued behind a long reader, it would stall every transition queued behind it.
 LOCK_TIMEOUT = "5s"
 _PARTITION_NAME = re.compile(r"^task_events_(\d{8}|legacy|kept)$")
+# Abandoned tasks deleted per transaction by a retention pass (see delete_abandoned).
+DELETE_BATCH = 10_000
 # Every column, for copying rows between partitions.
 _COLUMN_NAMES = ("id", "xid", "task_id", "version", "action", "from_state", "to_state", "operator",
                  "reason", "request_id", "expected_version", "created_at", "namespace", "on_behalf_of")
@@ -89,6 +91,8 @@ class RetentionReport:
     kept_events_deleted: int = 0  # of deleted tasks, from task_events_kept
     skipped: list[str] = field(default_factory=list)  # partitions left for the next round
     seconds: float = 0.0
+    deleting_seconds: float = 0.0  # of `seconds`: the batches deleting abandoned tasks
+    dropping_seconds: float = 0.0  # of `seconds`: the partitions' drops, under the table's lock
 
 
 def partitions(conn: psycopg.Connection) -> list[Partition]:
@@ -147,8 +151,9 @@ def make_partitions(conn: psycopg.Connection, now: datetime | None = None, days_
 
 
 def retain(conn: psycopg.Connection, retention: timedelta, now: datetime | None = None) -> RetentionReport:
-    """Drops every partition whose whole range is older than `retention`, oldest first, each
-    in a transaction of its own (see `_drop`)."""
+    """Drops every partition whose whole range is older than `retention`, oldest first: its
+    abandoned tasks are deleted first, in batches (`delete_abandoned`), then the partition
+    goes in a short transaction of its own (`_drop`)."""
     started = time.monotonic()
     cutoff = (now or _database_now(conn)) - retention
     report = RetentionReport(horizon=cutoff)
@@ -156,10 +161,11 @@ def retain(conn: psycopg.Connection, retention: timedelta, now: datetime | None 
         if partition.is_default or partition.upper is None or partition.upper > cutoff:
             continue
         try:
+            delete_abandoned(conn, partition, report)
             _drop(conn, partition, report)
         except (psycopg.errors.LockNotAvailable, psycopg.errors.ForeignKeyViolation) as exc:
             # The table's lock was not granted in time, or a rerun of a task being deleted
-            # was created meanwhile: nothing of this partition's pass was written.
+            # was created meanwhile: nothing of that transaction was written.
             report.skipped.append(partition.name)
             log.warning("history partition %s not dropped this round (%s); trying again at the next",
                         partition.name, type(exc).__name__)
@@ -167,66 +173,94 @@ def retain(conn: psycopg.Connection, retention: timedelta, now: datetime | None 
     report.seconds = time.monotonic() - started
     if report.dropped:
         log.info(
-            "history retention dropped %s (%d events of surviving tasks kept, %d tasks deleted) in %.3fs",
+            "history retention dropped %s (%d events of surviving tasks kept, %d tasks deleted) in %.3fs "
+            "(%.3fs of them under the table's lock)",
             ", ".join(report.dropped), report.events_kept, report.tasks_deleted, report.seconds,
+            report.dropping_seconds,
         )
     return report
+
+
+def delete_abandoned(conn: psycopg.Connection, partition: Partition, report: RetentionReport) -> None:
+    """Deletes the tasks abandoned before the partition's end (see abandoned_before): all their
+    events are in it, in task_events_kept, or in older partitions already dropped. In batches
+    of DELETE_BATCH, each a transaction of its own that moves the horizon with it: readers see
+    a batch's tasks and their kept events go together with the news that history before the
+    partition's end is incomplete (point-in-time reads into it answer HISTORY_NOT_RETAINED)
+    and that the stream has lost their events (a watch behind them ends with
+    CURSOR_NOT_RETAINED). No table lock: nothing else writes an abandoned task, so the
+    transitions go on meanwhile."""
+    started = time.monotonic()
+    doomed = [task_id for (task_id,) in conn.execute(QUERIES["abandoned_before"], {"before": partition.upper})]
+    for start in range(0, len(doomed), DELETE_BATCH):
+        with conn.transaction():
+            tasks, kept, xid, event_id = conn.execute(
+                QUERIES["delete_abandoned"],
+                {"task_ids": doomed[start : start + DELETE_BATCH], "since": partition.lower, "before": partition.upper},
+            ).fetchone()
+            if tasks:
+                conn.execute(QUERIES["advance_history_horizon"],
+                             {"upper": partition.upper, "xid": xid, "id": event_id})
+        report.tasks_deleted += tasks
+        report.kept_events_deleted += kept
+    report.deleting_seconds += time.monotonic() - started
 
 
 def _drop(conn: psycopg.Connection, partition: Partition, report: RetentionReport) -> None:
     """One partition's drop, as one transaction, so that readers see all of it or none of it.
 
-    First, without blocking anyone: the tasks abandoned before the partition's end are
-    deleted (all their events are in it, in older partitions already dropped, or kept);
-    the events of the tasks that remain are copied aside, and the newest stream position
-    of an event about to go is noted. Then, under the table's lock for a moment: the
-    partition is detached, the copied events are put back (into task_events_kept, as no
-    partition covers their time any more, with their ids and transaction ids, so their
-    stream positions do not change), the partition is dropped, and the horizon moves.
+    The events of the tasks that still exist stay: the partition is detached, they are put
+    back (into task_events_kept, as no partition covers their time any more, with their ids
+    and transaction ids, so their stream positions do not change), the partition is dropped,
+    and the horizon moves past the newest event that went. Everything from the detach on
+    holds the table's lock: it is kept to the copy of the events that stay.
     """
+    started = time.monotonic()
     table = sql.Identifier(partition.name)
     with conn.transaction():
         _locked(conn)
         if partition.name not in {p.name for p in partitions(conn)}:
             return  # another replica dropped it meanwhile
-        tasks_deleted, kept_deleted = conn.execute(
-            QUERIES["delete_abandoned_before"], {"before": partition.upper}
-        ).fetchone()
-        conn.execute(
-            sql.SQL(
-                "CREATE TEMP TABLE surviving_events ON COMMIT DROP AS "
-                "SELECT {columns} FROM {table} AS e WHERE EXISTS (SELECT FROM tasks AS t WHERE t.id = e.task_id)"
-            ).format(columns=sql.SQL(", ").join(sql.SQL("e.") + sql.Identifier(c) for c in _COLUMN_NAMES), table=table)
-        )
-        newest_dropped = conn.execute(
-            sql.SQL(
-                "SELECT e.xid::text, e.id FROM {} AS e WHERE NOT EXISTS (SELECT FROM tasks AS t WHERE t.id = e.task_id) "
-                "ORDER BY e.xid DESC, e.id DESC LIMIT 1"
-            ).format(table)
-        ).fetchone()
+        newest_dropped = _newest_dropped(conn, table)
         conn.execute(sql.SQL("ALTER TABLE task_events DETACH PARTITION {}").format(table))
         kept = conn.execute(
-            sql.SQL("INSERT INTO task_events ({columns}) SELECT {columns} FROM surviving_events").format(columns=_COLUMNS)
+            sql.SQL(
+                "INSERT INTO task_events ({columns}) SELECT {columns} FROM {table} AS e "
+                "WHERE EXISTS (SELECT FROM tasks AS t WHERE t.id = e.task_id)"
+            ).format(columns=_COLUMNS, table=table)
         ).rowcount
         conn.execute(sql.SQL("DROP TABLE {}").format(table))
         conn.execute(
-            """
-            UPDATE history_horizon
-            SET retained_since = GREATEST(retained_since, %(upper)s::timestamptz),
-                dropped_xid = CASE WHEN %(xid)s::xid8 IS NOT NULL AND (dropped_xid IS NULL
-                                        OR (dropped_xid, dropped_id) < (%(xid)s::xid8, %(id)s::bigint))
-                                   THEN %(xid)s::xid8 ELSE dropped_xid END,
-                dropped_id = CASE WHEN %(xid)s::xid8 IS NOT NULL AND (dropped_xid IS NULL
-                                       OR (dropped_xid, dropped_id) < (%(xid)s::xid8, %(id)s::bigint))
-                                  THEN %(id)s::bigint ELSE dropped_id END
-            """,
+            QUERIES["advance_history_horizon"],
             {"upper": partition.upper, "xid": newest_dropped[0] if newest_dropped else None,
              "id": newest_dropped[1] if newest_dropped else None},
         )
     report.dropped.append(partition.name)
     report.events_kept += kept
-    report.tasks_deleted += tasks_deleted
-    report.kept_events_deleted += kept_deleted
+    report.dropping_seconds += time.monotonic() - started
+
+
+def _newest_dropped(conn: psycopg.Connection, table: sql.Identifier, page: int = 500) -> tuple[str, int] | None:
+    """The stream position of the partition's newest event whose task no longer exists (the
+    newest that the drop loses), read backwards along the partition's (xid, id) index a page
+    at a time: the events that stay are a minority, so the first page nearly always holds it.
+    (One query with NOT EXISTS would be planned as a scan of the whole partition.)"""
+    after: tuple[str, int] | None = None
+    while True:
+        rows = conn.execute(
+            sql.SQL(
+                "SELECT e.xid::text, e.id, EXISTS (SELECT FROM tasks AS t WHERE t.id = e.task_id) FROM {} AS e "
+                "WHERE %(xid)s::xid8 IS NULL OR (e.xid, e.id) < (%(xid)s::xid8, %(id)s::bigint) "
+                "ORDER BY e.xid DESC, e.id DESC LIMIT %(page)s"
+            ).format(table),
+            {"xid": after[0] if after else None, "id": after[1] if after else None, "page": page},
+        ).fetchall()
+        for xid, event_id, stays in rows:
+            if not stays:
+                return xid, event_id
+        if len(rows) < page:
+            return None
+        after = (rows[-1][0], rows[-1][1])
 
 
 def export(conn: psycopg.Connection, before: datetime, batch: int = 5000) -> Iterator[Event]:

@@ -28,7 +28,7 @@ from tasklife_server.domain.errors import (
 from tasklife_server.domain.model import ClaimCommand, Change, Event, NewTask, Task, TaskSpec, TransitionCommand
 from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, sources_of, target_of
-from tasklife_server.storage.queries import QUERIES, transition_query
+from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES, claim_query, transition_query
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage import moves
 from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_as_of, task_from
@@ -47,7 +47,7 @@ class TaskStore:
     def __init__(self, pool: AsyncConnectionPool[AsyncConnection[TupleRow]], policies: PolicySettings):
         self._pool = pool
         self.policies = policies
-        self._commit_listeners: list[Callable[[], None]] = []
+        self._end_listeners: list[Callable[[], None]] = []
         self._follower: StreamFollower | None = None
         self._timer_listeners: list[Callable[[int], None]] = []
         self._transition_observers: list[Callable[[Action, str], None]] = []
@@ -91,7 +91,7 @@ class TaskStore:
         """Calls `callback` after every write transaction this store ends, whether it moved
         anything or not (used to tell the other server processes): while it ran, it held
         back the stream's horizon (docs/concepts/stream.md)."""
-        self._commit_listeners.append(callback)
+        self._end_listeners.append(callback)
 
     def follow_with(self, follower: StreamFollower) -> None:
         """Reads the stream for `follower` (the stream's reader) right after each commit
@@ -108,7 +108,7 @@ class TaskStore:
             callback(delay_ms)
 
     def _transaction_ended(self, followed: bool = False, wrote_events: bool = True) -> None:
-        for callback in self._commit_listeners:
+        for callback in self._end_listeners:
             callback()
         if self._follower is not None and not followed:
             if wrote_events:
@@ -154,7 +154,15 @@ class TaskStore:
             cursor = await conn.execute(QUERIES[name], params, prepare=True)
             return await cursor.fetchall()
         async with self._pool.connection() as pooled:
-            cursor = await pooled.execute(QUERIES[name], params, prepare=True)
+            if name not in PLANNER_SETTINGS:
+                cursor = await pooled.execute(QUERIES[name], params, prepare=True)
+                return await cursor.fetchall()
+            try:
+                async with pooled.pipeline():
+                    cursor = await _with_planner_setting(pooled, name, params)
+            except BaseException:
+                await _usable_again(pooled)
+                raise
             return await cursor.fetchall()
 
     async def get_task(self, task_id: str, reach: list[str] | None = None, as_of: datetime | None = None) -> Task:
@@ -196,9 +204,9 @@ class TaskStore:
     async def _create_one(self, new: NewTask) -> tuple[Change, bool]:
         await self._require_existing(new.spec)
         for _attempt in range(_DELETED_MEANWHILE_RETRIES):
-            (rows,) = await self._write([("create_task", _create_params(new))])
+            (row,) = await self._create_rows([new])
             try:
-                return await self._created(new, rows[0] if rows else None)
+                return await self._created(new, row)
             except _DeletedMeanwhile:
                 continue
         raise TaskAlreadyExists(new.task_id, ())
@@ -206,10 +214,9 @@ class TaskStore:
     async def create_tasks(self, news: Sequence[NewTask]) -> list[tuple[Change, bool] | TasklifeError]:
         """Each task created (or found) as `create_task` would, in order; a refusal is
         returned in its place. Consecutive tasks that name no other task are written
-        together, in one round trip and one transaction (new rows only: no item can refuse
-        there but by the answer create_task would give, and no task's event order is at
-        stake). A task that names others is created on its own after the tasks before it,
-        which it may name."""
+        together, in one statement (new rows only: no item can refuse there but by the
+        answer create_task would give, and no task's event order is at stake). A task that
+        names others is created on its own after the tasks before it, which it may name."""
         outcomes: list[tuple[Change, bool] | TasklifeError] = []
         together: list[NewTask] = []
         for new in news:
@@ -232,12 +239,11 @@ class TaskStore:
         if not news:
             return []
         try:
-            results = await self._write([("create_task", _create_params(new)) for new in news])
+            rows = await self._create_rows(news)
         except psycopg.errors.DeadlockDetected:
             # Another batch inserts some of the same ids in another order: nothing of this
             # group was written; create its tasks one at a time instead.
             return [await self._create_alone(new) for new in news]
-        rows = [result[0] if result else None for result in results]
         outcomes: list[tuple[Change, bool] | TasklifeError] = []
         for new, row in zip(news, rows):
             try:
@@ -248,12 +254,19 @@ class TaskStore:
                 outcomes.append(await self._create_alone(new))
         return outcomes
 
+    async def _create_rows(self, news: Sequence[NewTask]) -> list[TupleRow | None]:
+        """Each task's row of create_group (None: its id was taken), in one statement."""
+        items = [{**_create_item(new), "n": n} for n, new in enumerate(news)]
+        (result,) = await self._write([("create_group", {"items": Jsonb(items)})])
+        by_n = {row[0]: row for row in result}
+        return [by_n.get(n) for n in range(len(news))]
+
     async def _created(self, new: NewTask, row: TupleRow | None) -> tuple[Change, bool]:
-        """The outcome of a create_task row: the new task, or the existing one (no row)."""
+        """The outcome of a create_group row: the new task, or the existing one (no row)."""
         if row is not None:
             if new.spec.auto_enqueue:
                 self._timer_set(0)
-            return Change(task_from(row), event_from(row, TASK_WIDTH)), True
+            return Change(task_from(row, 1), event_from(row, 1 + TASK_WIDTH)), True
         # The id is taken; history retention may have deleted the task since.
         existing = await self._fetchall("get_task_with_first_event", {"task_id": new.task_id})
         if not existing:
@@ -398,16 +411,13 @@ class TaskStore:
         followed = False
         try:
             async with self._pool.connection() as conn:
-                if len(statements) == 1 and read is None:
+                if len(statements) == 1 and read is None and statements[0][0] not in PLANNER_SETTINGS:
                     name, params = statements[0]
                     return [await self._fetchall(name, params, conn)]
                 try:
                     results, after = await self._pipelined(conn, statements, read)
                 except BaseException:
-                    # Nothing was written; the pool must get the connection back usable.
-                    if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
-                        with contextlib.suppress(psycopg.Error):
-                            await conn.rollback()
+                    await _usable_again(conn)  # nothing was written
                     raise
                 if read is not None:
                     followed = self._follow_up(read, after)
@@ -425,14 +435,12 @@ class TaskStore:
         async with conn.pipeline():
             await conn.execute("BEGIN")
             for name, params in statements:
+                if name in PLANNER_SETTINGS:
+                    await conn.execute(PLANNER_SETTINGS[name])  # LOCAL: the statements after it too
                 cursors.append(await conn.execute(QUERIES[name], params, prepare=True))
             await conn.execute("COMMIT")
             if read is not None:
-                await conn.execute("BEGIN")
-                # See connect_reader: planning this query costs more than running it.
-                await conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-                after = await conn.execute(QUERIES["stream_batch"], _stream_params(read), prepare=True)
-                await conn.execute("COMMIT")
+                after = await _with_planner_setting(conn, "stream_batch", _stream_params(read))
         return [await cursor.fetchall() for cursor in cursors], (await after.fetchall() if read is not None else [])
 
     def _follow_up(self, read: StreamRead, rows: list[TupleRow]) -> bool:
@@ -493,7 +501,7 @@ class TaskStore:
             "reason": claim.reason,
             "on_behalf_of": claim.on_behalf_of,
         }
-        (rows,) = await self._write([("claim_ready", params)])
+        (rows,) = await self._write([(claim_query(bool(claim.labels)), params)])
         if rows and timer is not None:
             self._timer_set(timer.delay_ms)
         for _row in rows:
@@ -586,8 +594,9 @@ class TaskStore:
 
     async def connect_reader(self) -> AsyncConnection[TupleRow]:
         """A connection outside the pool, for the stream's long-lived reader. Its statements
-        run on generic plans: planning stream_batch anew for every partition of the history
-        costs more than running it (about 1.8 ms against 0.2 ms, with ten partitions)."""
+        run on generic plans (see PLANNER_SETTINGS): planning stream_batch anew for every
+        partition of the history costs more than running it (about 1.8 ms against 0.2 ms,
+        with ten partitions)."""
         conn = await AsyncConnection.connect(self._pool.conninfo, autocommit=True)
         await conn.execute("SET plan_cache_mode = force_generic_plan")
         return conn
@@ -675,6 +684,24 @@ class StreamFollower(Protocol):
         """A transaction that wrote no event ended: it may have held back the horizon."""
 
 
+async def _with_planner_setting(conn: AsyncConnection, name: str, params: dict[str, Any]) -> Any:
+    """Queues the query, in a transaction of its own under its planner setting (queries.sql:
+    `[generic plan]`, say), in the connection's pipeline; returns its cursor."""
+    await conn.execute("BEGIN")
+    await conn.execute(PLANNER_SETTINGS[name])
+    cursor = await conn.execute(QUERIES[name], params, prepare=True)
+    await conn.execute("COMMIT")
+    return cursor
+
+
+async def _usable_again(conn: AsyncConnection) -> None:
+    """After a pipeline failed: a transaction it left aborted is rolled back, so that the pool
+    gets the connection back usable (or sees that it is broken)."""
+    if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
+        with contextlib.suppress(psycopg.Error):
+            await conn.rollback()
+
+
 def _stream_params(read: StreamRead) -> dict[str, Any]:
     accepted = read.accepted
     return {"xid": str(read.after[0]), "id": read.after[1], "limit": read.limit,
@@ -696,13 +723,14 @@ def _references(spec: TaskSpec) -> set[str]:
     return set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
 
 
-def _create_params(new: NewTask) -> dict[str, Any]:
+def _create_item(new: NewTask) -> dict[str, Any]:
+    """An item of create_group."""
     spec, policy = new.spec, new.spec.retry_policy
     return {
         "task_id": new.task_id,
         "state": INITIAL_STATE.value,
         "action": Action.CREATE.value,
-        "labels": Jsonb(dict(spec.labels)),
+        "labels": dict(spec.labels),
         "depends_on": list(spec.depends_on),
         "rerun_of": spec.rerun_of,
         "retry_max_attempts": policy.max_attempts,

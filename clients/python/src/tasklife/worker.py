@@ -8,8 +8,11 @@
 
 The design is the same in the four clients (docs/how-to/workers.md):
 
-- Claims with ClaimTasks (long-poll), at most `concurrency` tasks in flight; each claim has its
-  own request_id, reused when the claim is retried after a transient error.
+- Claims with ClaimTasks (long-poll) for the free slots: at most `concurrency` handlers run. A
+  slot is free again once its task's outcome is in the report call in flight, so the next claim
+  goes out beside that report instead of after its answer (the worker then holds at most
+  `concurrency` more tasks, until the answer comes). Each claim has its own request_id, reused
+  when the claim is retried after a transient error.
 - Each handler is an asyncio task. Heartbeats run every `heartbeat_interval` (a third of the
   lease by default); LEASE_LOST or NOT_FOUND (the lease expired, an operator paused or killed
   the task) cancels the handler (it sees asyncio.CancelledError) and drops its result.
@@ -146,7 +149,7 @@ class Worker:
         self._handlers: dict[str, asyncio.Task[Any]] = {}
         self._lost: dict[str, str] = {}  # task id -> why its handler was cancelled
         self._grace_over = False
-        self._busy = 0  # handlers running plus outcomes not reported yet
+        self._busy = 0  # handlers running plus outcomes not sent yet
         self._slot_freed = asyncio.Event()
         self._reports: list[_Outcome] = []
         self._report_ready = asyncio.Event()
@@ -339,6 +342,8 @@ class Worker:
                 continue
             batch = self._reports[: self._batch_size]
             del self._reports[: self._batch_size]
+            # Their slots are free from now on: the next claim goes out beside this report.
+            self._free_slots(len(batch))
             await self._send(batch)
 
     async def _send(self, batch: list[_Outcome]) -> None:
@@ -354,13 +359,11 @@ class Worker:
                 if failure.code not in TRANSIENT:
                     log.error("worker %s: reporting %d outcomes failed: %s", self.name, len(batch), failure)
                     self._stats.report_failures += len(batch)
-                    self._free_slots(len(batch))
                     return
                 await asyncio.sleep(backoff.next())
         for outcome, result in zip(batch, answer.results):
             self._settled_report(outcome, result)
         self.last_report_at = time.monotonic()
-        self._free_slots(len(batch))
 
     def _settled_report(self, outcome: _Outcome, result: pb.BatchTransitionTasksResult) -> None:
         task_id = outcome.task.task_id

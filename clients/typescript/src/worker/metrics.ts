@@ -19,7 +19,10 @@ export interface WorkerMetrics {
   claimFailures: number;
   /** BatchTransitionTasks calls made to report outcomes, retries included. */
   reportCalls: number;
-  /** Tasks held now: claimed, and their outcome not yet reported or dropped. */
+  /**
+   * Tasks held now: claimed, and their outcome not yet reported or dropped. Those of the report
+   * call in flight no longer take a slot, so this can exceed `concurrency` by that call's size.
+   */
   running: number;
 }
 

@@ -18,29 +18,27 @@ export type ReportAnswer = { result: BatchTransitionTasksResult } | { callError:
 
 export type SendBatch = (items: BatchTransitionTasksItem[], signal: AbortSignal) => Promise<BatchTransitionTasksResult[]>;
 
+export interface ReporterOptions {
+  send: SendBatch;
+  /** Outcomes per call, at most. */
+  batchSize: number;
+  backoff: BackoffOptions;
+  /** Called once per batch, as it leaves the queue for its first call. */
+  sending: (batch: readonly PendingReport[]) => void;
+  /** Called once per outcome, with the server's answer or the error that ended its call. */
+  settle: (report: PendingReport, answer: ReportAnswer) => void;
+  logger: WorkerLogger;
+}
+
 export class Reporter {
-  readonly #send: SendBatch;
-  readonly #batchSize: number;
-  readonly #backoff: BackoffOptions;
-  readonly #settle: (report: PendingReport, answer: ReportAnswer) => void;
-  readonly #logger: WorkerLogger;
+  readonly #options: ReporterOptions;
   readonly #queue: PendingReport[] = [];
   /** Aborted by flush() past its deadline: retries end and the call in flight is cancelled. */
   readonly #giveUp = new AbortController();
   #draining: Promise<void> | undefined;
 
-  constructor(
-    send: SendBatch,
-    batchSize: number,
-    backoff: BackoffOptions,
-    settle: (report: PendingReport, answer: ReportAnswer) => void,
-    logger: WorkerLogger,
-  ) {
-    this.#send = send;
-    this.#batchSize = batchSize;
-    this.#backoff = backoff;
-    this.#settle = settle;
-    this.#logger = logger;
+  constructor(options: ReporterOptions) {
+    this.#options = options;
   }
 
   /**
@@ -71,28 +69,31 @@ export class Reporter {
 
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
-      await this.#sendWithRetries(this.#queue.splice(0, this.#batchSize));
+      const batch = this.#queue.splice(0, this.#options.batchSize);
+      this.#options.sending(batch);
+      await this.#sendWithRetries(batch);
     }
   }
 
   async #sendWithRetries(batch: PendingReport[]): Promise<void> {
-    const backoff = new Backoff(this.#backoff);
+    const { send, settle, logger } = this.#options;
+    const backoff = new Backoff(this.#options.backoff);
     for (;;) {
       try {
-        const results = await this.#send(batch.map((report) => report.item), this.#giveUp.signal);
+        const results = await send(batch.map((report) => report.item), this.#giveUp.signal);
         batch.forEach((report, index) => {
           const result = results[index];
-          this.#settle(report, result ? { result } : { callError: new Error("BatchTransitionTasks returned no result for this item") });
+          settle(report, result ? { result } : { callError: new Error("BatchTransitionTasks returned no result for this item") });
         });
         return;
       } catch (error) {
         if (isTransient(error) && !this.#giveUp.signal.aborted) {
-          this.#logger.warn(`reporting ${batch.length} outcome(s) failed, retrying with the same request ids: ${String(error)}`);
+          logger.warn(`reporting ${batch.length} outcome(s) failed, retrying with the same request ids: ${String(error)}`);
           await backoff.sleep(this.#giveUp.signal);
           if (!this.#giveUp.signal.aborted) continue;
         }
         const cause = this.#giveUp.signal.aborted ? this.#giveUp.signal.reason : error;
-        batch.forEach((report) => this.#settle(report, { callError: cause }));
+        batch.forEach((report) => settle(report, { callError: cause }));
         return;
       }
     }

@@ -24,10 +24,11 @@ export class TaskCancelledError extends Error {
 }
 
 /**
- * running: the handler has not settled; reporting: its outcome waits for (or is in) a report
- * call; done: reported or dropped, and its concurrency slot free.
+ * running: the handler has not settled; queued: its outcome waits for a report call; sending: its
+ * outcome is in the report call in flight; done: reported or dropped. A run holds a concurrency
+ * slot while running or queued; a sending one keeps its lease (and heartbeats) but not its slot.
  */
-export type RunPhase = "running" | "reporting" | "done";
+export type RunPhase = "running" | "queued" | "sending" | "done";
 
 export class TaskRun {
   readonly task: Task;
@@ -47,6 +48,10 @@ export class TaskRun {
   /** Reported or dropped: nothing more to do for it (a getter, so TypeScript re-reads it after an await). */
   get done(): boolean {
     return this.phase === "done";
+  }
+
+  get holdsSlot(): boolean {
+    return this.phase === "running" || this.phase === "queued";
   }
 
   get taskId(): string {

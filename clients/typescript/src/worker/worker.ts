@@ -43,7 +43,7 @@ export class Worker {
   readonly #handler: WorkerHandler;
   readonly #options: ResolvedWorkerOptions;
   readonly #logger: WorkerLogger;
-  /** Tasks holding a concurrency slot: claimed, and not yet reported or dropped. */
+  /** Tasks claimed and not yet reported or dropped; those running or queued hold a concurrency slot. */
   readonly #runs = new Map<string, TaskRun>();
   readonly #counters = zeroCounters();
   readonly #reporter: Reporter;
@@ -63,16 +63,17 @@ export class Worker {
     this.#logger = this.#options.logger;
     this.name = this.#options.name;
     this.#finished = new Promise((resolve) => (this.#markFinished = resolve));
-    this.#reporter = new Reporter(
-      async (items, signal) => {
+    this.#reporter = new Reporter({
+      send: async (items, signal) => {
         this.#count("reportCalls");
         return (await client.batchTransitionTasks({ items }, { signal })).results;
       },
-      this.#options.reportBatchSize,
-      this.#options.backoff,
-      (report, answer) => this.#settle(report, answer),
-      this.#logger,
-    );
+      batchSize: this.#options.reportBatchSize,
+      backoff: this.#options.backoff,
+      sending: (batch) => this.#sending(batch),
+      settle: (report, answer) => this.#settle(report, answer),
+      logger: this.#logger,
+    });
   }
 
   /** True once stop() was called (or a stop signal arrived). */
@@ -135,7 +136,7 @@ export class Worker {
     const backoff = new Backoff(this.#options.backoff);
     let retry: Claim | undefined;
     while (!this.stopping) {
-      const free = this.#options.concurrency - this.#runs.size;
+      const free = this.#options.concurrency - this.#slotsTaken();
       if (free <= 0) {
         await this.#changes.next();
         continue;
@@ -219,11 +220,22 @@ export class Worker {
   }
 
   #report(run: TaskRun, kind: "complete" | "fail", reason: string): void {
-    run.phase = "reporting";
+    run.phase = "queued";
     this.#changes.notify();
     const request = { taskId: run.taskId, worker: this.name, requestId: run.requestId(this.name, kind) };
     const item = kind === "complete" ? transitionItem("completeTask", request) : transitionItem("failTask", { ...request, reason });
     this.#reporter.enqueue({ run, kind, reason, item });
+  }
+
+  /**
+   * Frees the batch's slots: the next claim need not wait for the server's answer to these
+   * outcomes, which would add a report's round trip to every claim's. Each task keeps its lease,
+   * and its heartbeats, until the answer, so a worker holds at most `concurrency` tasks besides
+   * those of the one report call in flight.
+   */
+  #sending(batch: readonly PendingReport[]): void {
+    for (const { run } of batch) run.phase = "sending";
+    this.#changes.notify();
   }
 
   #settle({ run, kind, reason }: PendingReport, answer: ReportAnswer): void {
@@ -292,7 +304,13 @@ export class Worker {
     this.#logger.warn(`task ${run.taskId}: ${why}`);
   }
 
-  /** Frees the task's concurrency slot. */
+  #slotsTaken(): number {
+    let taken = 0;
+    for (const run of this.#runs.values()) if (run.holdsSlot) taken += 1;
+    return taken;
+  }
+
+  /** Reported or dropped: stops its heartbeats, and frees its slot if it still held one. */
   #release(run: TaskRun): void {
     clearInterval(run.heartbeatTimer);
     run.phase = "done";

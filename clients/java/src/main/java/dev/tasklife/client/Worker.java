@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * killed or paused it, it is gone) the handler is cancelled (interrupted, and its {@link
  * Cancellation} set) and its result dropped. A handler that returns completes the task; one
  * that throws fails it with the throwable's text as reason. Outcomes are reported in batches
- * (BatchTransitionTasks), each under a stable request_id.
+ * (BatchTransitionTasks), each under a stable request_id; the next claim overlaps their call
+ * ({@link WorkerSlots}).
  *
  * <pre>{@code
  * try (Worker worker = Worker.start(client, WorkerOptions.defaults().withNamespace("etl"),
@@ -62,8 +63,8 @@ public final class Worker implements AutoCloseable {
   private final ScheduledExecutorService heartbeats;
   private final WorkerReporter reporter;
   private final Map<String, WorkerJob> jobs = new ConcurrentHashMap<>();
-  private final Object slots = new Object();
-  private int held; // guarded by slots: claimed jobs not yet released
+  private final HandOffs handOffs = new HandOffs();
+  private final WorkerSlots slots;
   private final Object lifecycle = new Object();
   private State state = State.RUNNING; // guarded by lifecycle
   private volatile boolean claiming = true;
@@ -79,9 +80,11 @@ public final class Worker implements AutoCloseable {
     this.log = options.logger();
     this.listener = new GuardedListener(options.listener(), log);
     this.backoff = new Backoff(options.initialBackoff(), options.maxBackoff());
+    this.slots = new WorkerSlots(options.concurrency());
     this.handlers = Executors.newFixedThreadPool(options.concurrency(), threads("handler"));
     this.heartbeats = Executors.newScheduledThreadPool(Math.min(options.concurrency(), 4), threads("heartbeat"));
-    this.reporter = new WorkerReporter(client, options, listener, counters, this::release);
+    this.reporter = new WorkerReporter(client, options, listener, counters, handOffs,
+        batch -> slots.sending(batch.size()), this::reported);
     this.claimLoop = threads("claim").newThread(this::claimWhileRunning);
   }
 
@@ -104,9 +107,7 @@ public final class Worker implements AutoCloseable {
 
   /** The counters so far and the number of tasks held now. */
   public WorkerMetrics metrics() {
-    synchronized (slots) {
-      return counters.snapshot(held);
-    }
+    return counters.snapshot(slots.held());
   }
 
   /**
@@ -199,6 +200,7 @@ public final class Worker implements AutoCloseable {
       if (claims == null) {
         break;
       }
+      handOffs.handing(claims.size());
       for (StartTaskResponse claim : claims) {
         run(claim.getTask(), sent);
       }
@@ -301,9 +303,7 @@ public final class Worker implements AutoCloseable {
   }
 
   private void run(Task task, long claimSentNanos) {
-    synchronized (slots) {
-      held++;
-    }
+    slots.claimed(1);
     counters.claimed.incrementAndGet();
     // The lease was granted after the claim was sent: counting from then is on the safe side.
     WorkerJob job = new WorkerJob(task, claimSentNanos + options.leaseDuration().toNanos());
@@ -315,6 +315,7 @@ public final class Worker implements AutoCloseable {
   }
 
   private void runHandler(WorkerJob job) {
+    handOffs.begun();
     if (!job.beginHandler()) {
       handlerEnded(job, null);
       return;
@@ -332,6 +333,7 @@ public final class Worker implements AutoCloseable {
 
   private void handlerEnded(WorkerJob job, Throwable failure) {
     if (job.settle(failure == null ? WorkerJob.Outcome.COMPLETE : WorkerJob.Outcome.FAIL)) {
+      slots.toReporter();
       if (failure == null) {
         reporter.complete(job);
       } else {
@@ -390,27 +392,34 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  /** Frees the job's slot: its outcome is recorded, or dropped and its handler over. */
-  private void release(WorkerJob job) {
-    job.stopHeartbeats();
-    if (jobs.remove(job.taskId(), job)) {
-      synchronized (slots) {
-        held--;
-        slots.notifyAll();
-      }
-    }
+  /** Their report call is over, whatever became of the outcomes. */
+  private void reported(List<WorkerJob> batch) {
+    release(batch, batch.size());
   }
 
-  private int awaitFreeSlots() {
-    synchronized (slots) {
-      while (claiming && held >= options.concurrency()) {
-        try {
-          slots.wait();
-        } catch (InterruptedException e) {
-          return 0;
-        }
+  /** Releases a job that was dropped, once its handler is over. */
+  private void release(WorkerJob job) {
+    release(List.of(job), 0);
+  }
+
+  private void release(List<WorkerJob> batch, int reported) {
+    int released = 0;
+    for (WorkerJob job : batch) {
+      job.stopHeartbeats();
+      if (jobs.remove(job.taskId(), job)) {
+        released++;
       }
-      return claiming ? options.concurrency() - held : 0;
+    }
+    slots.released(released, reported);
+  }
+
+  /** How many slots are free, once the handlers just handed off have begun (see HandOffs); 0 on a stop. */
+  private int awaitFreeSlots() {
+    try {
+      handOffs.awaitBegun();
+      return slots.awaitFree();
+    } catch (InterruptedException e) {
+      return 0;
     }
   }
 
@@ -420,9 +429,7 @@ public final class Worker implements AutoCloseable {
     if (call != null) {
       call.cancel(null);
     }
-    synchronized (slots) {
-      slots.notifyAll(); // wakes the claim loop waiting for a slot or pausing
-    }
+    slots.close();
     // Not interrupted: that would cancel the repeat of a cancelled claim (repeatCancelledClaim).
     if (Thread.currentThread() != claimLoop) {
       joinUninterruptibly(claimLoop);
@@ -432,16 +439,11 @@ public final class Worker implements AutoCloseable {
 
   /** Waits until no task is held or the time has come; false if interrupted meanwhile. */
   private boolean awaitNoneHeld(long untilNanos) {
-    synchronized (slots) {
-      long left;
-      while (held > 0 && (left = untilNanos - System.nanoTime()) > 0) {
-        try {
-          TimeUnit.NANOSECONDS.timedWait(slots, left);
-        } catch (InterruptedException e) {
-          return false;
-        }
-      }
+    try {
+      slots.awaitNoneHeld(untilNanos);
       return true;
+    } catch (InterruptedException e) {
+      return false;
     }
   }
 
@@ -452,6 +454,7 @@ public final class Worker implements AutoCloseable {
       if (job.settle(WorkerJob.Outcome.STOPPED)) {
         log.log(Level.WARNING, "task {0}: {1}: handler cancelled, task failed", job.taskId(), reason);
         job.cancel(reason);
+        slots.toReporter();
         reporter.fail(job, reason);
       } else if (job.outcome() == WorkerJob.Outcome.DROPPED) {
         release(job); // its handler ignores the cancellation; the worker no longer waits for it
@@ -471,17 +474,10 @@ public final class Worker implements AutoCloseable {
 
   /** Pauses the claim loop unless the worker stops meanwhile; false when it does. */
   private boolean pause(Duration duration) {
-    long until = System.nanoTime() + duration.toNanos();
-    synchronized (slots) {
-      long left;
-      while (claiming && (left = until - System.nanoTime()) > 0) {
-        try {
-          TimeUnit.NANOSECONDS.timedWait(slots, left);
-        } catch (InterruptedException e) {
-          return false;
-        }
-      }
-      return claiming;
+    try {
+      return slots.pause(duration);
+    } catch (InterruptedException e) {
+      return false;
     }
   }
 

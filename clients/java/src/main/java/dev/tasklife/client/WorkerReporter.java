@@ -15,29 +15,35 @@ import java.util.function.Consumer;
 
 /**
  * Sends the worker's outcomes with BatchTransitionTasks from one thread: whatever is queued
- * when no call is in flight goes at once, up to the batch size per call. A whole call that
- * fails transiently is sent again, with the same request_ids, after a backoff.
+ * when no call is in flight goes at once (once the handlers handed off have begun: {@link
+ * HandOffs}), up to the batch size per call. A whole call that fails transiently is sent
+ * again, with the same request_ids, after a backoff. The worker hears of each call's jobs
+ * twice: when the call is sent, and when it is over, whatever became of their outcomes.
  */
 final class WorkerReporter {
   /** One outcome to record: a CompleteTask (reason null) or a FailTask with its reason. */
-  private record Report(WorkerJob job, BatchTransitionTasksItem item, String failReason) {}
+  private record Report(WorkerJob job, String failReason) {}
 
   private final TasklifeClient client;
   private final WorkerOptions options;
   private final WorkerListener listener;
   private final WorkerCounters counters;
-  private final Consumer<WorkerJob> release;
+  private final HandOffs handOffs;
+  private final Consumer<List<WorkerJob>> sending;
+  private final Consumer<List<WorkerJob>> reported;
   private final Backoff backoff;
   private final LinkedBlockingQueue<Report> queue = new LinkedBlockingQueue<>();
   private final Thread thread;
 
   WorkerReporter(TasklifeClient client, WorkerOptions options, WorkerListener listener, WorkerCounters counters,
-      Consumer<WorkerJob> release) {
+      HandOffs handOffs, Consumer<List<WorkerJob>> sending, Consumer<List<WorkerJob>> reported) {
     this.client = client;
     this.options = options;
     this.listener = listener;
     this.counters = counters;
-    this.release = release;
+    this.handOffs = handOffs;
+    this.sending = sending;
+    this.reported = reported;
     this.backoff = new Backoff(options.initialBackoff(), options.maxBackoff());
     this.thread = new Thread(this::run, "tasklife-worker-reporter-" + options.workerName());
     thread.setDaemon(true);
@@ -47,15 +53,15 @@ final class WorkerReporter {
     thread.start();
   }
 
+  // Only the job is queued, its item built on the reporter's thread: the less a handler's
+  // thread does between its handler's return and the offer, the likelier the outcomes of
+  // handlers that return together are all queued when the reporter looks.
   void complete(WorkerJob job) {
-    queue.offer(new Report(job, BatchItems.of(CompleteTaskRequest.newBuilder().setTaskId(job.taskId())
-        .setWorker(options.workerName()).setRequestId(job.requestId(options.workerName(), "complete")).build()), null));
+    queue.offer(new Report(job, null));
   }
 
   void fail(WorkerJob job, String reason) {
-    queue.offer(new Report(job, BatchItems.of(FailTaskRequest.newBuilder().setTaskId(job.taskId())
-        .setWorker(options.workerName()).setRequestId(job.requestId(options.workerName(), "fail"))
-        .setReason(reason).build()), reason));
+    queue.offer(new Report(job, reason));
   }
 
   /** Ends the thread; outcomes still unsent are counted as report failures and released. */
@@ -64,8 +70,11 @@ final class WorkerReporter {
     Worker.joinUninterruptibly(thread);
     List<Report> left = new ArrayList<>();
     queue.drainTo(left);
-    for (Report report : left) {
-      refused(report, "the worker stopped before it could be sent");
+    if (!left.isEmpty()) {
+      List<WorkerJob> jobs = jobs(left);
+      sending.accept(jobs);
+      left.forEach(report -> refused(report, "the worker stopped before it could be sent"));
+      reported.accept(jobs);
     }
   }
 
@@ -74,17 +83,34 @@ final class WorkerReporter {
       while (true) {
         List<Report> batch = new ArrayList<>();
         batch.add(queue.take());
+        try {
+          handOffs.awaitBegun();
+        } catch (InterruptedException stopping) {
+          queue.addAll(batch); // for shutdown() to account for
+          throw stopping;
+        }
         queue.drainTo(batch, options.reportBatchSize() - 1);
-        send(batch);
+        List<WorkerJob> jobs = jobs(batch);
+        sending.accept(jobs);
+        try {
+          send(batch);
+        } finally {
+          reported.accept(jobs);
+        }
       }
     } catch (InterruptedException stopping) {
       // shutdown() accounts for what is left.
     }
   }
 
+  private static List<WorkerJob> jobs(List<Report> batch) {
+    return batch.stream().map(Report::job).toList();
+  }
+
+  /** Records the batch's outcomes (or counts them as refused); the caller releases the jobs. */
   private void send(List<Report> batch) throws InterruptedException {
     BatchTransitionTasksRequest.Builder request = BatchTransitionTasksRequest.newBuilder();
-    batch.forEach(report -> request.addItems(report.item()));
+    batch.forEach(report -> request.addItems(item(report)));
     counters.reportCalls.incrementAndGet();
     BatchTransitionTasksResponse response;
     for (int failures = 1; ; failures++) {
@@ -116,6 +142,17 @@ final class WorkerReporter {
     }
   }
 
+  private BatchTransitionTasksItem item(Report report) {
+    String worker = options.workerName();
+    WorkerJob job = report.job();
+    if (report.failReason() == null) {
+      return BatchItems.of(CompleteTaskRequest.newBuilder().setTaskId(job.taskId()).setWorker(worker)
+          .setRequestId(job.requestId(worker, "complete")).build());
+    }
+    return BatchItems.of(FailTaskRequest.newBuilder().setTaskId(job.taskId()).setWorker(worker)
+        .setRequestId(job.requestId(worker, "fail")).setReason(report.failReason()).build());
+  }
+
   private void recorded(Report report, BatchTransitionTasksResult result) {
     WorkerJob job = report.job();
     TasklifeException error = BatchResults.error(result).orElse(null);
@@ -134,15 +171,12 @@ final class WorkerReporter {
       listener.dropped(job.task, why);
     } else {
       refused(report, error.getMessage());
-      return;
     }
-    release.accept(job);
   }
 
   private void refused(Report report, String why) {
     options.logger().log(Level.ERROR, "task {0}: outcome not recorded: {1}", report.job().taskId(), why);
     counters.reportFailures.incrementAndGet();
-    release.accept(report.job());
   }
 
   /** The task was taken away from this worker, so there is nothing to report any more. */

@@ -3,6 +3,7 @@ package dev.tasklife.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tasklife.v1.ClaimTasksRequest;
 import dev.tasklife.v1.CreateTaskRequest;
 import dev.tasklife.v1.EnqueueTaskRequest;
 import dev.tasklife.v1.KillTaskRequest;
@@ -18,6 +19,14 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall.SimpleForwardingClientCall;
+import io.grpc.MethodDescriptor;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -263,5 +272,60 @@ class WorkerTest {
     }
 
     assertEquals(Set.copyOf(ids), seen.keySet());
+  }
+
+  @Test
+  void claimsAgainWhileTheOutcomeOfItsTaskIsBeingReported() {
+    String namespace = LiveTasks.freshNamespace();
+    List<String> ids = LiveTasks.createReady(client, namespace, 2);
+    ReportHeldUntilTheNextClaim calls = new ReportHeldUntilTheNextClaim();
+
+    try (TasklifeClient held = TasklifeClient.connect(ConnectOptions.plaintext(LiveServer.address()), List.of(calls));
+        Worker worker = Worker.start(held, quick(namespace).withConcurrency(1), (task, cancellation) -> {})) {
+      LiveTasks.await(() -> worker.metrics().completed() == ids.size(), "every task to complete");
+    }
+
+    assertTrue(calls.claimedMeanwhile.get(), "the second claim waited for the first report");
+    assertEquals(List.of(1, 1), calls.claims.subList(0, 2).stream().map(ClaimTasksRequest::getMaxTasks).toList());
+  }
+
+  /**
+   * Holds the first BatchTransitionTasks call (its thread waits before the call is half-closed)
+   * until a second ClaimTasks call is sent, 20 s at most; keeps every ClaimTasks request.
+   */
+  private static final class ReportHeldUntilTheNextClaim implements ClientInterceptor {
+    final List<ClaimTasksRequest> claims = new CopyOnWriteArrayList<>();
+    final AtomicBoolean claimedMeanwhile = new AtomicBoolean();
+    private final CountDownLatch secondClaim = new CountDownLatch(1);
+    private final AtomicBoolean firstReport = new AtomicBoolean(true);
+
+    @Override
+    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+      boolean report = method.getBareMethodName().equals("BatchTransitionTasks");
+      return new SimpleForwardingClientCall<>(next.newCall(method, options)) {
+        @Override
+        public void sendMessage(Q message) {
+          if (message instanceof ClaimTasksRequest claim) {
+            claims.add(claim);
+            if (claims.size() == 2) {
+              secondClaim.countDown();
+            }
+          }
+          super.sendMessage(message);
+        }
+
+        @Override
+        public void halfClose() {
+          if (report && firstReport.compareAndSet(true, false)) {
+            try {
+              claimedMeanwhile.set(secondClaim.await(20, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          super.halfClose();
+        }
+      };
+    }
   }
 }
