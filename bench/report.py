@@ -29,7 +29,8 @@ def _pct(value: float | None) -> str:
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """The targets of issue #12 (P1-P5), the history's (P6, P7) and the stream's P4b, each under
+    """The targets of issue #12 (P1-P5), the history's (P6, P7), the stream's P4b and the worker
+    runtimes' P8, each under
     an id that never changes: reported, never asserted."""
     out = []
     tp = results.get("throughput")
@@ -102,6 +103,15 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                                           f"{small:,}",
                     "measured": ", ".join(f"{m} {_n(b, 2)} vs {_n(a, 2)} ms ({_n(r, 2)}x)" for m, a, b, r in worst),
                     "pass": all(r is not None and r <= 1.5 for _, _, _, r in worst)})
+    wk = results.get("workers")
+    if wk and wk["procrastinate"].get("lifecycles_per_s"):
+        theirs = wk["procrastinate"]["lifecycles_per_s"]
+        ratios = {language: (r.get("tasks_per_s") or 0) / theirs for language, r in wk["languages"].items()}
+        out.append({"id": "P8", "target": "every client's worker runtime >= 2x Procrastinate's worker (no-op tasks, "
+                                          f"concurrency {wk['concurrency']})",
+                    "measured": ", ".join(f"{language} {ratio:.2f}x" for language, ratio in ratios.items())
+                                + f" (Procrastinate {_n(theirs)} jobs/s)",
+                    "pass": bool(ratios) and all(ratio >= 2.0 for ratio in ratios.values())})
     return out
 
 

@@ -138,6 +138,7 @@ class TaskStore:
             # How long a call waits for a connection before it is answered UNAVAILABLE: with
             # the database down, psycopg_pool's default of 30 s held every call that long.
             timeout=CONNECTION_WAIT_SECONDS,
+            reset=_refuse_pipeline_mode,
             open=False,
         )
         await pool.open(wait=True, timeout=30)
@@ -160,8 +161,8 @@ class TaskStore:
             try:
                 async with pooled.pipeline():
                     cursor = await _with_planner_setting(pooled, name, params)
-            except BaseException:
-                await _usable_again(pooled)
+            except BaseException as failure:
+                await _usable_again(pooled, failure)
                 raise
             return await cursor.fetchall()
 
@@ -416,8 +417,8 @@ class TaskStore:
                     return [await self._fetchall(name, params, conn)]
                 try:
                     results, after = await self._pipelined(conn, statements, read)
-                except BaseException:
-                    await _usable_again(conn)  # nothing was written
+                except BaseException as failure:
+                    await _usable_again(conn, failure)
                     raise
                 if read is not None:
                     followed = self._follow_up(read, after)
@@ -694,12 +695,29 @@ async def _with_planner_setting(conn: AsyncConnection, name: str, params: dict[s
     return cursor
 
 
-async def _usable_again(conn: AsyncConnection) -> None:
-    """After a pipeline failed: a transaction it left aborted is rolled back, so that the pool
-    gets the connection back usable (or sees that it is broken)."""
-    if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
-        with contextlib.suppress(psycopg.Error):
-            await conn.rollback()
+async def _refuse_pipeline_mode(conn: AsyncConnection) -> None:
+    """The pool's check of every connection given back: one still in pipeline mode may be in
+    a transaction its last user never ended (see _usable_again); raising makes the pool
+    close it."""
+    if conn.pgconn.pipeline_status != psycopg.pq.PipelineStatus.OFF:
+        raise psycopg.InterfaceError("a connection came back to the pool in pipeline mode")
+
+
+async def _usable_again(conn: AsyncConnection, failure: BaseException) -> None:
+    """After a pipeline failed, so that the pool gets the connection back usable or closed. A
+    statement's error leaves its transaction aborted: it is rolled back. Anything else, a
+    cancellation above all (a caller gone, a deadline passed), may have stopped psycopg
+    between the pipeline's messages, with the server still in a transaction the client no
+    longer knows of: the next user of the connection would then run its statements inside
+    that transaction, holding its locks for good (seen once in a test run). Such a
+    connection is closed, which ends the transaction; the pool opens another."""
+    if isinstance(failure, psycopg.Error) and conn.pgconn.pipeline_status == psycopg.pq.PipelineStatus.OFF:
+        if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
+            with contextlib.suppress(psycopg.Error):
+                await conn.rollback()
+        return
+    with contextlib.suppress(psycopg.Error):
+        await conn.close()
 
 
 def _stream_params(read: StreamRead) -> dict[str, Any]:

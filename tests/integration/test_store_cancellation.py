@@ -1,0 +1,48 @@
+"""A call cancelled while its statements are in flight (its caller gone, its deadline passed)
+leaves nothing behind: no write, no transaction left open on a pooled connection, and the
+store goes on serving."""
+
+from __future__ import annotations
+
+import asyncio
+
+import psycopg
+
+from tasklife_server.domain.model import TaskSpec, TransitionCommand
+from tasklife_server.domain.states import Action, State
+from tasklife_server.storage.store import TaskStore
+from tests.support import unique_id
+
+
+async def _cancel_a_write_blocked_on_a_row_lock(database_url: str) -> tuple[State, list[tuple], State]:
+    store = await TaskStore.open(database_url, min_size=1, max_size=1)
+    try:
+        task_id = unique_id("cancelled")
+        await store.create_task(task_id, TaskSpec(), "test", "")
+        # With a request_id the batch is two statements (lock_tasks, transition_group), sent
+        # in one pipeline.
+        command = TransitionCommand(task_id=task_id, action=Action.ENQUEUE, operator="test", request_id="r1")
+        with psycopg.connect(database_url) as holder:
+            holder.execute("SELECT 1 FROM tasks WHERE id = %s FOR UPDATE", (task_id,))
+            write = asyncio.create_task(store.transition_batch([command]))
+            await asyncio.sleep(0.3)  # waiting for the row lock, inside its pipeline
+            write.cancel()
+            await asyncio.gather(write, return_exceptions=True)
+            holder.rollback()
+        with psycopg.connect(database_url, autocommit=True) as observer:
+            left_open = observer.execute(
+                "SELECT pid, state, wait_event FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND xact_start IS NOT NULL AND backend_type = 'client backend'").fetchall()
+        unchanged = (await store.get_task(task_id)).state
+        (after,) = await store.transition_batch([command])
+        return unchanged, left_open, after.task.state
+    finally:
+        await store.close()
+
+
+def test_a_write_cancelled_while_it_waits_writes_nothing_and_leaves_no_transaction_open(database_url: str) -> None:
+    unchanged, left_open, after = asyncio.run(_cancel_a_write_blocked_on_a_row_lock(database_url))
+
+    assert unchanged is State.CREATED
+    assert left_open == []
+    assert after is State.READY
