@@ -64,3 +64,8 @@ def test_an_unknown_marker_in_queries_sql_is_refused(tmp_path: Path) -> None:
     source.write_text("-- name: q [fast plan]\nSELECT 1;\n")
     with pytest.raises(AssertionError, match="unknown markers \\['fast plan'\\]"):
         planner_settings(source)
+
+
+def test_a_watch_catching_up_reads_the_stream_on_a_plan_for_its_position() -> None:
+    assert QUERIES["stream_batch_catching_up"] == QUERIES["stream_batch"]
+    assert PLANNER_SETTINGS["stream_batch_catching_up"] == "SET LOCAL plan_cache_mode = force_custom_plan"

@@ -14,6 +14,7 @@ _HEADER = re.compile(r"^-- name: (\w+)(?: \[([a-z ]+)\])?\s*$", re.MULTILINE)
 _MARKERS = {
     "generic plan": "SET LOCAL plan_cache_mode = force_generic_plan",
     "no bitmap scan": "SET LOCAL enable_bitmapscan = off",
+    "custom plan": "SET LOCAL plan_cache_mode = force_custom_plan",
 }
 _COLUMNS = re.compile(r"\{(task|event|made_event|nulls):(\w+)\}")
 _LISTS = {"task": TASK_COLUMNS, "event": EVENT_COLUMNS}
@@ -90,6 +91,15 @@ def _with_unlabelled_claim(named: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType({**named, "claim_ready_unlabelled": named["claim_ready"]})
 
 
+def _with_catch_up_read(named: Mapping[str, str]) -> Mapping[str, str]:
+    """Adds `stream_batch_catching_up`: stream_batch for a watch reading history far behind
+    the head, planned for its position every time. The generic plan that suits reads at the
+    head (the reader's, a writer's after its commit) assumes a third of the history lies
+    after any position, and sorts it: 3.9 s a batch from the oldest of 10 M events, against
+    27 ms planned for the position."""
+    return MappingProxyType({**named, "stream_batch_catching_up": named["stream_batch"]})
+
+
 def claim_query(has_labels: bool) -> str:
     """The name of the claim statement for a claim with or without labels."""
     return "claim_ready" if has_labels else "claim_ready_unlabelled"
@@ -100,7 +110,11 @@ def transition_query(has_request_id: bool) -> str:
     return "transition_group" if has_request_id else "transition_group_without_request_id"
 
 
-QUERIES = _with_unlabelled_claim(_without_request_id(load()))
+QUERIES = _with_catch_up_read(_with_unlabelled_claim(_without_request_id(load())))
 # The queries that run under a planner setting of their own (a `[marker]` in queries.sql).
-PLANNER_SETTINGS = MappingProxyType({**planner_settings(), "claim_ready_unlabelled": _MARKERS["no bitmap scan"]})
+PLANNER_SETTINGS = MappingProxyType({
+    **planner_settings(),
+    "claim_ready_unlabelled": _MARKERS["no bitmap scan"],
+    "stream_batch_catching_up": _MARKERS["custom plan"],
+})
 GENERIC_PLAN = frozenset(name for name, setting in PLANNER_SETTINGS.items() if setting == _MARKERS["generic plan"])

@@ -609,8 +609,11 @@ class TaskStore:
         labels, and the transaction that later committed events wait for (None if none
         wait). With `accepted` (the dropped position the reader started with, see
         `dropped_position`), raises CursorNotRetained if history retention has since dropped
-        events after `after`."""
-        rows = await self._fetchall("stream_batch", _stream_params(StreamRead(after, accepted, limit)), conn)
+        events after `after`. Without `conn` it is a watch catching up, planned for its
+        position (queries.py: stream_batch_catching_up); the reader's connection reads at
+        the head, on a generic plan."""
+        name = "stream_batch" if conn is not None else "stream_batch_catching_up"
+        rows = await self._fetchall(name, _stream_params(StreamRead(after, accepted, limit)), conn)
         return _stream_rows(rows, after)
 
     async def stream_head(self) -> Position:
