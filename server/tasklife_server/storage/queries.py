@@ -80,24 +80,27 @@ def _without_request_id(named: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType({**named, "transition_group_without_request_id": group[:start] + lookup + group[end:]})
 
 
-def _with_unlabelled_claim(named: Mapping[str, str]) -> Mapping[str, str]:
-    """Adds `claim_ready_unlabelled`: claim_ready for a claim without labels, run with bitmap
-    scans off. Right after a burst of tasks became ready, before autovacuum has analyzed
-    them, the planner believes a handful are ready, reads them all through a bitmap and
-    sorts them, where walking the ready-order index stops after the claim's limit: 4 ms
-    against 0.8 ms a claim with 3,000 ready tasks, and the bitmap never marks the dead
-    entries of claimed tasks, so it grows with every task ever claimed until a vacuum. A
-    claim with labels keeps the bitmap: only it can use the GIN index on labels."""
-    return MappingProxyType({**named, "claim_ready_unlabelled": named["claim_ready"]})
+# Queries that are another query's text run under a planner setting of their own: the
+# store picks one or the other by the case at hand.
+_VARIANTS = {
+    # A claim without labels, run with bitmap scans off. Right after a burst of tasks became
+    # ready, before autovacuum has analyzed them, the planner believes a handful are ready,
+    # reads them all through a bitmap and sorts them, where walking the ready-order index
+    # stops after the claim's limit: 4 ms against 0.8 ms a claim with 3,000 ready tasks, and
+    # the bitmap never marks the dead entries of claimed tasks, so it grows with every task
+    # ever claimed until a vacuum. A claim with labels keeps the bitmap: only it can use the
+    # GIN index on labels.
+    "claim_ready_unlabelled": ("claim_ready", "no bitmap scan"),
+    # A watch reading history far behind the head, planned for its position every time. The
+    # generic plan that suits reads at the head (the reader's, a writer's after its commit)
+    # assumes a third of the history lies after any position, and sorts it: 3.9 s a batch
+    # from the oldest of 10 M events, against 27 ms planned for the position.
+    "stream_batch_catching_up": ("stream_batch", "custom plan"),
+}
 
 
-def _with_catch_up_read(named: Mapping[str, str]) -> Mapping[str, str]:
-    """Adds `stream_batch_catching_up`: stream_batch for a watch reading history far behind
-    the head, planned for its position every time. The generic plan that suits reads at the
-    head (the reader's, a writer's after its commit) assumes a third of the history lies
-    after any position, and sorts it: 3.9 s a batch from the oldest of 10 M events, against
-    27 ms planned for the position."""
-    return MappingProxyType({**named, "stream_batch_catching_up": named["stream_batch"]})
+def _with_variants(named: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType({**named, **{variant: named[of] for variant, (of, _marker) in _VARIANTS.items()}})
 
 
 def claim_query(has_labels: bool) -> str:
@@ -110,11 +113,10 @@ def transition_query(has_request_id: bool) -> str:
     return "transition_group" if has_request_id else "transition_group_without_request_id"
 
 
-QUERIES = _with_catch_up_read(_with_unlabelled_claim(_without_request_id(load())))
+QUERIES = _with_variants(_without_request_id(load()))
 # The queries that run under a planner setting of their own (a `[marker]` in queries.sql).
 PLANNER_SETTINGS = MappingProxyType({
     **planner_settings(),
-    "claim_ready_unlabelled": _MARKERS["no bitmap scan"],
-    "stream_batch_catching_up": _MARKERS["custom plan"],
+    **{variant: _MARKERS[marker] for variant, (_of, marker) in _VARIANTS.items()},
 })
 GENERIC_PLAN = frozenset(name for name, setting in PLANNER_SETTINGS.items() if setting == _MARKERS["generic plan"])
