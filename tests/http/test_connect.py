@@ -79,8 +79,66 @@ def test_an_unknown_task_is_not_found(server: ServerProcess) -> None:
 def test_malformed_json_is_an_invalid_argument(server: ServerProcess) -> None:
     reply = post(server.http_url, "GetTask", b"{not json", "application/json")
     assert reply.status == 400
-    assert reply.json()["code"] == "invalid_argument"
-    assert reply.json()["message"].startswith("the request is not valid JSON for tasklife.v1.GetTaskRequest")
+    body = reply.json()
+    assert body["code"] == "invalid_argument"
+    assert body["message"].startswith("the request body is not a valid encoding of tasklife.v1.GetTaskRequest: not valid JSON")
+    assert body["details"][0]["debug"] == {"reason": "MALFORMED_REQUEST", "domain": "tasklife.dev",
+                                           "metadata": {"message_type": "tasklife.v1.GetTaskRequest"}}
+
+
+def _violations(reply) -> list[tuple[str, str]]:
+    (bad_request,) = [d["debug"] for d in reply.json()["details"] if d["type"] == "google.rpc.BadRequest"]
+    return [(v["field"], v["description"]) for v in bad_request["fieldViolations"]]
+
+
+def test_an_enum_name_in_the_wrong_case_is_refused_not_dropped(server: ServerProcess) -> None:
+    reply = connect_json(server.http_url, "ListTasks", {"states": ["TASK_STATE_FAILED", "failed"]})
+    assert (reply.status, reply.json()["code"]) == (400, "invalid_argument")
+    ((field, description),) = _violations(reply)
+    assert field == "states[1]"
+    assert description.startswith("'failed' is not a value of tasklife.v1.TaskState (its values: TASK_STATE_UNSPECIFIED, ")
+    assert reply.json()["details"][0]["debug"]["reason"] == "INVALID_REQUEST"
+
+
+def test_an_unknown_enum_value_name_is_refused(server: ServerProcess) -> None:
+    reply = connect_json(server.http_url, "ListTasks", {"states": ["TASK_STATE_BOGUS"]})
+    assert reply.status == 400
+    assert [field for field, _ in _violations(reply)] == ["states[0]"]
+    assert "'TASK_STATE_BOGUS' is not a value of tasklife.v1.TaskState" in reply.json()["message"]
+
+
+def test_every_unknown_field_is_refused_with_its_path(server: ServerProcess) -> None:
+    reply = connect_json(server.http_url, "CreateTask",
+                         {"taskId": unique_id("strict"), "lables": {"a": "b"}, "retryPolicy": {"maxAttempt": 3}})
+    assert reply.status == 400
+    violations = _violations(reply)
+    assert [field for field, _ in violations] == ["lables", "retryPolicy.maxAttempt"]
+    assert violations[0][1].startswith("is not a field of tasklife.v1.CreateTaskRequest (its fields: taskId, labels,")
+    assert violations[1][1].startswith("is not a field of tasklife.v1.RetryPolicy (its fields: maxAttempts,")
+
+
+def test_a_refused_json_create_writes_nothing(server: ServerProcess, stub) -> None:
+    task_id = unique_id("strict")
+    connect_json(server.http_url, "CreateTask", {"taskId": task_id, "autoEnqueu": True})
+    reply = connect_json(server.http_url, "GetTask", {"taskId": task_id})
+    assert reply.status == 404
+
+
+def test_enum_values_by_number_and_proto_names_are_still_accepted(server: ServerProcess, stub) -> None:
+    label = unique_id("l")
+    task = create(stub, labels={"strict": label})
+    reply = connect_json(server.http_url, "ListTasks", {"states": [1], "labels": {"strict": label}, "page_size": 5})
+    assert reply.status == 200
+    assert [t["taskId"] for t in reply.json()["tasks"]] == [task.task_id]
+
+
+def test_a_watch_with_an_unknown_state_name_ends_with_the_error_and_streams_nothing(server: ServerProcess) -> None:
+    with connect_stream_json(server.http_url, "WatchTaskEvents", {"fromBeginning": True, "states": ["TASK_STATE_BOGUS"]}) as stream:
+        flags, payload = stream.next_frame()
+    assert flags == 0x02
+    error = json.loads(payload)["error"]
+    assert error["code"] == "invalid_argument"
+    assert "'TASK_STATE_BOGUS' is not a value of tasklife.v1.TaskState" in error["message"]
 
 
 def test_a_binary_call_answers_the_protobuf_message(server: ServerProcess, stub) -> None:

@@ -11,6 +11,8 @@ import grpc
 from google.protobuf import json_format, symbol_database
 from google.protobuf.message import Message
 
+from tasklife_server.domain.errors import FieldViolation, InvalidRequest, MalformedRequest
+from tasklife_server.http import strict_json
 from tasklife_server.http.status import Metadata, Outcome
 
 UNARY_TYPES = {"application/json": "json", "application/proto": "proto"}
@@ -101,12 +103,23 @@ def single_envelope(body: bytes) -> bytes | None:
 
 
 def message_from_json(body: bytes, message_type: type[Message]) -> bytes:
-    """Protobuf JSON to binary; unknown fields are ignored, as connect-go does. Raises ValueError."""
+    """Protobuf JSON to binary, strictly: an unknown field or enum value name is refused
+    (InvalidRequest, naming each: http/strict_json.py), as is anything else protobuf's JSON
+    parser refuses (MalformedRequest)."""
+    descriptor = message_type.DESCRIPTOR
+    try:
+        text = body.decode("utf-8")
+        document = json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise MalformedRequest(descriptor.full_name, f"not valid JSON: {exc}") from None
+    problems = [FieldViolation(path, why) for path, why in strict_json.unknown_names(document, descriptor)]
+    if problems:
+        raise InvalidRequest(problems)
     message = message_type()
     try:
-        json_format.Parse(body.decode("utf-8"), message, ignore_unknown_fields=True)
-    except (json_format.ParseError, UnicodeDecodeError) as exc:
-        raise ValueError(f"the request is not valid JSON for {message_type.DESCRIPTOR.full_name}: {exc}") from None
+        json_format.ParseDict(document, message)
+    except (json_format.ParseError, RecursionError) as exc:
+        raise MalformedRequest(descriptor.full_name, str(exc)) from None
     return message.SerializeToString()
 
 

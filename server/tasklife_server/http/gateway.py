@@ -20,7 +20,8 @@ from tasklife_server.http.console_files import ConsoleFiles
 from tasklife_server.http.cors import CorsPolicy
 from tasklife_server.http.metadata import call_metadata, connect_timeout, grpc_timeout
 from tasklife_server.http.methods import METHODS, Method
-from tasklife_server.http.status import Metadata, Outcome, from_rpc_error, plain_trailers, refusal
+from tasklife_server.domain.errors import TasklifeError
+from tasklife_server.http.status import Metadata, Outcome, from_rpc_error, outcome_of_refusal, plain_trailers, refusal
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -98,10 +99,11 @@ class Gateway:
         body = await _read_body(receive, self._max_body)
         call = _Call(method, content_type, call_metadata(scope["headers"]), timeout, body, cors, receive, send)
         if encoding.lower() not in _IDENTITY:
-            await respond(call, refusal(grpc.StatusCode.UNIMPLEMENTED, f"compression {encoding!r} is not supported"))
+            await respond(call, refusal(grpc.StatusCode.UNIMPLEMENTED, f"compression {encoding!r} is not supported",
+                                        "COMPRESSION_NOT_SUPPORTED"))
         elif body is None:
             too_big = f"the request is larger than the limit of {self._max_body - 5} bytes (--max-message-bytes)"
-            await respond(call, refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, too_big))
+            await respond(call, refusal(grpc.StatusCode.RESOURCE_EXHAUSTED, too_big, "MESSAGE_TOO_LARGE"))
         else:
             await respond(call)
 
@@ -112,8 +114,8 @@ class Gateway:
         if outcome is None:
             try:
                 request = call.body if codec == "proto" else connect.message_from_json(call.body, call.method.request_type)
-            except ValueError as exc:
-                outcome = refusal(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            except TasklifeError as exc:
+                outcome = outcome_of_refusal(exc)
             else:
                 outcome, leading, payload = await self._call_unary(call, request)
                 headers += _headers(leading)
@@ -129,12 +131,13 @@ class Gateway:
         json_codec = connect.STREAM_TYPES[call.content_type] == "json"
         request = connect.single_envelope(call.body) if refused is None else None
         if refused is None and request is None:
-            refused = refusal(grpc.StatusCode.INVALID_ARGUMENT, "a server-streaming request is one uncompressed envelope")
+            refused = refusal(grpc.StatusCode.INVALID_ARGUMENT, "a server-streaming request is one uncompressed envelope",
+                              "MALFORMED_REQUEST")
         if refused is None and json_codec:
             try:
                 request = connect.message_from_json(request or b"", call.method.request_type)
-            except ValueError as exc:
-                refused = refusal(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            except TasklifeError as exc:
+                refused = outcome_of_refusal(exc)
 
         def encode(payload: bytes) -> bytes:
             if json_codec:
@@ -146,7 +149,8 @@ class Gateway:
     async def _grpc_web(self, call: "_Call", refused: Outcome | None = None) -> None:
         request = grpc_web.single_message(call.body) if refused is None else None
         if refused is None and request is None:
-            refused = refusal(grpc.StatusCode.INVALID_ARGUMENT, "a gRPC-Web request is one uncompressed data frame")
+            refused = refusal(grpc.StatusCode.INVALID_ARGUMENT, "a gRPC-Web request is one uncompressed data frame",
+                              "MALFORMED_REQUEST")
         await self._stream_response(call, request or b"", refused, grpc_web.frame, grpc_web.trailer_frame)
 
     async def _stream_response(

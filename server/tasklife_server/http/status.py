@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 
 import grpc
 from google.protobuf import any_pb2
-from google.rpc import status_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from tasklife_server.domain.errors import TasklifeError
+from tasklife_server.service.errors import DOMAIN, status_of
 
 DETAILS_KEY = "grpc-status-details-bin"
 # Carried by the status itself, never repeated as plain trailers.
@@ -45,6 +48,20 @@ def plain_trailers(trailers: Metadata) -> Metadata:
     return [(k, v) for k, v in trailers if k not in _STATUS_KEYS]
 
 
-def refusal(code: grpc.StatusCode, message: str) -> Outcome:
-    """A call the gateway refuses itself, before it reaches TaskService (no details)."""
-    return Outcome(code, message)
+def refusal(code: grpc.StatusCode, message: str, reason: str) -> Outcome:
+    """A call the gateway refuses itself, before it reaches TaskService, with an ErrorInfo of
+    `reason` (domain tasklife.dev) like every refusal of the service's own."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    return Outcome(code, message, [detail])
+
+
+def outcome_of_refusal(error: TasklifeError) -> Outcome:
+    """A request the gateway refuses as TaskService would (service/errors.py): the same
+    status, message and details."""
+    status = status_of(error)
+    return Outcome(grpc.StatusCode(_CODES[status.code]), status.message, list(status.details))
+
+
+_CODES = {code.value[0]: code.value for code in grpc.StatusCode}
