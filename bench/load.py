@@ -14,7 +14,9 @@ is open). Modes:
   worker_lifecycle
               each worker, in a namespace of its own, runs `batch` lifecycles the way a worker
               runtime does: BatchCreateTasks, BatchTransitionTasks (EnqueueTask), ClaimTasks,
-              BatchTransitionTasks (CompleteTask); one operation = `batch` lifecycles
+              BatchTransitionTasks (CompleteTask); one operation = `batch` lifecycles. With
+              `payload_bytes`, each task gets an input of that size (checked in the claim's
+              answer) and a result of that size
   read        GetTask or ListTaskEvents on random tasks named by `id_format` % n
   connect_read, connect_transition
               GetTask and the transition bounce over Connect JSON (bench/connect_load.py)
@@ -38,6 +40,7 @@ from typing import Any, Awaitable, Callable
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from tasklife.v1 import task_pb2
 from tasklife.v1 import task_service_pb2 as pb
 from tasklife.v1 import task_service_pb2_grpc
 
@@ -246,6 +249,9 @@ async def run_batch_transition(spec: dict[str, Any]) -> dict[str, Any]:
 async def run_worker_lifecycle(spec: dict[str, Any]) -> dict[str, Any]:
     channels = open_channels(spec["target"], spec["channels"])
     batch = spec["batch"]
+    size = spec.get("payload_bytes", 0)
+    # Random bytes: nothing for PostgreSQL's TOAST compression to shrink, the costliest case.
+    payload = task_pb2.TaskPayload(data=random.randbytes(size), content_type="application/octet-stream") if size else None
     calls: list[Call] = []
     for w in range(spec["concurrency"]):
         stub = task_service_pb2_grpc.TaskServiceStub(channels[w % len(channels)])
@@ -253,15 +259,17 @@ async def run_worker_lifecycle(spec: dict[str, Any]) -> dict[str, Any]:
 
         async def lifecycles(stub=stub, namespace=namespace, worker=worker) -> None:
             created = await stub.BatchCreateTasks(pb.BatchCreateTasksRequest(requests=[
-                pb.CreateTaskRequest(namespace=namespace, operator="bench") for _ in range(batch)]))
+                pb.CreateTaskRequest(namespace=namespace, operator="bench", input=payload) for _ in range(batch)]))
             ids = [r.task.task_id for r in created.results]
             await stub.BatchTransitionTasks(pb.BatchTransitionTasksRequest(items=[
                 pb.BatchTransitionTasksItem(enqueue=pb.EnqueueTaskRequest(task_id=t, operator="bench")) for t in ids]))
             claimed = await stub.ClaimTasks(pb.ClaimTasksRequest(worker=worker, max_tasks=batch, namespace=namespace,
                                                                  operator="bench"))
+            if payload is not None and any(c.task.input.data != payload.data for c in claimed.claims):
+                raise RuntimeError("a claim did not return the task's input")
             done = await stub.BatchTransitionTasks(pb.BatchTransitionTasksRequest(items=[
                 pb.BatchTransitionTasksItem(complete=pb.CompleteTaskRequest(task_id=c.task.task_id, worker=worker,
-                                                                            operator="bench"))
+                                                                            operator="bench", result=payload))
                 for c in claimed.claims]))
             completed = sum(not r.HasField("error") for r in done.results)
             if completed != batch:

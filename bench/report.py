@@ -29,9 +29,9 @@ def _pct(value: float | None) -> str:
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """The targets of issue #12 (P1-P5), the history's (P6, P7), the stream's P4b and the worker
-    runtimes' P8, each under
-    an id that never changes: reported, never asserted."""
+    """The targets of issue #12 (P1-P5), the history's (P6, P7), the stream's P4b, the worker
+    runtimes' P8 and the payloads' P9, each under an id that never changes: reported, never
+    asserted."""
     out = []
     tp = results.get("throughput")
     if tp and "64" in tp["points"]:
@@ -59,6 +59,15 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                                               "BatchTransitionTasks) >= 3x Procrastinate's steady lifecycles/s",
                         "measured": f"{ratio:.2f}x ({_n(ww['lifecycles_per_s'])}/s vs {_n(theirs)}/s)",
                         "pass": ratio >= 3.0})
+        wp = lc.get("worker_way_payloads") or {}
+        if wp.get("ratio") is not None:
+            size = wp["payload_bytes"]
+            out.append({"id": "P9", "target": f"worker-way lifecycles with a {size // 1024} KiB input and a "
+                                              f"{size // 1024} KiB result per task >= 70% of the no-payload rate",
+                        "measured": f"{_pct(wp['ratio'])} ({_n(wp['lifecycles_per_s'])}/s vs "
+                                    f"{_n(ww.get('lifecycles_per_s'))}/s; per-run "
+                                    f"{', '.join(_pct(r) for r in wp['ratio_runs'])})",
+                        "pass": wp["ratio"] >= 0.70})
         ratio = lc["rate"] / theirs
         out.append({"id": "P3b", "target": "per-call lifecycles/s >= 1x Procrastinate's steady lifecycles/s",
                     "measured": f"{ratio:.2f}x ({_n(lc['rate'])}/s vs {_n(theirs)}/s)", "pass": ratio >= 1.0})
@@ -204,6 +213,16 @@ def render(results: dict[str, Any]) -> str:
                 f"BatchTransitionTasks enqueue, ClaimTasks, BatchTransitionTasks complete): "
                 f"{_n(ww['lifecycles_per_s'])} lifecycles/s{_range(ww, 'lifecycles_per_s')}, server CPU "
                 f"{_n(ww['server_cpu_us_per_lifecycle'])} us/lifecycle")
+        wp = lc.get("worker_way_payloads")
+        if wp and wp.get("lifecycles_per_s") is not None:
+            add(f"     the worker way with a {wp['payload_bytes']:,}-byte input (returned by the claim) and result "
+                f"per task: {_n(wp['lifecycles_per_s'])} lifecycles/s{_range(wp, 'lifecycles_per_s')}, "
+                f"{_pct(wp['ratio'])} of the run without payloads before it; server CPU "
+                f"{_n(wp['server_cpu_us_per_lifecycle'])} us/lifecycle")
+        for kind, part in (("worker-way", ww), ("worker-way with payloads", wp)):
+            failed = [r for r in (part or {}).get("raw", []) if r.get("errors")]
+            if failed:
+                add(f"     ! {sum(r['errors'] for r in failed)} {kind} rounds failed: {failed[0]['error_sample']}")
             failed = sum(r.get("errors", 0) for r in ww["raw"])
             if failed:
                 add(f"     ! {failed} worker-way rounds failed: "

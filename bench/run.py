@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ class Plan:
     batch_concurrency: int = 4
     batch_pgbench_concurrency: int = 16  # the single-statement ceiling's best concurrency
     worker_lifecycle_concurrency: int = 4
+    payload_bytes: int = 4096  # input and result of each task in the worker-way runs with payloads (P9)
     worker_tasks: int = 3000  # no-op tasks each language's reference worker drains
 
 
@@ -65,6 +67,15 @@ QUICK = Plan(mode="quick", reps=1, duration=1.2, warmup=0.3, stream_duration=2.0
 RATE_KEYS = ("rate", "p50_ms", "p99_ms")
 STREAM_KEYS = ("transitions_per_s", "delivered_per_s", "p50_ms", "p99_ms", "max_ms", "rss_before_mib", "rss_after_mib",
                "rss_per_subscriber_kib", "open_seconds", "server_cpu_share")
+
+
+@dataclass
+class LifecycleRuns:
+    """The lifecycle runs of section 3, each kind in its own list, interleaved as they ran."""
+
+    per_call: list[dict[str, Any]] = field(default_factory=list)
+    worker_way: list[dict[str, Any]] = field(default_factory=list)
+    with_payloads: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Bench:
@@ -241,39 +252,49 @@ class Bench:
                   + (f", {r['errors']} errors: {r['error_sample']}" if r["errors"] else ""))
         return r
 
-    def worker_lifecycle_run(self, server: infra.Server) -> dict[str, Any]:
+    def worker_lifecycle_run(self, server: infra.Server, payload_bytes: int = 0) -> dict[str, Any]:
+        """Worker-way lifecycles; with `payload_bytes`, each task is created with an input of that
+        size, which its claim returns, and completed with a result of that size (P9)."""
         plan = self.plan
         server_cpu = server.cpu_seconds()
         r = infra.run_generator({"mode": "worker_lifecycle", "target": server.address,
                                  "concurrency": plan.worker_lifecycle_concurrency,
                                  "channels": plan.worker_lifecycle_concurrency, "duration": plan.duration,
-                                 "warmup": plan.warmup, "batch": plan.batch_size,
+                                 "warmup": plan.warmup, "batch": plan.batch_size, "payload_bytes": payload_bytes,
                                  "namespace_prefix": infra.unique_prefix("wl").lower().replace("_", "-")})
         r["lifecycles_per_s"] = r["rate"] * plan.batch_size
         r["server_cpu_us_per_lifecycle"] = 1e6 * (server.cpu_seconds() - server_cpu) / max(
             1, r["total_ops"] * plan.batch_size)
-        infra.log(f"  worker-way lifecycles ({plan.worker_lifecycle_concurrency} workers x {plan.batch_size}): "
+        what = f", {payload_bytes} B input and result each" if payload_bytes else ""
+        infra.log(f"  worker-way lifecycles ({plan.worker_lifecycle_concurrency} workers x {plan.batch_size}{what}): "
                   f"{r['lifecycles_per_s']:.0f}/s" + (f", {r['errors']} errors: {r['error_sample']}" if r["errors"] else ""))
         return r
 
-    def lifecycle_runs(self, server: infra.Server, runs: list[dict[str, Any]], worker_runs: list[dict[str, Any]]) -> None:
-        runs.append(self.lifecycle_run(server))
-        worker_runs.append(self.worker_lifecycle_run(server))
+    def lifecycle_runs(self, server: infra.Server, runs: LifecycleRuns) -> None:
+        runs.per_call.append(self.lifecycle_run(server))
+        runs.worker_way.append(self.worker_lifecycle_run(server))
+        runs.with_payloads.append(self.worker_lifecycle_run(server, self.plan.payload_bytes))
 
-    def lifecycle_summary(self, runs: list[dict[str, Any]], worker_runs: list[dict[str, Any]]) -> dict[str, Any]:
-        summary = summarize(runs, RATE_KEYS + ("server_cpu_us_per_lifecycle",))
+    def lifecycle_summary(self, runs: LifecycleRuns) -> dict[str, Any]:
+        summary = summarize(runs.per_call, RATE_KEYS + ("server_cpu_us_per_lifecycle",))
         summary["transitions_per_s"] = summary["rate"] * 4 if summary["rate"] else None
-        worker_way = summarize(worker_runs, ("lifecycles_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_lifecycle"))
-        return {"concurrency": self.plan.lifecycle_concurrency, **summary, "raw": runs,
+        keys = ("lifecycles_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_lifecycle")
+        worker_way = summarize(runs.worker_way, keys)
+        with_payloads = summarize(runs.with_payloads, keys)
+        ratios = [p["lifecycles_per_s"] / w["lifecycles_per_s"]
+                  for w, p in zip(runs.worker_way, runs.with_payloads) if w["lifecycles_per_s"]]
+        return {"concurrency": self.plan.lifecycle_concurrency, **summary, "raw": runs.per_call,
                 "worker_way": {"workers": self.plan.worker_lifecycle_concurrency, "batch": self.plan.batch_size,
-                               **worker_way, "raw": worker_runs}}
+                               **worker_way, "raw": runs.worker_way},
+                "worker_way_payloads": {"payload_bytes": self.plan.payload_bytes, **with_payloads,
+                                        "ratio_runs": ratios, "ratio": statistics.median(ratios) if ratios else None,
+                                        "raw": runs.with_payloads}}
 
     def lifecycle(self, server: infra.Server) -> dict[str, Any]:
-        runs: list[dict[str, Any]] = []
-        worker_runs: list[dict[str, Any]] = []
+        runs = LifecycleRuns()
         for _ in range(self.plan.reps):
-            self.lifecycle_runs(server, runs, worker_runs)
-        return self.lifecycle_summary(runs, worker_runs)
+            self.lifecycle_runs(server, runs)
+        return self.lifecycle_summary(runs)
 
     # ---- 4: stream ------------------------------------------------------------------------------
 
@@ -360,15 +381,14 @@ class Bench:
 
     # ---- 6: the peer ----------------------------------------------------------------------------
 
-    def peer(self, server: infra.Server | None = None, lifecycles: list[dict[str, Any]] | None = None,
-             worker_lifecycles: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        """Procrastinate's steady windows; given a server, Tasklife's two lifecycle runs after
-        each window (appended to `lifecycles` and `worker_lifecycles`), so that they alternate."""
+    def peer(self, server: infra.Server | None = None, lifecycles: LifecycleRuns | None = None) -> dict[str, Any]:
+        """Procrastinate's steady windows; given a server, Tasklife's lifecycle runs after each
+        window (appended to `lifecycles`), so that they alternate."""
         plan = self.plan
 
         def alternate(_: int) -> None:
-            assert server is not None and lifecycles is not None and worker_lifecycles is not None
-            self.lifecycle_runs(server, lifecycles, worker_lifecycles)
+            assert server is not None and lifecycles is not None
+            self.lifecycle_runs(server, lifecycles)
 
         between = alternate if server is not None and lifecycles is not None else None
         out = peer.run(self.pg, plan.peer_windows, plan.peer_window, plan.peer_warmup, plan.peer_backlog,
@@ -380,10 +400,9 @@ class Bench:
         return out
 
     def lifecycle_and_peer(self, server: infra.Server) -> dict[str, Any]:
-        runs: list[dict[str, Any]] = []
-        worker_runs: list[dict[str, Any]] = []
-        out = self.peer(server, runs, worker_runs)
-        return {"lifecycle": {**self.lifecycle_summary(runs, worker_runs), "alternated_with_peer": True}, "peer": out}
+        runs = LifecycleRuns()
+        out = self.peer(server, runs)
+        return {"lifecycle": {**self.lifecycle_summary(runs), "alternated_with_peer": True}, "peer": out}
 
     def profile(self, server: infra.Server) -> dict[str, Any]:
         c = max(self.plan.concurrencies)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import grpc
+from google.protobuf.duration_pb2 import Duration
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tasklife.v1 import task_pb2, task_service_pb2
@@ -177,3 +179,48 @@ def stored_positions(db: Any, after: tuple[int, int] = (0, 0)) -> list[tuple[str
 
 def seen(events: list[Any]) -> list[tuple[str, int]]:
     return [(e.task_id, e.version) for e in events]
+
+
+# -- waiting for the service's own moves ------------------------------------------------------
+
+
+def ms(value: int) -> Duration:
+    duration = Duration()
+    duration.FromMilliseconds(value)
+    return duration
+
+
+def get(stub: Any, task_id: str) -> task_pb2.Task:
+    return stub.GetTask(task_service_pb2.GetTaskRequest(task_id=task_id)).task
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 15, what: str = "the expected state") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def wait_for_state(stub: Any, task_id: str, state: State, timeout: float = 15) -> task_pb2.Task:
+    return wait_for(
+        lambda: (task := get(stub, task_id)).state == PB_STATE[state] and task,
+        timeout,
+        f"task {task_id} to be {state.value}",
+    )
+
+
+def start(stub: Any, task_id: str, worker: str, lease_ms: int | None = None) -> task_pb2.Task:
+    fields: dict[str, Any] = {"worker": worker}
+    if lease_ms is not None:
+        fields["lease_duration"] = ms(lease_ms)
+    return act(stub, Action.START, task_id, **fields).task
+
+
+def fast_retries(max_attempts: int, initial_ms: int = 100, multiplier: float = 2.0) -> task_pb2.RetryPolicy:
+    return task_pb2.RetryPolicy(
+        max_attempts=max_attempts, initial_backoff=ms(initial_ms), backoff_multiplier=multiplier,
+        max_backoff=ms(60_000), jitter=0.0,
+    )

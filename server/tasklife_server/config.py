@@ -14,6 +14,7 @@ from tasklife_server.domain.states import STATES, Kind, State
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_DATA_DIR = ".tasklife"
+DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Settings:
     history_retention_ms: int | None
     # SO_REUSEPORT: let several server processes share --listen (off: a taken port is an error).
     reuse_port: bool
+    # The largest input or result of a task, in bytes (docs/reference/limits.md).
+    max_payload_bytes: int
     policies: PolicySettings
     security: "SecuritySettings"
     observability: "ObservabilitySettings"
@@ -215,6 +218,13 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         help="share --listen with other processes that also set it (SO_REUSEPORT), which split the "
         "connections between them; without it a taken port stops the server (env TASKLIFE_REUSE_PORT)",
     )
+    parser.add_argument(
+        "--max-payload-bytes",
+        type=_positive_int,
+        default=env.get("TASKLIFE_MAX_PAYLOAD_BYTES", str(DEFAULT_MAX_PAYLOAD_BYTES)),
+        help="the largest task input (CreateTask) or result (CompleteTask), in bytes "
+        "(env TASKLIFE_MAX_PAYLOAD_BYTES, default %(default)s: 256 KiB)",
+    )
     policy = parser.add_argument_group("lifecycle policies")
     policy.add_argument(
         "--retry-max-attempts",
@@ -350,6 +360,7 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         stream_buffer=args.stream_buffer,
         history_retention_ms=args.history_retention,
         reuse_port=args.reuse_port,
+        max_payload_bytes=args.max_payload_bytes,
         policies=PolicySettings(
             default_retry=RetryPolicy(
                 max_attempts=args.retry_max_attempts,

@@ -48,7 +48,10 @@ async def start(
         ],
     )
     task_service_pb2_grpc.add_TaskServiceServicer_to_server(
-        TaskServicer(store, hub, Gate(authenticator, settings.security.max_streams_per_principal)), server
+        TaskServicer(
+            store, hub, Gate(authenticator, settings.security.max_streams_per_principal), settings.max_payload_bytes
+        ),
+        server,
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -88,6 +88,7 @@ def test_export_writes_exactly_the_events_recorded_before_the_date_in_stream_ord
         "task_id": ids[0], "version": "1", "cursor": mine[0][0], "from_state": "TASK_STATE_UNSPECIFIED",
         "to_state": "TASK_STATE_CREATED", "action": "TASK_ACTION_CREATE", "operator": "arrange", "reason": "",
         "request_id": "", "create_time": first["create_time"], "namespace": "default", "on_behalf_of": "",
+        "worker": "", "attempt": 0,
     }
 
 

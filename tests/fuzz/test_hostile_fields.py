@@ -676,6 +676,111 @@ def test_a_retry_policy_with_extreme_values_is_accepted_exactly_within_the_docum
         assert task_version(db, task_id) == 1
 
 
+# --- payloads and failures (attempts) ----------------------------------------------------------------
+
+KIB = 1024
+CONTENT_TYPE = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
+    r"""(\s*;\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+=([A-Za-z0-9!#$%&'*+.^_`|~-]+|"[^"\\\x00-\x1f]*"))*"""
+)
+ERROR_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,127}")
+CONTENT_TYPES = st.one_of(
+    hostile_strings(), st.from_regex(CONTENT_TYPE.pattern, fullmatch=True),
+    st.sampled_from(["application/json", "text/plain; charset=utf-8", "json", "text/", "/json", "a/b;", "a/b c"]),
+)
+PAYLOAD_SIZES = st.one_of(st.sampled_from([0, 1, 64 * KIB, 64 * KIB + 1, 256 * KIB, 256 * KIB + 1]), st.integers(0, 300 * KIB))
+
+
+def _payload_problems(name: str, size: int, content_type: str, limit: int) -> list[str]:
+    """The rules of docs/reference/limits.md for a TaskPayload (nothing at all: no payload)."""
+    if size == 0 and not content_type:
+        return []
+    problems = [f"{name}.data"] if size > limit else []
+    if not content_type or len(content_type) > 255 or not CONTENT_TYPE.fullmatch(content_type):
+        problems.append(f"{name}.content_type")
+    return problems
+
+
+@fuzz_settings(40)
+@given(size=PAYLOAD_SIZES, content_type=CONTENT_TYPES)
+def test_an_input_is_accepted_exactly_within_its_documented_limits_and_kept_as_given(
+    stub: Any, channel: grpc.Channel, db: Any, size: int, content_type: str
+) -> None:
+    data = bytes(i % 251 for i in range(size))
+    task_id = unique_id("fz-in")
+    request = task_service_pb2.CreateTaskRequest(task_id=task_id, input=task_pb2.TaskPayload(data=data, content_type=content_type))
+    problems = _payload_problems("input", size, content_type, 256 * KIB)
+
+    outcome = call(channel, "CreateTask", request, f"input of {size} bytes, content_type={content_type[:80]!r}")
+
+    if problems:
+        assert_invalid(outcome, problems)
+        assert task_version(db, task_id) is None
+        return
+    assert outcome.code == OK, outcome.describe()
+    stored = stub.GetTask(task_service_pb2.GetTaskRequest(task_id=task_id)).task
+    if size or content_type:
+        assert stored.input == task_pb2.TaskPayload(data=data, content_type=content_type)
+    else:
+        assert not stored.HasField("input")
+
+
+FAILURE_STRINGS = st.one_of(hostile_strings(), st.sampled_from(["x" * 4096, "x" * 4097, "é" * 2049, "s" * (32 * KIB), "s" * (32 * KIB + 1)]))
+
+
+@fuzz_settings(50)
+@given(
+    error_type=st.one_of(hostile_strings(), st.from_regex(ERROR_TYPE.pattern, fullmatch=True)),
+    message=FAILURE_STRINGS,
+    stack_trace=FAILURE_STRINGS,
+    exit_code=st.one_of(st.none(), ints(32)),
+    details_size=PAYLOAD_SIZES,
+    details_type=CONTENT_TYPES,
+)
+def test_a_failure_is_accepted_exactly_within_its_documented_limits(
+    channel: grpc.Channel, db: Any, targets: Targets, error_type: str, message: str, stack_trace: str,
+    exit_code: int | None, details_size: int, details_type: str,
+) -> None:
+    """Aimed at the created task: past validation, FailTask is INVALID_TRANSITION, so a valid
+    failure is told apart from an invalid one and nothing is ever written."""
+    failure = task_pb2.TaskFailure(
+        error_type=error_type, message=message, stack_trace=stack_trace, exit_code=exit_code,
+        details=task_pb2.TaskPayload(data=b"d" * details_size, content_type=details_type),
+    )
+    problems = []
+    if error_type and not ERROR_TYPE.fullmatch(error_type):
+        problems.append("failure.error_type")
+    for name, value, limit in (("message", message, 4 * KIB), ("stack_trace", stack_trace, 32 * KIB)):
+        if len(value.encode()) > limit or "\x00" in value:
+            problems.append(f"failure.{name}")
+    if exit_code == 0:
+        problems.append("failure.exit_code")
+    problems += _payload_problems("failure.details", details_size, details_type, 64 * KIB)
+
+    outcome = call(channel, "FailTask", task_service_pb2.FailTaskRequest(task_id=targets.created, failure=failure),
+                   f"error_type={error_type[:80]!r} message of {len(message)} exit_code={exit_code} "
+                   f"details of {details_size} bytes, {details_type[:80]!r}")
+
+    if problems:
+        assert_invalid(outcome, problems)
+    else:
+        assert (outcome.code, outcome.reason) == (FAILED_PRECONDITION, "INVALID_TRANSITION"), outcome.describe()
+    assert task_version(db, targets.created) == 1
+
+
+@fuzz_settings(20)
+@given(exit_code=ints(32))
+def test_a_completion_exit_code_other_than_zero_is_refused(
+    channel: grpc.Channel, db: Any, targets: Targets, exit_code: int
+) -> None:
+    outcome = call(channel, "CompleteTask", task_service_pb2.CompleteTaskRequest(task_id=targets.created, exit_code=exit_code))
+    if exit_code:
+        assert_invalid(outcome, ["exit_code"])
+    else:
+        assert (outcome.code, outcome.reason) == (FAILED_PRECONDITION, "INVALID_TRANSITION"), outcome.describe()
+    assert task_version(db, targets.created) == 1
+
+
 # --- thousands of entries ---------------------------------------------------------------------------
 
 

@@ -120,6 +120,12 @@ HOSTILE_STRINGS = [
     ('{"p":[]}', 1),
     ("c1_", 1),
     ("c1_AAAAAAAAAAAAAAAAAAAAAA", 1),
+    ("application/json", 1),
+    ("text/plain; charset=utf-8", 1),
+    ("text/plain; charset=\"utf-8\"", 1),
+    ("a/" + "b" * 253, 1),
+    ("LEASE_EXPIRED", 1),
+    ("E" * 128, 1),
     ("y", MIB),
 ]
 
@@ -157,6 +163,16 @@ def durations() -> st.SearchStrategy[Duration]:
     return st.builds(Duration, seconds=seconds, nanos=nanos)
 
 
+# Sizes around the payload limits (docs/reference/limits.md): failure details 64 KiB, input
+# and result 256 KiB.
+BYTES_SIZES = [0, 1, 64 * 1024, 64 * 1024 + 1, 256 * 1024, 256 * 1024 + 1]
+
+
+def hostile_bytes() -> st.SearchStrategy[bytes]:
+    return st.one_of(st.sampled_from(BYTES_SIZES).map(lambda n: b"\x00\xff" * (n // 2) + b"\x80" * (n % 2)),
+                     st.binary(max_size=40))
+
+
 def hostile_strings(known: list[str] | None = None) -> st.SearchStrategy[str]:
     options = [repeated(HOSTILE_STRINGS), st.text(max_size=40)]
     if known:
@@ -178,6 +194,8 @@ def _value(f: FieldDescriptor, strings: st.SearchStrategy[str]) -> st.SearchStra
         return floats()
     if t == FieldDescriptor.TYPE_ENUM:
         return st.sampled_from(ENUM_EDGES)
+    if t == FieldDescriptor.TYPE_BYTES:
+        return hostile_bytes()
     if t == FieldDescriptor.TYPE_MESSAGE:
         return messages(f.message_type, strings)
     raise AssertionError(f"no strategy for field {f.full_name} of type {t}")

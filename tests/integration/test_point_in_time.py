@@ -10,6 +10,7 @@ from typing import Any
 import uuid
 
 import grpc
+from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 from tasklife.v1 import task_pb2, task_service_pb2
 
@@ -60,11 +61,26 @@ def test_get_task_as_of_an_instant_after_its_last_change_is_the_task_as_it_is_no
     assert get_as_of(stub, task.task_id, events[-1].create_time) == now
 
 
-def test_get_task_as_of_a_past_state_leaves_out_the_worker_events_do_not_record(stub: object) -> None:
+def test_get_task_as_of_a_past_running_state_shows_its_worker_and_lease_as_the_start_left_them(stub: object) -> None:
+    task = create(stub)
+    act(stub, Action.ENQUEUE, task.task_id)
+    started = act(stub, Action.START, task.task_id, worker="w1", lease_duration=Duration(seconds=30))
+    stub.Heartbeat(task_service_pb2.HeartbeatRequest(task_id=task.task_id, worker="w1"))
+    act(stub, Action.PAUSE, task.task_id)
+
+    running = get_as_of(stub, task.task_id, started.event.create_time)
+
+    assert (running.state, running.worker, running.attempt) == (task_pb2.TASK_STATE_RUNNING, "w1", 1)
+    assert running.last_heartbeat_time == started.event.create_time  # the heartbeat came later
+    assert running.lease_expire_time.ToNanoseconds() == started.event.create_time.ToNanoseconds() + 30 * 10**9
+    assert running == started.task
+
+
+def test_get_task_as_of_a_later_state_shows_no_worker(stub: object) -> None:
     task, events = moved_task(stub)
-    running = get_as_of(stub, task.task_id, events[2].create_time)
-    assert running.state == task_pb2.TASK_STATE_RUNNING
-    assert running.worker == "" and not running.HasField("lease_expire_time")
+    paused = get_as_of(stub, task.task_id, events[3].create_time)
+    assert (paused.state, paused.worker, paused.attempt) == (task_pb2.TASK_STATE_PAUSED, "", 1)
+    assert not paused.HasField("lease_expire_time")
 
 
 def test_get_task_as_of_before_it_was_created_is_not_found(stub: object) -> None:

@@ -11,60 +11,31 @@ import signal
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 import grpc
 import psycopg
 import pytest
-from google.protobuf.duration_pb2 import Duration
 from tasklife.v1 import task_pb2, task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain.states import Action, State
 from tasklife_server.storage import migrate
 from tests.conftest import ServerProcess
-from tests.support import PB_STATE, act, create, failure_of, history, task_in, unique_id
-
-
-def ms(value: int) -> Duration:
-    duration = Duration()
-    duration.FromMilliseconds(value)
-    return duration
-
-
-def get(stub: Any, task_id: str) -> task_pb2.Task:
-    return stub.GetTask(task_service_pb2.GetTaskRequest(task_id=task_id)).task
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 15, what: str = "the expected state") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
-
-
-def wait_for_state(stub: Any, task_id: str, state: State, timeout: float = 15) -> task_pb2.Task:
-    return wait_for(
-        lambda: (task := get(stub, task_id)).state == PB_STATE[state] and task,
-        timeout,
-        f"task {task_id} to be {state.value}",
-    )
-
-
-def start(stub: Any, task_id: str, worker: str, lease_ms: int | None = None) -> task_pb2.Task:
-    fields: dict[str, Any] = {"worker": worker}
-    if lease_ms is not None:
-        fields["lease_duration"] = ms(lease_ms)
-    return act(stub, Action.START, task_id, **fields).task
-
-
-def fast_retries(max_attempts: int, initial_ms: int = 100, multiplier: float = 2.0) -> task_pb2.RetryPolicy:
-    return task_pb2.RetryPolicy(
-        max_attempts=max_attempts, initial_backoff=ms(initial_ms), backoff_multiplier=multiplier,
-        max_backoff=ms(60_000), jitter=0.0,
-    )
+from tests.support import (
+    PB_STATE,
+    act,
+    create,
+    failure_of,
+    fast_retries,
+    get,
+    history,
+    ms,
+    start,
+    task_in,
+    unique_id,
+    wait_for,
+    wait_for_state,
+)
 
 
 # -- dependency gate -------------------------------------------------------------------------
@@ -197,7 +168,7 @@ def test_a_retrying_task_shows_its_attempt_and_when_the_next_one_is_due(stub: An
     retry_event = history(stub, task.task_id)[-1]
     delay = retrying.next_attempt_time.ToMilliseconds() - retry_event.create_time.ToMilliseconds()
     assert 1400 <= delay <= 1600
-    assert "attempt 1 of 2 failed" in retry_event.reason
+    assert retry_event.reason.startswith("attempt 1 failed (failure 1 of 2 allowed); next attempt in ")
 
 
 def test_jitter_only_ever_shortens_the_backoff(stub: Any) -> None:
@@ -241,7 +212,7 @@ def test_a_policy_whose_backoff_would_overflow_keeps_retrying_at_its_cap(stub: A
         run_and_fail(stub, task.task_id)
         assert wait_for_state(stub, task.task_id, State.READY).attempt == attempt
     retries = [e for e in history(stub, task.task_id) if e.action == task_pb2.TASK_ACTION_RETRY]
-    assert len(retries) == 170 and retries[-1].reason == "attempt 170 of 1000 failed; next attempt in 0s"
+    assert len(retries) == 170 and retries[-1].reason == "attempt 170 failed (failure 170 of 1000 allowed); next attempt in 0s"
 
 
 # -- leases and heartbeats -------------------------------------------------------------------

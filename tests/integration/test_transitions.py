@@ -59,7 +59,7 @@ def stored_events(db: Any, task_id: str) -> list[dict[str, Any]]:
     with db.cursor(row_factory=dict_row) as cur:
         return cur.execute(
             "SELECT id, xid::text AS xid, task_id, version, action, from_state, to_state, operator, reason,"
-            " request_id, expected_version, created_at, namespace, on_behalf_of"
+            " request_id, expected_version, created_at, namespace, on_behalf_of, worker, attempt, failure, exit_code"
             " FROM task_events WHERE task_id = %s ORDER BY version",
             (task_id,),
         ).fetchall()
@@ -90,6 +90,10 @@ def event_pb_of(row: dict[str, Any]) -> task_pb2.TaskEvent:
         create_time=timestamp_of(row["created_at"]),
         namespace=row["namespace"],
         on_behalf_of=row["on_behalf_of"] or "",
+        worker=row["worker"] or "",
+        attempt=row["attempt"],
+        failure=task_pb2.TaskFailure(**row["failure"]) if row["failure"] else None,
+        exit_code=row["exit_code"],
     )
 
 
@@ -176,6 +180,11 @@ def test_legal_transition_moves_the_task_and_records_exactly_one_event(stub: Any
         "expected_version": None,
         "namespace": "default",
         "on_behalf_of": None,
+        "worker": None,
+        "attempt": task.attempt + (edge.action is Action.START),
+        # A FailTask without a failure records one whose message is its reason.
+        "failure": {"error_type": "", "message": f"spec {edge_id(edge)}"} if edge.action is Action.FAIL else None,
+        "exit_code": None,
     }
     assert_event_is_row(response.event, new)
     assert response.task.update_time == response.event.create_time

@@ -260,6 +260,59 @@ func (TaskAction) EnumDescriptor() ([]byte, []int) {
 	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{2}
 }
 
+// TaskView says how much of a task a read returns.
+type TaskView int32
+
+const (
+	// The method's default: FULL for GetTask, BASIC for ListTasks.
+	TaskView_TASK_VIEW_UNSPECIFIED TaskView = 0
+	// Every field but the payloads: input and result are left out.
+	TaskView_TASK_VIEW_BASIC TaskView = 1
+	// Every field, input and result included.
+	TaskView_TASK_VIEW_FULL TaskView = 2
+)
+
+// Enum value maps for TaskView.
+var (
+	TaskView_name = map[int32]string{
+		0: "TASK_VIEW_UNSPECIFIED",
+		1: "TASK_VIEW_BASIC",
+		2: "TASK_VIEW_FULL",
+	}
+	TaskView_value = map[string]int32{
+		"TASK_VIEW_UNSPECIFIED": 0,
+		"TASK_VIEW_BASIC":       1,
+		"TASK_VIEW_FULL":        2,
+	}
+)
+
+func (x TaskView) Enum() *TaskView {
+	p := new(TaskView)
+	*p = x
+	return p
+}
+
+func (x TaskView) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TaskView) Descriptor() protoreflect.EnumDescriptor {
+	return file_tasklife_v1_task_proto_enumTypes[3].Descriptor()
+}
+
+func (TaskView) Type() protoreflect.EnumType {
+	return &file_tasklife_v1_task_proto_enumTypes[3]
+}
+
+func (x TaskView) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TaskView.Descriptor instead.
+func (TaskView) EnumDescriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{3}
+}
+
 // RetryPolicy is how the service re-schedules a failed task: while attempts remain it
 // moves the task FAILED -> RETRYING at once and, after the backoff, RETRYING -> READY, as
 // operator `system:retry-policy`. The backoff before attempt n+1 is
@@ -280,9 +333,14 @@ type RetryPolicy struct {
 	MaxBackoff *durationpb.Duration `protobuf:"bytes,4,opt,name=max_backoff,json=maxBackoff,proto3" json:"max_backoff,omitempty"`
 	// Random share of each delay, 0.0 (none) to 1.0 (up to the whole delay); unset means
 	// the server default.
-	Jitter        *float64 `protobuf:"fixed64,5,opt,name=jitter,proto3,oneof" json:"jitter,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Jitter *float64 `protobuf:"fixed64,5,opt,name=jitter,proto3,oneof" json:"jitter,omitempty"`
+	// Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+	// retried: the service marks such a failure non_retryable when it records it, so that the
+	// FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+	// never retried either.
+	NonRetryableErrorTypes []string `protobuf:"bytes,6,rep,name=non_retryable_error_types,json=nonRetryableErrorTypes,proto3" json:"non_retryable_error_types,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *RetryPolicy) Reset() {
@@ -350,6 +408,167 @@ func (x *RetryPolicy) GetJitter() float64 {
 	return 0
 }
 
+func (x *RetryPolicy) GetNonRetryableErrorTypes() []string {
+	if x != nil {
+		return x.NonRetryableErrorTypes
+	}
+	return nil
+}
+
+// TaskPayload is opaque data with its media type: a task's input or its result. The service
+// stores it as given and never reads it.
+type TaskPayload struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bytes; at most the server's --max-payload-bytes (256 KiB by default).
+	Data []byte `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	// The data's MIME type (RFC 6838), such as `application/json` or
+	// `text/plain; charset=utf-8`: up to 255 characters. Required when data is set.
+	ContentType   string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskPayload) Reset() {
+	*x = TaskPayload{}
+	mi := &file_tasklife_v1_task_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskPayload) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskPayload) ProtoMessage() {}
+
+func (x *TaskPayload) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskPayload.ProtoReflect.Descriptor instead.
+func (*TaskPayload) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *TaskPayload) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *TaskPayload) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+// TaskFailure says why an attempt failed, typed so that failures can be grouped, filtered and
+// kept from being retried. Every move into TASK_STATE_FAILED records one: the reporter's, or
+// the service's own (error_type LEASE_EXPIRED when a lease runs out).
+type TaskFailure struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The kind of failure, for grouping: `[A-Za-z][A-Za-z0-9_.:-]{0,127}`, such as
+	// `ValueError` or `io.timeout`; empty when the reporter gave none. The service's own:
+	// LEASE_EXPIRED (the worker stopped heartbeating).
+	ErrorType string `protobuf:"bytes,1,opt,name=error_type,json=errorType,proto3" json:"error_type,omitempty"`
+	// What went wrong, for people: up to 4 KiB of UTF-8. When FailTask carries no failure,
+	// the service records its reason here.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// Where it went wrong: up to 32 KiB of UTF-8.
+	StackTrace string `protobuf:"bytes,3,opt,name=stack_trace,json=stackTrace,proto3" json:"stack_trace,omitempty"`
+	// The process's exit code, when there was one: never 0 (that means success).
+	ExitCode *int32 `protobuf:"varint,4,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	// The failure must not be retried: set by its reporter, or by the service when
+	// error_type is one of the task's RetryPolicy.non_retryable_error_types.
+	NonRetryable bool `protobuf:"varint,5,opt,name=non_retryable,json=nonRetryable,proto3" json:"non_retryable,omitempty"`
+	// Anything else the reporter wants kept with the failure: up to 64 KiB.
+	Details       *TaskPayload `protobuf:"bytes,6,opt,name=details,proto3" json:"details,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskFailure) Reset() {
+	*x = TaskFailure{}
+	mi := &file_tasklife_v1_task_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskFailure) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskFailure) ProtoMessage() {}
+
+func (x *TaskFailure) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskFailure.ProtoReflect.Descriptor instead.
+func (*TaskFailure) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TaskFailure) GetErrorType() string {
+	if x != nil {
+		return x.ErrorType
+	}
+	return ""
+}
+
+func (x *TaskFailure) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *TaskFailure) GetStackTrace() string {
+	if x != nil {
+		return x.StackTrace
+	}
+	return ""
+}
+
+func (x *TaskFailure) GetExitCode() int32 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
+}
+
+func (x *TaskFailure) GetNonRetryable() bool {
+	if x != nil {
+		return x.NonRetryable
+	}
+	return false
+}
+
+func (x *TaskFailure) GetDetails() *TaskPayload {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
 // Task is one task instance and the state it stands in now.
 type Task struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -377,10 +596,13 @@ type Task struct {
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	// When the task last changed state (its creation time until the first transition).
 	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
-	// How many times the task has been started: 0 before the first StartTask, then 1, 2...
+	// The number of the current or last attempt: 0 before the first StartTask, then 1, 2...
+	// One attempt per start (docs/concepts/attempts.md). An attempt ended by PauseTask does
+	// not use up the retry budget: RetryPolicy.max_attempts counts the attempts that failed.
 	Attempt int32 `protobuf:"varint,10,opt,name=attempt,proto3" json:"attempt,omitempty"`
-	// The worker named by the StartTask of the current or last attempt; empty if none was
-	// named, or once its lease expired (the worker no longer holds the task).
+	// While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+	// if one was named. Empty in every other state: a task that is not running has no worker.
+	// Who ran each attempt is in ListTaskAttempts.
 	Worker string `protobuf:"bytes,11,opt,name=worker,proto3" json:"worker,omitempty"`
 	// While RUNNING under a lease: when the lease ends unless a Heartbeat extends it. At
 	// that time the service fails the task (operator `system:lease`). Unset otherwise.
@@ -395,14 +617,24 @@ type Task struct {
 	AutoEnqueue bool `protobuf:"varint,15,opt,name=auto_enqueue,json=autoEnqueue,proto3" json:"auto_enqueue,omitempty"`
 	// The namespace the task belongs to, fixed at creation. Callers reach only the
 	// namespaces they are granted.
-	Namespace     string `protobuf:"bytes,16,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Namespace string `protobuf:"bytes,16,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// What the task was created with, for the worker that runs it; fixed at creation. Unset
+	// when it was created without one, and in the BASIC view (ListTasks' default) and the
+	// answers of moves other than StartTask (ClaimTasks' claims carry it).
+	Input *TaskPayload `protobuf:"bytes,17,opt,name=input,proto3" json:"input,omitempty"`
+	// What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+	// in the answers of moves.
+	Result *TaskPayload `protobuf:"bytes,18,opt,name=result,proto3" json:"result,omitempty"`
+	// The failure of the latest failed attempt, kept after retries: unset when no attempt
+	// has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+	LastFailure   *TaskFailure `protobuf:"bytes,19,opt,name=last_failure,json=lastFailure,proto3" json:"last_failure,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[1]
+	mi := &file_tasklife_v1_task_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -414,7 +646,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[1]
+	mi := &file_tasklife_v1_task_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -427,7 +659,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{1}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Task) GetTaskId() string {
@@ -542,6 +774,27 @@ func (x *Task) GetNamespace() string {
 	return ""
 }
 
+func (x *Task) GetInput() *TaskPayload {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *Task) GetResult() *TaskPayload {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *Task) GetLastFailure() *TaskFailure {
+	if x != nil {
+		return x.LastFailure
+	}
+	return nil
+}
+
 // TaskEvent is one row of a task's audited history: a single state change. Events
 // are never changed or deleted.
 type TaskEvent struct {
@@ -574,14 +827,27 @@ type TaskEvent struct {
 	// The task's namespace.
 	Namespace string `protobuf:"bytes,11,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// Who the operator said it acted for, unverified; empty when not given.
-	OnBehalfOf    string `protobuf:"bytes,12,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	OnBehalfOf string `protobuf:"bytes,12,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	// The worker the move names: the worker a StartTask started the attempt for, the worker
+	// that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+	// service failed the task (operator `system:lease`). Empty when the move named none.
+	Worker string `protobuf:"bytes,13,opt,name=worker,proto3" json:"worker,omitempty"`
+	// The attempt the event belongs to: the task's attempt after the move (0 before its first
+	// start; a StartTask event opens attempt n).
+	Attempt int32 `protobuf:"varint,14,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+	// (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+	Failure *TaskFailure `protobuf:"bytes,15,opt,name=failure,proto3" json:"failure,omitempty"`
+	// The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+	// exit_code on a FailTask that gave one; unset otherwise.
+	ExitCode      *int32 `protobuf:"varint,16,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskEvent) Reset() {
 	*x = TaskEvent{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[2]
+	mi := &file_tasklife_v1_task_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +859,7 @@ func (x *TaskEvent) String() string {
 func (*TaskEvent) ProtoMessage() {}
 
 func (x *TaskEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[2]
+	mi := &file_tasklife_v1_task_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +872,7 @@ func (x *TaskEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskEvent.ProtoReflect.Descriptor instead.
 func (*TaskEvent) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{2}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *TaskEvent) GetTaskId() string {
@@ -693,19 +959,191 @@ func (x *TaskEvent) GetOnBehalfOf() string {
 	return ""
 }
 
+func (x *TaskEvent) GetWorker() string {
+	if x != nil {
+		return x.Worker
+	}
+	return ""
+}
+
+func (x *TaskEvent) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *TaskEvent) GetFailure() *TaskFailure {
+	if x != nil {
+		return x.Failure
+	}
+	return nil
+}
+
+func (x *TaskEvent) GetExitCode() int32 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
+}
+
+// TaskAttempt is one attempt of a task: one start, and the move that ended it. Derived from
+// the task's history (its StartTask event and the event after it), so that the two always
+// agree.
+type TaskAttempt struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The attempt's number: 1 for the first start, then 2, 3...
+	Attempt int32 `protobuf:"varint,1,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// The worker the attempt was started for; empty if its StartTask named none.
+	Worker string `protobuf:"bytes,2,opt,name=worker,proto3" json:"worker,omitempty"`
+	// When the attempt started (its StartTask event).
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// When the attempt ended (the event after its start); unset while it runs.
+	EndTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	// The move that ended it: COMPLETE, FAIL, PAUSE or KILL; UNSPECIFIED while it runs.
+	EndAction TaskAction `protobuf:"varint,5,opt,name=end_action,json=endAction,proto3,enum=tasklife.v1.TaskAction" json:"end_action,omitempty"`
+	// The state that move left the task in; UNSPECIFIED while it runs.
+	EndState TaskState `protobuf:"varint,6,opt,name=end_state,json=endState,proto3,enum=tasklife.v1.TaskState" json:"end_state,omitempty"`
+	// Who ended it (the operator of that move); empty while it runs.
+	EndOperator string `protobuf:"bytes,7,opt,name=end_operator,json=endOperator,proto3" json:"end_operator,omitempty"`
+	// Why it failed, when its end was a FAIL.
+	Failure *TaskFailure `protobuf:"bytes,8,opt,name=failure,proto3" json:"failure,omitempty"`
+	// The exit code its end reported, when one was given.
+	ExitCode *int32 `protobuf:"varint,9,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	// Whether it ended with a CompleteTask that gave a result (Task.result).
+	HasResult     bool `protobuf:"varint,10,opt,name=has_result,json=hasResult,proto3" json:"has_result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskAttempt) Reset() {
+	*x = TaskAttempt{}
+	mi := &file_tasklife_v1_task_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskAttempt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskAttempt) ProtoMessage() {}
+
+func (x *TaskAttempt) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskAttempt.ProtoReflect.Descriptor instead.
+func (*TaskAttempt) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *TaskAttempt) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *TaskAttempt) GetWorker() string {
+	if x != nil {
+		return x.Worker
+	}
+	return ""
+}
+
+func (x *TaskAttempt) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *TaskAttempt) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+func (x *TaskAttempt) GetEndAction() TaskAction {
+	if x != nil {
+		return x.EndAction
+	}
+	return TaskAction_TASK_ACTION_UNSPECIFIED
+}
+
+func (x *TaskAttempt) GetEndState() TaskState {
+	if x != nil {
+		return x.EndState
+	}
+	return TaskState_TASK_STATE_UNSPECIFIED
+}
+
+func (x *TaskAttempt) GetEndOperator() string {
+	if x != nil {
+		return x.EndOperator
+	}
+	return ""
+}
+
+func (x *TaskAttempt) GetFailure() *TaskFailure {
+	if x != nil {
+		return x.Failure
+	}
+	return nil
+}
+
+func (x *TaskAttempt) GetExitCode() int32 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
+}
+
+func (x *TaskAttempt) GetHasResult() bool {
+	if x != nil {
+		return x.HasResult
+	}
+	return false
+}
+
 var File_tasklife_v1_task_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\n" +
-	"\x16tasklife/v1/task.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x87\x02\n" +
+	"\x16tasklife/v1/task.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc2\x02\n" +
 	"\vRetryPolicy\x12!\n" +
 	"\fmax_attempts\x18\x01 \x01(\x05R\vmaxAttempts\x12B\n" +
 	"\x0finitial_backoff\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x0einitialBackoff\x12-\n" +
 	"\x12backoff_multiplier\x18\x03 \x01(\x01R\x11backoffMultiplier\x12:\n" +
 	"\vmax_backoff\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\n" +
 	"maxBackoff\x12\x1b\n" +
-	"\x06jitter\x18\x05 \x01(\x01H\x00R\x06jitter\x88\x01\x01B\t\n" +
-	"\a_jitter\"\x99\x06\n" +
+	"\x06jitter\x18\x05 \x01(\x01H\x00R\x06jitter\x88\x01\x01\x129\n" +
+	"\x19non_retryable_error_types\x18\x06 \x03(\tR\x16nonRetryableErrorTypesB\t\n" +
+	"\a_jitter\"D\n" +
+	"\vTaskPayload\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12!\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\"\xf0\x01\n" +
+	"\vTaskFailure\x12\x1d\n" +
+	"\n" +
+	"error_type\x18\x01 \x01(\tR\terrorType\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1f\n" +
+	"\vstack_trace\x18\x03 \x01(\tR\n" +
+	"stackTrace\x12 \n" +
+	"\texit_code\x18\x04 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12#\n" +
+	"\rnon_retryable\x18\x05 \x01(\bR\fnonRetryable\x122\n" +
+	"\adetails\x18\x06 \x01(\v2\x18.tasklife.v1.TaskPayloadR\adetailsB\f\n" +
+	"\n" +
+	"_exit_code\"\xb8\a\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -726,10 +1164,13 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\x13last_heartbeat_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\x11lastHeartbeatTime\x12F\n" +
 	"\x11next_attempt_time\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\x0fnextAttemptTime\x12!\n" +
 	"\fauto_enqueue\x18\x0f \x01(\bR\vautoEnqueue\x12\x1c\n" +
-	"\tnamespace\x18\x10 \x01(\tR\tnamespace\x1a9\n" +
+	"\tnamespace\x18\x10 \x01(\tR\tnamespace\x12.\n" +
+	"\x05input\x18\x11 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x120\n" +
+	"\x06result\x18\x12 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x06result\x12;\n" +
+	"\flast_failure\x18\x13 \x01(\v2\x18.tasklife.v1.TaskFailureR\vlastFailure\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc1\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd7\x04\n" +
 	"\tTaskEvent\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x16\n" +
@@ -747,7 +1188,30 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"createTime\x12\x1c\n" +
 	"\tnamespace\x18\v \x01(\tR\tnamespace\x12 \n" +
 	"\fon_behalf_of\x18\f \x01(\tR\n" +
-	"onBehalfOf*\xff\x01\n" +
+	"onBehalfOf\x12\x16\n" +
+	"\x06worker\x18\r \x01(\tR\x06worker\x12\x18\n" +
+	"\aattempt\x18\x0e \x01(\x05R\aattempt\x122\n" +
+	"\afailure\x18\x0f \x01(\v2\x18.tasklife.v1.TaskFailureR\afailure\x12 \n" +
+	"\texit_code\x18\x10 \x01(\x05H\x00R\bexitCode\x88\x01\x01B\f\n" +
+	"\n" +
+	"_exit_code\"\xc4\x03\n" +
+	"\vTaskAttempt\x12\x18\n" +
+	"\aattempt\x18\x01 \x01(\x05R\aattempt\x12\x16\n" +
+	"\x06worker\x18\x02 \x01(\tR\x06worker\x129\n" +
+	"\n" +
+	"start_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
+	"\bend_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x126\n" +
+	"\n" +
+	"end_action\x18\x05 \x01(\x0e2\x17.tasklife.v1.TaskActionR\tendAction\x123\n" +
+	"\tend_state\x18\x06 \x01(\x0e2\x16.tasklife.v1.TaskStateR\bendState\x12!\n" +
+	"\fend_operator\x18\a \x01(\tR\vendOperator\x122\n" +
+	"\afailure\x18\b \x01(\v2\x18.tasklife.v1.TaskFailureR\afailure\x12 \n" +
+	"\texit_code\x18\t \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"has_result\x18\n" +
+	" \x01(\bR\thasResultB\f\n" +
+	"\n" +
+	"_exit_code*\xff\x01\n" +
 	"\tTaskState\x12\x1a\n" +
 	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12TASK_STATE_CREATED\x10\x01\x12\x14\n" +
@@ -778,7 +1242,11 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\x12TASK_ACTION_RESUME\x10\b\x12\x14\n" +
 	"\x10TASK_ACTION_KILL\x10\t\x12\x17\n" +
 	"\x13TASK_ACTION_ABANDON\x10\n" +
-	"b\x06proto3"
+	"*N\n" +
+	"\bTaskView\x12\x19\n" +
+	"\x15TASK_VIEW_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fTASK_VIEW_BASIC\x10\x01\x12\x12\n" +
+	"\x0eTASK_VIEW_FULL\x10\x02b\x06proto3"
 
 var (
 	file_tasklife_v1_task_proto_rawDescOnce sync.Once
@@ -792,39 +1260,53 @@ func file_tasklife_v1_task_proto_rawDescGZIP() []byte {
 	return file_tasklife_v1_task_proto_rawDescData
 }
 
-var file_tasklife_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_tasklife_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_tasklife_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_tasklife_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_tasklife_v1_task_proto_goTypes = []any{
 	(TaskState)(0),                // 0: tasklife.v1.TaskState
 	(StateKind)(0),                // 1: tasklife.v1.StateKind
 	(TaskAction)(0),               // 2: tasklife.v1.TaskAction
-	(*RetryPolicy)(nil),           // 3: tasklife.v1.RetryPolicy
-	(*Task)(nil),                  // 4: tasklife.v1.Task
-	(*TaskEvent)(nil),             // 5: tasklife.v1.TaskEvent
-	nil,                           // 6: tasklife.v1.Task.LabelsEntry
-	(*durationpb.Duration)(nil),   // 7: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(TaskView)(0),                 // 3: tasklife.v1.TaskView
+	(*RetryPolicy)(nil),           // 4: tasklife.v1.RetryPolicy
+	(*TaskPayload)(nil),           // 5: tasklife.v1.TaskPayload
+	(*TaskFailure)(nil),           // 6: tasklife.v1.TaskFailure
+	(*Task)(nil),                  // 7: tasklife.v1.Task
+	(*TaskEvent)(nil),             // 8: tasklife.v1.TaskEvent
+	(*TaskAttempt)(nil),           // 9: tasklife.v1.TaskAttempt
+	nil,                           // 10: tasklife.v1.Task.LabelsEntry
+	(*durationpb.Duration)(nil),   // 11: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
 }
 var file_tasklife_v1_task_proto_depIdxs = []int32{
-	7,  // 0: tasklife.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	7,  // 1: tasklife.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	0,  // 2: tasklife.v1.Task.state:type_name -> tasklife.v1.TaskState
-	6,  // 3: tasklife.v1.Task.labels:type_name -> tasklife.v1.Task.LabelsEntry
-	3,  // 4: tasklife.v1.Task.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	8,  // 5: tasklife.v1.Task.create_time:type_name -> google.protobuf.Timestamp
-	8,  // 6: tasklife.v1.Task.update_time:type_name -> google.protobuf.Timestamp
-	8,  // 7: tasklife.v1.Task.lease_expire_time:type_name -> google.protobuf.Timestamp
-	8,  // 8: tasklife.v1.Task.last_heartbeat_time:type_name -> google.protobuf.Timestamp
-	8,  // 9: tasklife.v1.Task.next_attempt_time:type_name -> google.protobuf.Timestamp
-	0,  // 10: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
-	0,  // 11: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
-	2,  // 12: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
-	8,  // 13: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	11, // 0: tasklife.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	11, // 1: tasklife.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	5,  // 2: tasklife.v1.TaskFailure.details:type_name -> tasklife.v1.TaskPayload
+	0,  // 3: tasklife.v1.Task.state:type_name -> tasklife.v1.TaskState
+	10, // 4: tasklife.v1.Task.labels:type_name -> tasklife.v1.Task.LabelsEntry
+	4,  // 5: tasklife.v1.Task.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	12, // 6: tasklife.v1.Task.create_time:type_name -> google.protobuf.Timestamp
+	12, // 7: tasklife.v1.Task.update_time:type_name -> google.protobuf.Timestamp
+	12, // 8: tasklife.v1.Task.lease_expire_time:type_name -> google.protobuf.Timestamp
+	12, // 9: tasklife.v1.Task.last_heartbeat_time:type_name -> google.protobuf.Timestamp
+	12, // 10: tasklife.v1.Task.next_attempt_time:type_name -> google.protobuf.Timestamp
+	5,  // 11: tasklife.v1.Task.input:type_name -> tasklife.v1.TaskPayload
+	5,  // 12: tasklife.v1.Task.result:type_name -> tasklife.v1.TaskPayload
+	6,  // 13: tasklife.v1.Task.last_failure:type_name -> tasklife.v1.TaskFailure
+	0,  // 14: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
+	0,  // 15: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
+	2,  // 16: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
+	12, // 17: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
+	6,  // 18: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
+	12, // 19: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
+	12, // 20: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
+	2,  // 21: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
+	0,  // 22: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
+	6,  // 23: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
+	24, // [24:24] is the sub-list for method output_type
+	24, // [24:24] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_proto_init() }
@@ -833,13 +1315,16 @@ func file_tasklife_v1_task_proto_init() {
 		return
 	}
 	file_tasklife_v1_task_proto_msgTypes[0].OneofWrappers = []any{}
+	file_tasklife_v1_task_proto_msgTypes[2].OneofWrappers = []any{}
+	file_tasklife_v1_task_proto_msgTypes[4].OneofWrappers = []any{}
+	file_tasklife_v1_task_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_proto_rawDesc), len(file_tasklife_v1_task_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   4,
+			NumEnums:      4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -52,7 +52,11 @@ type CreateTaskRequest struct {
 	// caller's only namespace when it is granted exactly one, `default` otherwise.
 	Namespace string `protobuf:"bytes,9,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// Who the caller acts for, as on the transition requests.
-	OnBehalfOf    string `protobuf:"bytes,10,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	OnBehalfOf string `protobuf:"bytes,10,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	// What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+	// GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+	// when data is set. Part of the spec a retried CreateTask must repeat.
+	Input         *TaskPayload `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -157,10 +161,17 @@ func (x *CreateTaskRequest) GetOnBehalfOf() string {
 	return ""
 }
 
+func (x *CreateTaskRequest) GetInput() *TaskPayload {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
 // CreateTaskResponse is the created (or, on a retried create, the existing) task.
 type CreateTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task, at version 1 when just created.
+	// The task, at version 1 when just created, in the BASIC view (without its input).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The task's creation event (version 1).
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -222,7 +233,9 @@ type GetTaskRequest struct {
 	// its events determine); NOT_FOUND if it did not exist yet. History older than the
 	// server's --history-retention is gone: an instant inside it is OUT_OF_RANGE
 	// (CURSOR_NOT_RETAINED does not apply; the reason is HISTORY_NOT_RETAINED).
-	AsOf          *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
+	AsOf *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
+	// How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+	View          TaskView `protobuf:"varint,3,opt,name=view,proto3,enum=tasklife.v1.TaskView" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -269,6 +282,13 @@ func (x *GetTaskRequest) GetAsOf() *timestamppb.Timestamp {
 		return x.AsOf
 	}
 	return nil
+}
+
+func (x *GetTaskRequest) GetView() TaskView {
+	if x != nil {
+		return x.View
+	}
+	return TaskView_TASK_VIEW_UNSPECIFIED
 }
 
 // GetTaskResponse holds the task as it stands now.
@@ -337,7 +357,10 @@ type ListTasksRequest struct {
 	// Unset: the tasks as they stand now. Set: the tasks that existed at that instant, each
 	// as it stood then (see GetTaskRequest.as_of), filtered by the state they were in then;
 	// labels and namespaces never change. Same errors as GetTaskRequest.as_of.
-	AsOf          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
+	AsOf *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
+	// How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+	// result, which may be large).
+	View          TaskView `protobuf:"varint,7,opt,name=view,proto3,enum=tasklife.v1.TaskView" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -412,6 +435,13 @@ func (x *ListTasksRequest) GetAsOf() *timestamppb.Timestamp {
 		return x.AsOf
 	}
 	return nil
+}
+
+func (x *ListTasksRequest) GetView() TaskView {
+	if x != nil {
+		return x.View
+	}
+	return TaskView_TASK_VIEW_UNSPECIFIED
 }
 
 // ListTasksResponse is one page of tasks.
@@ -554,6 +584,353 @@ func (x *ListTaskEventsRequest) GetEndTime() *timestamppb.Timestamp {
 	return nil
 }
 
+// ListTaskAttemptsRequest pages one task's attempts.
+type ListTaskAttemptsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task's id. Required.
+	TaskId string `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// Maximum attempts to return, 0 to 1000; 0 means 100 and larger values are treated as
+	// 1000. Negative values are refused.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of a previous call for the same task and as_of, or empty for the
+	// first page.
+	PageToken string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Unset: the attempts as they stand now. Set: as they stood at that instant (an attempt
+	// that ended later shows no end); NOT_FOUND if the task did not exist yet. Same errors as
+	// GetTaskRequest.as_of.
+	AsOf          *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTaskAttemptsRequest) Reset() {
+	*x = ListTaskAttemptsRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTaskAttemptsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTaskAttemptsRequest) ProtoMessage() {}
+
+func (x *ListTaskAttemptsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTaskAttemptsRequest.ProtoReflect.Descriptor instead.
+func (*ListTaskAttemptsRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListTaskAttemptsRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *ListTaskAttemptsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListTaskAttemptsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListTaskAttemptsRequest) GetAsOf() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AsOf
+	}
+	return nil
+}
+
+// ListTaskAttemptsResponse is one page of a task's attempts.
+type ListTaskAttemptsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The attempts in order, the first first.
+	Attempts []*TaskAttempt `protobuf:"bytes,1,rep,name=attempts,proto3" json:"attempts,omitempty"`
+	// Pass as page_token to get the next page; empty when this page holds the last attempt.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTaskAttemptsResponse) Reset() {
+	*x = ListTaskAttemptsResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTaskAttemptsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTaskAttemptsResponse) ProtoMessage() {}
+
+func (x *ListTaskAttemptsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTaskAttemptsResponse.ProtoReflect.Descriptor instead.
+func (*ListTaskAttemptsResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListTaskAttemptsResponse) GetAttempts() []*TaskAttempt {
+	if x != nil {
+		return x.Attempts
+	}
+	return nil
+}
+
+func (x *ListTaskAttemptsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// ListTaskFailuresRequest filters and pages failures. Filters combine with AND.
+type ListTaskFailuresRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Maximum failures to return, 0 to 1000; 0 means 100 and larger values are treated as
+	// 1000. Negative values are refused.
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of a previous call with the same filters, or empty for the first
+	// page.
+	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only failures of tasks in these namespaces (up to 100); empty means every namespace the
+	// caller reaches. Naming one it does not reach is PERMISSION_DENIED.
+	Namespaces []string `protobuf:"bytes,3,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	// Only failures of these error types (up to 100; the empty string for failures without a
+	// type); empty means every type.
+	ErrorTypes []string `protobuf:"bytes,4,rep,name=error_types,json=errorTypes,proto3" json:"error_types,omitempty"`
+	// Only failures recorded at or after this instant; unset means 24 hours before end_time.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// Only failures recorded before this instant; unset means now. Must be after start_time.
+	EndTime       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTaskFailuresRequest) Reset() {
+	*x = ListTaskFailuresRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTaskFailuresRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTaskFailuresRequest) ProtoMessage() {}
+
+func (x *ListTaskFailuresRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTaskFailuresRequest.ProtoReflect.Descriptor instead.
+func (*ListTaskFailuresRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListTaskFailuresRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListTaskFailuresRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListTaskFailuresRequest) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
+	}
+	return nil
+}
+
+func (x *ListTaskFailuresRequest) GetErrorTypes() []string {
+	if x != nil {
+		return x.ErrorTypes
+	}
+	return nil
+}
+
+func (x *ListTaskFailuresRequest) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *ListTaskFailuresRequest) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+// ListTaskFailuresResponse is one page of failures and the count of every matching one.
+type ListTaskFailuresResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The FAIL events, newest first, each with its failure.
+	Failures []*TaskEvent `protobuf:"bytes,1,rep,name=failures,proto3" json:"failures,omitempty"`
+	// Pass as page_token to get the next page; empty when there are no more failures.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// Every failure matching the filters (on all pages), counted by error type, the most
+	// frequent first.
+	Counts        []*FailureCount `protobuf:"bytes,3,rep,name=counts,proto3" json:"counts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTaskFailuresResponse) Reset() {
+	*x = ListTaskFailuresResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTaskFailuresResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTaskFailuresResponse) ProtoMessage() {}
+
+func (x *ListTaskFailuresResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTaskFailuresResponse.ProtoReflect.Descriptor instead.
+func (*ListTaskFailuresResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListTaskFailuresResponse) GetFailures() []*TaskEvent {
+	if x != nil {
+		return x.Failures
+	}
+	return nil
+}
+
+func (x *ListTaskFailuresResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *ListTaskFailuresResponse) GetCounts() []*FailureCount {
+	if x != nil {
+		return x.Counts
+	}
+	return nil
+}
+
+// FailureCount is how many failures of one error type matched.
+type FailureCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The error type; empty for failures without one.
+	ErrorType string `protobuf:"bytes,1,opt,name=error_type,json=errorType,proto3" json:"error_type,omitempty"`
+	// How many.
+	Count         int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FailureCount) Reset() {
+	*x = FailureCount{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FailureCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FailureCount) ProtoMessage() {}
+
+func (x *FailureCount) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FailureCount.ProtoReflect.Descriptor instead.
+func (*FailureCount) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *FailureCount) GetErrorType() string {
+	if x != nil {
+		return x.ErrorType
+	}
+	return ""
+}
+
+func (x *FailureCount) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
 // ListTaskEventsResponse is one page of a task's history.
 type ListTaskEventsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -568,7 +945,7 @@ type ListTaskEventsResponse struct {
 
 func (x *ListTaskEventsResponse) Reset() {
 	*x = ListTaskEventsResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[7]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +957,7 @@ func (x *ListTaskEventsResponse) String() string {
 func (*ListTaskEventsResponse) ProtoMessage() {}
 
 func (x *ListTaskEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[7]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +970,7 @@ func (x *ListTaskEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListTaskEventsResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{7}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListTaskEventsResponse) GetEvents() []*TaskEvent {
@@ -636,14 +1013,17 @@ type WatchTaskEventsRequest struct {
 	// Only events of tasks in these namespaces (up to 100); empty means every namespace
 	// the caller reaches. Naming one it does not reach is PERMISSION_DENIED. Events of
 	// namespaces the caller does not reach are never sent, whatever the filters.
-	Namespaces    []string `protobuf:"bytes,7,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	Namespaces []string `protobuf:"bytes,7,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	// Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+	// duplicates and no TASK_ACTION_UNSPECIFIED.
+	Actions       []TaskAction `protobuf:"varint,8,rep,packed,name=actions,proto3,enum=tasklife.v1.TaskAction" json:"actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WatchTaskEventsRequest) Reset() {
 	*x = WatchTaskEventsRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[8]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -655,7 +1035,7 @@ func (x *WatchTaskEventsRequest) String() string {
 func (*WatchTaskEventsRequest) ProtoMessage() {}
 
 func (x *WatchTaskEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[8]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -668,7 +1048,7 @@ func (x *WatchTaskEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTaskEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchTaskEventsRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{8}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WatchTaskEventsRequest) GetStart() isWatchTaskEventsRequest_Start {
@@ -731,6 +1111,13 @@ func (x *WatchTaskEventsRequest) GetNamespaces() []string {
 	return nil
 }
 
+func (x *WatchTaskEventsRequest) GetActions() []TaskAction {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
 type isWatchTaskEventsRequest_Start interface {
 	isWatchTaskEventsRequest_Start()
 }
@@ -765,7 +1152,7 @@ type WatchTaskEventsResponse struct {
 
 func (x *WatchTaskEventsResponse) Reset() {
 	*x = WatchTaskEventsResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[9]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -777,7 +1164,7 @@ func (x *WatchTaskEventsResponse) String() string {
 func (*WatchTaskEventsResponse) ProtoMessage() {}
 
 func (x *WatchTaskEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[9]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -790,7 +1177,7 @@ func (x *WatchTaskEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTaskEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchTaskEventsResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{9}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WatchTaskEventsResponse) GetEvents() []*TaskEvent {
@@ -823,7 +1210,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[10]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -835,7 +1222,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[10]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -848,7 +1235,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{10}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *HeartbeatRequest) GetTaskId() string {
@@ -883,7 +1270,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[11]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -895,7 +1282,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[11]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -908,7 +1295,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{11}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *HeartbeatResponse) GetTask() *Task {
@@ -927,7 +1314,7 @@ type GetStateMachineRequest struct {
 
 func (x *GetStateMachineRequest) Reset() {
 	*x = GetStateMachineRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[12]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -939,7 +1326,7 @@ func (x *GetStateMachineRequest) String() string {
 func (*GetStateMachineRequest) ProtoMessage() {}
 
 func (x *GetStateMachineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[12]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -952,7 +1339,7 @@ func (x *GetStateMachineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStateMachineRequest.ProtoReflect.Descriptor instead.
 func (*GetStateMachineRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{12}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{17}
 }
 
 // GetStateMachineResponse is the whole state machine.
@@ -970,7 +1357,7 @@ type GetStateMachineResponse struct {
 
 func (x *GetStateMachineResponse) Reset() {
 	*x = GetStateMachineResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[13]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1369,7 @@ func (x *GetStateMachineResponse) String() string {
 func (*GetStateMachineResponse) ProtoMessage() {}
 
 func (x *GetStateMachineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[13]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1382,7 @@ func (x *GetStateMachineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStateMachineResponse.ProtoReflect.Descriptor instead.
 func (*GetStateMachineResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{13}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetStateMachineResponse) GetStates() []*StateDescription {
@@ -1038,7 +1425,7 @@ type StateDescription struct {
 
 func (x *StateDescription) Reset() {
 	*x = StateDescription{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[14]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1050,7 +1437,7 @@ func (x *StateDescription) String() string {
 func (*StateDescription) ProtoMessage() {}
 
 func (x *StateDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[14]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,7 +1450,7 @@ func (x *StateDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateDescription.ProtoReflect.Descriptor instead.
 func (*StateDescription) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{14}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *StateDescription) GetState() TaskState {
@@ -1118,7 +1505,7 @@ type ActionDescription struct {
 
 func (x *ActionDescription) Reset() {
 	*x = ActionDescription{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[15]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1130,7 +1517,7 @@ func (x *ActionDescription) String() string {
 func (*ActionDescription) ProtoMessage() {}
 
 func (x *ActionDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[15]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1143,7 +1530,7 @@ func (x *ActionDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionDescription.ProtoReflect.Descriptor instead.
 func (*ActionDescription) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{15}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ActionDescription) GetAction() TaskAction {
@@ -1189,7 +1576,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[16]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1201,7 +1588,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[16]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1214,7 +1601,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{16}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Transition) GetFromState() TaskState {
@@ -1250,8 +1637,8 @@ type EnqueueTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1271,7 +1658,7 @@ type EnqueueTaskRequest struct {
 
 func (x *EnqueueTaskRequest) Reset() {
 	*x = EnqueueTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[17]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1670,7 @@ func (x *EnqueueTaskRequest) String() string {
 func (*EnqueueTaskRequest) ProtoMessage() {}
 
 func (x *EnqueueTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[17]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1683,7 @@ func (x *EnqueueTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnqueueTaskRequest.ProtoReflect.Descriptor instead.
 func (*EnqueueTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{17}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EnqueueTaskRequest) GetTaskId() string {
@@ -1344,7 +1731,7 @@ func (x *EnqueueTaskRequest) GetOnBehalfOf() string {
 // EnqueueTaskResponse is the outcome of a successful EnqueueTask.
 type EnqueueTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, in the BASIC view (without input and result).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -1354,7 +1741,7 @@ type EnqueueTaskResponse struct {
 
 func (x *EnqueueTaskResponse) Reset() {
 	*x = EnqueueTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[18]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1366,7 +1753,7 @@ func (x *EnqueueTaskResponse) String() string {
 func (*EnqueueTaskResponse) ProtoMessage() {}
 
 func (x *EnqueueTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[18]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1379,7 +1766,7 @@ func (x *EnqueueTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnqueueTaskResponse.ProtoReflect.Descriptor instead.
 func (*EnqueueTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{18}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EnqueueTaskResponse) GetTask() *Task {
@@ -1408,8 +1795,8 @@ type StartTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1435,7 +1822,7 @@ type StartTaskRequest struct {
 
 func (x *StartTaskRequest) Reset() {
 	*x = StartTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[19]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1834,7 @@ func (x *StartTaskRequest) String() string {
 func (*StartTaskRequest) ProtoMessage() {}
 
 func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[19]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1847,7 @@ func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskRequest.ProtoReflect.Descriptor instead.
 func (*StartTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{19}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StartTaskRequest) GetTaskId() string {
@@ -1522,7 +1909,7 @@ func (x *StartTaskRequest) GetOnBehalfOf() string {
 // StartTaskResponse is the outcome of a successful StartTask.
 type StartTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, with its input: everything the worker needs to run it.
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -1532,7 +1919,7 @@ type StartTaskResponse struct {
 
 func (x *StartTaskResponse) Reset() {
 	*x = StartTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[20]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +1931,7 @@ func (x *StartTaskResponse) String() string {
 func (*StartTaskResponse) ProtoMessage() {}
 
 func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[20]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +1944,7 @@ func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskResponse.ProtoReflect.Descriptor instead.
 func (*StartTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{20}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *StartTaskResponse) GetTask() *Task {
@@ -1586,8 +1973,8 @@ type CompleteTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1604,14 +1991,20 @@ type CompleteTaskRequest struct {
 	Worker string `protobuf:"bytes,6,opt,name=worker,proto3" json:"worker,omitempty"`
 	// Who the caller acts for (say the person behind a UI), recorded in the event's
 	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
-	OnBehalfOf    string `protobuf:"bytes,7,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	OnBehalfOf string `protobuf:"bytes,7,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	// What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+	// default); content_type is required when data is set.
+	Result *TaskPayload `protobuf:"bytes,8,opt,name=result,proto3" json:"result,omitempty"`
+	// The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+	// means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+	ExitCode      *int32 `protobuf:"varint,9,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompleteTaskRequest) Reset() {
 	*x = CompleteTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[21]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1623,7 +2016,7 @@ func (x *CompleteTaskRequest) String() string {
 func (*CompleteTaskRequest) ProtoMessage() {}
 
 func (x *CompleteTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[21]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1636,7 +2029,7 @@ func (x *CompleteTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteTaskRequest.ProtoReflect.Descriptor instead.
 func (*CompleteTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{21}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CompleteTaskRequest) GetTaskId() string {
@@ -1688,10 +2081,24 @@ func (x *CompleteTaskRequest) GetOnBehalfOf() string {
 	return ""
 }
 
+func (x *CompleteTaskRequest) GetResult() *TaskPayload {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *CompleteTaskRequest) GetExitCode() int32 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
+}
+
 // CompleteTaskResponse is the outcome of a successful CompleteTask.
 type CompleteTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, in the BASIC view (without input and result).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -1701,7 +2108,7 @@ type CompleteTaskResponse struct {
 
 func (x *CompleteTaskResponse) Reset() {
 	*x = CompleteTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[22]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1713,7 +2120,7 @@ func (x *CompleteTaskResponse) String() string {
 func (*CompleteTaskResponse) ProtoMessage() {}
 
 func (x *CompleteTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[22]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1726,7 +2133,7 @@ func (x *CompleteTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteTaskResponse.ProtoReflect.Descriptor instead.
 func (*CompleteTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{22}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CompleteTaskResponse) GetTask() *Task {
@@ -1755,8 +2162,8 @@ type FailTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1773,14 +2180,18 @@ type FailTaskRequest struct {
 	Worker string `protobuf:"bytes,6,opt,name=worker,proto3" json:"worker,omitempty"`
 	// Who the caller acts for (say the person behind a UI), recorded in the event's
 	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
-	OnBehalfOf    string `protobuf:"bytes,7,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	OnBehalfOf string `protobuf:"bytes,7,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	// Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+	// Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+	// failure whose message is the reason. Limits: docs/reference/limits.md.
+	Failure       *TaskFailure `protobuf:"bytes,8,opt,name=failure,proto3" json:"failure,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FailTaskRequest) Reset() {
 	*x = FailTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[23]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1792,7 +2203,7 @@ func (x *FailTaskRequest) String() string {
 func (*FailTaskRequest) ProtoMessage() {}
 
 func (x *FailTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[23]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1805,7 +2216,7 @@ func (x *FailTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTaskRequest.ProtoReflect.Descriptor instead.
 func (*FailTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{23}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *FailTaskRequest) GetTaskId() string {
@@ -1857,10 +2268,17 @@ func (x *FailTaskRequest) GetOnBehalfOf() string {
 	return ""
 }
 
+func (x *FailTaskRequest) GetFailure() *TaskFailure {
+	if x != nil {
+		return x.Failure
+	}
+	return nil
+}
+
 // FailTaskResponse is the outcome of a successful FailTask.
 type FailTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, in the BASIC view (without input and result).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -1870,7 +2288,7 @@ type FailTaskResponse struct {
 
 func (x *FailTaskResponse) Reset() {
 	*x = FailTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[24]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1882,7 +2300,7 @@ func (x *FailTaskResponse) String() string {
 func (*FailTaskResponse) ProtoMessage() {}
 
 func (x *FailTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[24]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1895,7 +2313,7 @@ func (x *FailTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTaskResponse.ProtoReflect.Descriptor instead.
 func (*FailTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{24}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *FailTaskResponse) GetTask() *Task {
@@ -1924,8 +2342,8 @@ type RetryTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -1945,7 +2363,7 @@ type RetryTaskRequest struct {
 
 func (x *RetryTaskRequest) Reset() {
 	*x = RetryTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[25]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1957,7 +2375,7 @@ func (x *RetryTaskRequest) String() string {
 func (*RetryTaskRequest) ProtoMessage() {}
 
 func (x *RetryTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[25]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1970,7 +2388,7 @@ func (x *RetryTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryTaskRequest.ProtoReflect.Descriptor instead.
 func (*RetryTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{25}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RetryTaskRequest) GetTaskId() string {
@@ -2018,7 +2436,7 @@ func (x *RetryTaskRequest) GetOnBehalfOf() string {
 // RetryTaskResponse is the outcome of a successful RetryTask.
 type RetryTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, in the BASIC view (without input and result).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -2028,7 +2446,7 @@ type RetryTaskResponse struct {
 
 func (x *RetryTaskResponse) Reset() {
 	*x = RetryTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[26]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2040,7 +2458,7 @@ func (x *RetryTaskResponse) String() string {
 func (*RetryTaskResponse) ProtoMessage() {}
 
 func (x *RetryTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[26]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2053,7 +2471,7 @@ func (x *RetryTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryTaskResponse.ProtoReflect.Descriptor instead.
 func (*RetryTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{26}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RetryTaskResponse) GetTask() *Task {
@@ -2082,8 +2500,8 @@ type PauseTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -2103,7 +2521,7 @@ type PauseTaskRequest struct {
 
 func (x *PauseTaskRequest) Reset() {
 	*x = PauseTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[27]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2115,7 +2533,7 @@ func (x *PauseTaskRequest) String() string {
 func (*PauseTaskRequest) ProtoMessage() {}
 
 func (x *PauseTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[27]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2128,7 +2546,7 @@ func (x *PauseTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseTaskRequest.ProtoReflect.Descriptor instead.
 func (*PauseTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{27}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PauseTaskRequest) GetTaskId() string {
@@ -2176,7 +2594,7 @@ func (x *PauseTaskRequest) GetOnBehalfOf() string {
 // PauseTaskResponse is the outcome of a successful PauseTask.
 type PauseTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, in the BASIC view (without input and result).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -2186,7 +2604,7 @@ type PauseTaskResponse struct {
 
 func (x *PauseTaskResponse) Reset() {
 	*x = PauseTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[28]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2198,7 +2616,7 @@ func (x *PauseTaskResponse) String() string {
 func (*PauseTaskResponse) ProtoMessage() {}
 
 func (x *PauseTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[28]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2211,7 +2629,7 @@ func (x *PauseTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseTaskResponse.ProtoReflect.Descriptor instead.
 func (*PauseTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{28}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PauseTaskResponse) GetTask() *Task {
@@ -2240,8 +2658,8 @@ type ResumeTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -2261,7 +2679,7 @@ type ResumeTaskRequest struct {
 
 func (x *ResumeTaskRequest) Reset() {
 	*x = ResumeTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[29]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2273,7 +2691,7 @@ func (x *ResumeTaskRequest) String() string {
 func (*ResumeTaskRequest) ProtoMessage() {}
 
 func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[29]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2286,7 +2704,7 @@ func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskRequest.ProtoReflect.Descriptor instead.
 func (*ResumeTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{29}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ResumeTaskRequest) GetTaskId() string {
@@ -2334,7 +2752,7 @@ func (x *ResumeTaskRequest) GetOnBehalfOf() string {
 // ResumeTaskResponse is the outcome of a successful ResumeTask.
 type ResumeTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, in the BASIC view (without input and result).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -2344,7 +2762,7 @@ type ResumeTaskResponse struct {
 
 func (x *ResumeTaskResponse) Reset() {
 	*x = ResumeTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[30]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2356,7 +2774,7 @@ func (x *ResumeTaskResponse) String() string {
 func (*ResumeTaskResponse) ProtoMessage() {}
 
 func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[30]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2369,7 +2787,7 @@ func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskResponse.ProtoReflect.Descriptor instead.
 func (*ResumeTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{30}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ResumeTaskResponse) GetTask() *Task {
@@ -2398,8 +2816,8 @@ type KillTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -2419,7 +2837,7 @@ type KillTaskRequest struct {
 
 func (x *KillTaskRequest) Reset() {
 	*x = KillTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[31]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2431,7 +2849,7 @@ func (x *KillTaskRequest) String() string {
 func (*KillTaskRequest) ProtoMessage() {}
 
 func (x *KillTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[31]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2444,7 +2862,7 @@ func (x *KillTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillTaskRequest.ProtoReflect.Descriptor instead.
 func (*KillTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{31}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *KillTaskRequest) GetTaskId() string {
@@ -2492,7 +2910,7 @@ func (x *KillTaskRequest) GetOnBehalfOf() string {
 // KillTaskResponse is the outcome of a successful KillTask.
 type KillTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, in the BASIC view (without input and result).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -2502,7 +2920,7 @@ type KillTaskResponse struct {
 
 func (x *KillTaskResponse) Reset() {
 	*x = KillTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[32]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2514,7 +2932,7 @@ func (x *KillTaskResponse) String() string {
 func (*KillTaskResponse) ProtoMessage() {}
 
 func (x *KillTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[32]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2527,7 +2945,7 @@ func (x *KillTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillTaskResponse.ProtoReflect.Descriptor instead.
 func (*KillTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{32}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *KillTaskResponse) GetTask() *Task {
@@ -2556,8 +2974,8 @@ type AbandonTaskRequest struct {
 	// Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
 	// `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
 	// the first successful outcome and writes nothing: the event it recorded, and the task
-	// with the state, version and update_time that event left (its other fields as they
-	// are now). Empty means no de-duplication.
+	// exactly as that move left it (every field, rebuilt from the history). Empty means no
+	// de-duplication.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Why, recorded in the event. Up to 4096 bytes.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -2577,7 +2995,7 @@ type AbandonTaskRequest struct {
 
 func (x *AbandonTaskRequest) Reset() {
 	*x = AbandonTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[33]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2589,7 +3007,7 @@ func (x *AbandonTaskRequest) String() string {
 func (*AbandonTaskRequest) ProtoMessage() {}
 
 func (x *AbandonTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[33]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2602,7 +3020,7 @@ func (x *AbandonTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbandonTaskRequest.ProtoReflect.Descriptor instead.
 func (*AbandonTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{33}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AbandonTaskRequest) GetTaskId() string {
@@ -2650,7 +3068,7 @@ func (x *AbandonTaskRequest) GetOnBehalfOf() string {
 // AbandonTaskResponse is the outcome of a successful AbandonTask.
 type AbandonTaskResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The task after the move.
+	// The task after the move, in the BASIC view (without input and result).
 	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	// The event the move appended.
 	Event         *TaskEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
@@ -2660,7 +3078,7 @@ type AbandonTaskResponse struct {
 
 func (x *AbandonTaskResponse) Reset() {
 	*x = AbandonTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[34]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2672,7 +3090,7 @@ func (x *AbandonTaskResponse) String() string {
 func (*AbandonTaskResponse) ProtoMessage() {}
 
 func (x *AbandonTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[34]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2685,7 +3103,7 @@ func (x *AbandonTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbandonTaskResponse.ProtoReflect.Descriptor instead.
 func (*AbandonTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{34}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AbandonTaskResponse) GetTask() *Task {
@@ -2713,7 +3131,7 @@ type BatchCreateTasksRequest struct {
 
 func (x *BatchCreateTasksRequest) Reset() {
 	*x = BatchCreateTasksRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2725,7 +3143,7 @@ func (x *BatchCreateTasksRequest) String() string {
 func (*BatchCreateTasksRequest) ProtoMessage() {}
 
 func (x *BatchCreateTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2738,7 +3156,7 @@ func (x *BatchCreateTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchCreateTasksRequest.ProtoReflect.Descriptor instead.
 func (*BatchCreateTasksRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{35}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *BatchCreateTasksRequest) GetRequests() []*CreateTaskRequest {
@@ -2759,7 +3177,7 @@ type BatchCreateTasksResponse struct {
 
 func (x *BatchCreateTasksResponse) Reset() {
 	*x = BatchCreateTasksResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2771,7 +3189,7 @@ func (x *BatchCreateTasksResponse) String() string {
 func (*BatchCreateTasksResponse) ProtoMessage() {}
 
 func (x *BatchCreateTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2784,7 +3202,7 @@ func (x *BatchCreateTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchCreateTasksResponse.ProtoReflect.Descriptor instead.
 func (*BatchCreateTasksResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{36}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *BatchCreateTasksResponse) GetResults() []*BatchCreateTasksResult {
@@ -2811,7 +3229,7 @@ type BatchCreateTasksResult struct {
 
 func (x *BatchCreateTasksResult) Reset() {
 	*x = BatchCreateTasksResult{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2823,7 +3241,7 @@ func (x *BatchCreateTasksResult) String() string {
 func (*BatchCreateTasksResult) ProtoMessage() {}
 
 func (x *BatchCreateTasksResult) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2836,7 +3254,7 @@ func (x *BatchCreateTasksResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchCreateTasksResult.ProtoReflect.Descriptor instead.
 func (*BatchCreateTasksResult) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{37}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *BatchCreateTasksResult) GetTask() *Task {
@@ -2871,7 +3289,7 @@ type BatchTransitionTasksRequest struct {
 
 func (x *BatchTransitionTasksRequest) Reset() {
 	*x = BatchTransitionTasksRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2883,7 +3301,7 @@ func (x *BatchTransitionTasksRequest) String() string {
 func (*BatchTransitionTasksRequest) ProtoMessage() {}
 
 func (x *BatchTransitionTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2896,7 +3314,7 @@ func (x *BatchTransitionTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchTransitionTasksRequest.ProtoReflect.Descriptor instead.
 func (*BatchTransitionTasksRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{38}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *BatchTransitionTasksRequest) GetItems() []*BatchTransitionTasksItem {
@@ -2929,7 +3347,7 @@ type BatchTransitionTasksItem struct {
 
 func (x *BatchTransitionTasksItem) Reset() {
 	*x = BatchTransitionTasksItem{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2941,7 +3359,7 @@ func (x *BatchTransitionTasksItem) String() string {
 func (*BatchTransitionTasksItem) ProtoMessage() {}
 
 func (x *BatchTransitionTasksItem) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2954,7 +3372,7 @@ func (x *BatchTransitionTasksItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchTransitionTasksItem.ProtoReflect.Descriptor instead.
 func (*BatchTransitionTasksItem) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{39}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *BatchTransitionTasksItem) GetRequest() isBatchTransitionTasksItem_Request {
@@ -3123,7 +3541,7 @@ type BatchTransitionTasksResponse struct {
 
 func (x *BatchTransitionTasksResponse) Reset() {
 	*x = BatchTransitionTasksResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3135,7 +3553,7 @@ func (x *BatchTransitionTasksResponse) String() string {
 func (*BatchTransitionTasksResponse) ProtoMessage() {}
 
 func (x *BatchTransitionTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3148,7 +3566,7 @@ func (x *BatchTransitionTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchTransitionTasksResponse.ProtoReflect.Descriptor instead.
 func (*BatchTransitionTasksResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{40}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BatchTransitionTasksResponse) GetResults() []*BatchTransitionTasksResult {
@@ -3177,7 +3595,7 @@ type BatchTransitionTasksResult struct {
 
 func (x *BatchTransitionTasksResult) Reset() {
 	*x = BatchTransitionTasksResult{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3189,7 +3607,7 @@ func (x *BatchTransitionTasksResult) String() string {
 func (*BatchTransitionTasksResult) ProtoMessage() {}
 
 func (x *BatchTransitionTasksResult) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3202,7 +3620,7 @@ func (x *BatchTransitionTasksResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchTransitionTasksResult.ProtoReflect.Descriptor instead.
 func (*BatchTransitionTasksResult) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{41}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *BatchTransitionTasksResult) GetTask() *Task {
@@ -3257,7 +3675,7 @@ type ClaimTasksRequest struct {
 
 func (x *ClaimTasksRequest) Reset() {
 	*x = ClaimTasksRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3269,7 +3687,7 @@ func (x *ClaimTasksRequest) String() string {
 func (*ClaimTasksRequest) ProtoMessage() {}
 
 func (x *ClaimTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3282,7 +3700,7 @@ func (x *ClaimTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimTasksRequest.ProtoReflect.Descriptor instead.
 func (*ClaimTasksRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{42}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ClaimTasksRequest) GetWorker() string {
@@ -3367,7 +3785,7 @@ type ClaimTasksResponse struct {
 
 func (x *ClaimTasksResponse) Reset() {
 	*x = ClaimTasksResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3379,7 +3797,7 @@ func (x *ClaimTasksResponse) String() string {
 func (*ClaimTasksResponse) ProtoMessage() {}
 
 func (x *ClaimTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3392,7 +3810,7 @@ func (x *ClaimTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimTasksResponse.ProtoReflect.Descriptor instead.
 func (*ClaimTasksResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{43}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ClaimTasksResponse) GetClaims() []*StartTaskResponse {
@@ -3406,7 +3824,7 @@ var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xb9\x03\n" +
+	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xe9\x03\n" +
 	"\x11CreateTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12B\n" +
 	"\x06labels\x18\x02 \x03(\v2*.tasklife.v1.CreateTaskRequest.LabelsEntryR\x06labels\x12\x1d\n" +
@@ -3420,18 +3838,20 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\tnamespace\x18\t \x01(\tR\tnamespace\x12 \n" +
 	"\fon_behalf_of\x18\n" +
 	" \x01(\tR\n" +
-	"onBehalfOf\x1a9\n" +
+	"onBehalfOf\x12.\n" +
+	"\x05input\x18\v \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"i\n" +
 	"\x12CreateTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"Z\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\x85\x01\n" +
 	"\x0eGetTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12/\n" +
-	"\x05as_of\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\"8\n" +
+	"\x05as_of\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\x12)\n" +
+	"\x04view\x18\x03 \x01(\x0e2\x15.tasklife.v1.TaskViewR\x04view\"8\n" +
 	"\x0fGetTaskResponse\x12%\n" +
-	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\xcd\x02\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\xf8\x02\n" +
 	"\x10ListTasksRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -3441,7 +3861,8 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
 	"namespaces\x18\x05 \x03(\tR\n" +
 	"namespaces\x12/\n" +
-	"\x05as_of\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\x1a9\n" +
+	"\x05as_of\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\x12)\n" +
+	"\x04view\x18\a \x01(\x0e2\x15.tasklife.v1.TaskViewR\x04view\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"d\n" +
@@ -3455,10 +3876,39 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\x129\n" +
 	"\n" +
 	"start_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
-	"\bend_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"p\n" +
+	"\bend_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"\x9f\x01\n" +
+	"\x17ListTaskAttemptsRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\x12/\n" +
+	"\x05as_of\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\"x\n" +
+	"\x18ListTaskAttemptsResponse\x124\n" +
+	"\battempts\x18\x01 \x03(\v2\x18.tasklife.v1.TaskAttemptR\battempts\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x88\x02\n" +
+	"\x17ListTaskFailuresRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x03 \x03(\tR\n" +
+	"namespaces\x12\x1f\n" +
+	"\verror_types\x18\x04 \x03(\tR\n" +
+	"errorTypes\x129\n" +
+	"\n" +
+	"start_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
+	"\bend_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"\xa9\x01\n" +
+	"\x18ListTaskFailuresResponse\x122\n" +
+	"\bfailures\x18\x01 \x03(\v2\x16.tasklife.v1.TaskEventR\bfailures\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x121\n" +
+	"\x06counts\x18\x03 \x03(\v2\x19.tasklife.v1.FailureCountR\x06counts\"C\n" +
+	"\fFailureCount\x12\x1d\n" +
+	"\n" +
+	"error_type\x18\x01 \x01(\tR\terrorType\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"p\n" +
 	"\x16ListTaskEventsResponse\x12.\n" +
 	"\x06events\x18\x01 \x03(\v2\x16.tasklife.v1.TaskEventR\x06events\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa6\x03\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd9\x03\n" +
 	"\x16WatchTaskEventsRequest\x12#\n" +
 	"\fafter_cursor\x18\x01 \x01(\tH\x00R\vafterCursor\x12'\n" +
 	"\x0efrom_beginning\x18\x02 \x01(\bH\x00R\rfromBeginning\x12\x19\n" +
@@ -3468,7 +3918,8 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x11progress_interval\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x10progressInterval\x12\x1e\n" +
 	"\n" +
 	"namespaces\x18\a \x03(\tR\n" +
-	"namespaces\x1a9\n" +
+	"namespaces\x121\n" +
+	"\aactions\x18\b \x03(\x0e2\x17.tasklife.v1.TaskActionR\aactions\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\a\n" +
@@ -3533,7 +3984,7 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x11_expected_version\"h\n" +
 	"\x11StartTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\x80\x02\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xe2\x02\n" +
 	"\x13CompleteTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
@@ -3543,11 +3994,15 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\boperator\x18\x05 \x01(\tR\boperator\x12\x16\n" +
 	"\x06worker\x18\x06 \x01(\tR\x06worker\x12 \n" +
 	"\fon_behalf_of\x18\a \x01(\tR\n" +
-	"onBehalfOfB\x13\n" +
-	"\x11_expected_version\"k\n" +
+	"onBehalfOf\x120\n" +
+	"\x06result\x18\b \x01(\v2\x18.tasklife.v1.TaskPayloadR\x06result\x12 \n" +
+	"\texit_code\x18\t \x01(\x05H\x01R\bexitCode\x88\x01\x01B\x13\n" +
+	"\x11_expected_versionB\f\n" +
+	"\n" +
+	"_exit_code\"k\n" +
 	"\x14CompleteTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xfc\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xb0\x02\n" +
 	"\x0fFailTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
@@ -3557,7 +4012,8 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\boperator\x18\x05 \x01(\tR\boperator\x12\x16\n" +
 	"\x06worker\x18\x06 \x01(\tR\x06worker\x12 \n" +
 	"\fon_behalf_of\x18\a \x01(\tR\n" +
-	"onBehalfOfB\x13\n" +
+	"onBehalfOf\x122\n" +
+	"\afailure\x18\b \x01(\v2\x18.tasklife.v1.TaskFailureR\afailureB\x13\n" +
 	"\x11_expected_version\"g\n" +
 	"\x10FailTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
@@ -3672,13 +4128,15 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"L\n" +
 	"\x12ClaimTasksResponse\x126\n" +
-	"\x06claims\x18\x01 \x03(\v2\x1e.tasklife.v1.StartTaskResponseR\x06claims2\xae\f\n" +
+	"\x06claims\x18\x01 \x03(\v2\x1e.tasklife.v1.StartTaskResponseR\x06claims2\xf0\r\n" +
 	"\vTaskService\x12M\n" +
 	"\n" +
 	"CreateTask\x12\x1e.tasklife.v1.CreateTaskRequest\x1a\x1f.tasklife.v1.CreateTaskResponse\x12D\n" +
 	"\aGetTask\x12\x1b.tasklife.v1.GetTaskRequest\x1a\x1c.tasklife.v1.GetTaskResponse\x12J\n" +
 	"\tListTasks\x12\x1d.tasklife.v1.ListTasksRequest\x1a\x1e.tasklife.v1.ListTasksResponse\x12Y\n" +
-	"\x0eListTaskEvents\x12\".tasklife.v1.ListTaskEventsRequest\x1a#.tasklife.v1.ListTaskEventsResponse\x12\\\n" +
+	"\x0eListTaskEvents\x12\".tasklife.v1.ListTaskEventsRequest\x1a#.tasklife.v1.ListTaskEventsResponse\x12_\n" +
+	"\x10ListTaskAttempts\x12$.tasklife.v1.ListTaskAttemptsRequest\x1a%.tasklife.v1.ListTaskAttemptsResponse\x12_\n" +
+	"\x10ListTaskFailures\x12$.tasklife.v1.ListTaskFailuresRequest\x1a%.tasklife.v1.ListTaskFailuresResponse\x12\\\n" +
 	"\x0fGetStateMachine\x12#.tasklife.v1.GetStateMachineRequest\x1a$.tasklife.v1.GetStateMachineResponse\x12^\n" +
 	"\x0fWatchTaskEvents\x12#.tasklife.v1.WatchTaskEventsRequest\x1a$.tasklife.v1.WatchTaskEventsResponse0\x01\x12J\n" +
 	"\tHeartbeat\x12\x1d.tasklife.v1.HeartbeatRequest\x1a\x1e.tasklife.v1.HeartbeatResponse\x12P\n" +
@@ -3709,7 +4167,7 @@ func file_tasklife_v1_task_service_proto_rawDescGZIP() []byte {
 	return file_tasklife_v1_task_service_proto_rawDescData
 }
 
-var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_tasklife_v1_task_service_proto_goTypes = []any{
 	(*CreateTaskRequest)(nil),            // 0: tasklife.v1.CreateTaskRequest
 	(*CreateTaskResponse)(nil),           // 1: tasklife.v1.CreateTaskResponse
@@ -3718,174 +4176,199 @@ var file_tasklife_v1_task_service_proto_goTypes = []any{
 	(*ListTasksRequest)(nil),             // 4: tasklife.v1.ListTasksRequest
 	(*ListTasksResponse)(nil),            // 5: tasklife.v1.ListTasksResponse
 	(*ListTaskEventsRequest)(nil),        // 6: tasklife.v1.ListTaskEventsRequest
-	(*ListTaskEventsResponse)(nil),       // 7: tasklife.v1.ListTaskEventsResponse
-	(*WatchTaskEventsRequest)(nil),       // 8: tasklife.v1.WatchTaskEventsRequest
-	(*WatchTaskEventsResponse)(nil),      // 9: tasklife.v1.WatchTaskEventsResponse
-	(*HeartbeatRequest)(nil),             // 10: tasklife.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),            // 11: tasklife.v1.HeartbeatResponse
-	(*GetStateMachineRequest)(nil),       // 12: tasklife.v1.GetStateMachineRequest
-	(*GetStateMachineResponse)(nil),      // 13: tasklife.v1.GetStateMachineResponse
-	(*StateDescription)(nil),             // 14: tasklife.v1.StateDescription
-	(*ActionDescription)(nil),            // 15: tasklife.v1.ActionDescription
-	(*Transition)(nil),                   // 16: tasklife.v1.Transition
-	(*EnqueueTaskRequest)(nil),           // 17: tasklife.v1.EnqueueTaskRequest
-	(*EnqueueTaskResponse)(nil),          // 18: tasklife.v1.EnqueueTaskResponse
-	(*StartTaskRequest)(nil),             // 19: tasklife.v1.StartTaskRequest
-	(*StartTaskResponse)(nil),            // 20: tasklife.v1.StartTaskResponse
-	(*CompleteTaskRequest)(nil),          // 21: tasklife.v1.CompleteTaskRequest
-	(*CompleteTaskResponse)(nil),         // 22: tasklife.v1.CompleteTaskResponse
-	(*FailTaskRequest)(nil),              // 23: tasklife.v1.FailTaskRequest
-	(*FailTaskResponse)(nil),             // 24: tasklife.v1.FailTaskResponse
-	(*RetryTaskRequest)(nil),             // 25: tasklife.v1.RetryTaskRequest
-	(*RetryTaskResponse)(nil),            // 26: tasklife.v1.RetryTaskResponse
-	(*PauseTaskRequest)(nil),             // 27: tasklife.v1.PauseTaskRequest
-	(*PauseTaskResponse)(nil),            // 28: tasklife.v1.PauseTaskResponse
-	(*ResumeTaskRequest)(nil),            // 29: tasklife.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),           // 30: tasklife.v1.ResumeTaskResponse
-	(*KillTaskRequest)(nil),              // 31: tasklife.v1.KillTaskRequest
-	(*KillTaskResponse)(nil),             // 32: tasklife.v1.KillTaskResponse
-	(*AbandonTaskRequest)(nil),           // 33: tasklife.v1.AbandonTaskRequest
-	(*AbandonTaskResponse)(nil),          // 34: tasklife.v1.AbandonTaskResponse
-	(*BatchCreateTasksRequest)(nil),      // 35: tasklife.v1.BatchCreateTasksRequest
-	(*BatchCreateTasksResponse)(nil),     // 36: tasklife.v1.BatchCreateTasksResponse
-	(*BatchCreateTasksResult)(nil),       // 37: tasklife.v1.BatchCreateTasksResult
-	(*BatchTransitionTasksRequest)(nil),  // 38: tasklife.v1.BatchTransitionTasksRequest
-	(*BatchTransitionTasksItem)(nil),     // 39: tasklife.v1.BatchTransitionTasksItem
-	(*BatchTransitionTasksResponse)(nil), // 40: tasklife.v1.BatchTransitionTasksResponse
-	(*BatchTransitionTasksResult)(nil),   // 41: tasklife.v1.BatchTransitionTasksResult
-	(*ClaimTasksRequest)(nil),            // 42: tasklife.v1.ClaimTasksRequest
-	(*ClaimTasksResponse)(nil),           // 43: tasklife.v1.ClaimTasksResponse
-	nil,                                  // 44: tasklife.v1.CreateTaskRequest.LabelsEntry
-	nil,                                  // 45: tasklife.v1.ListTasksRequest.LabelsEntry
-	nil,                                  // 46: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	nil,                                  // 47: tasklife.v1.ClaimTasksRequest.LabelsEntry
-	(*RetryPolicy)(nil),                  // 48: tasklife.v1.RetryPolicy
-	(*Task)(nil),                         // 49: tasklife.v1.Task
-	(*TaskEvent)(nil),                    // 50: tasklife.v1.TaskEvent
-	(*timestamppb.Timestamp)(nil),        // 51: google.protobuf.Timestamp
-	(TaskState)(0),                       // 52: tasklife.v1.TaskState
-	(*durationpb.Duration)(nil),          // 53: google.protobuf.Duration
-	(StateKind)(0),                       // 54: tasklife.v1.StateKind
-	(TaskAction)(0),                      // 55: tasklife.v1.TaskAction
-	(*status.Status)(nil),                // 56: google.rpc.Status
+	(*ListTaskAttemptsRequest)(nil),      // 7: tasklife.v1.ListTaskAttemptsRequest
+	(*ListTaskAttemptsResponse)(nil),     // 8: tasklife.v1.ListTaskAttemptsResponse
+	(*ListTaskFailuresRequest)(nil),      // 9: tasklife.v1.ListTaskFailuresRequest
+	(*ListTaskFailuresResponse)(nil),     // 10: tasklife.v1.ListTaskFailuresResponse
+	(*FailureCount)(nil),                 // 11: tasklife.v1.FailureCount
+	(*ListTaskEventsResponse)(nil),       // 12: tasklife.v1.ListTaskEventsResponse
+	(*WatchTaskEventsRequest)(nil),       // 13: tasklife.v1.WatchTaskEventsRequest
+	(*WatchTaskEventsResponse)(nil),      // 14: tasklife.v1.WatchTaskEventsResponse
+	(*HeartbeatRequest)(nil),             // 15: tasklife.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),            // 16: tasklife.v1.HeartbeatResponse
+	(*GetStateMachineRequest)(nil),       // 17: tasklife.v1.GetStateMachineRequest
+	(*GetStateMachineResponse)(nil),      // 18: tasklife.v1.GetStateMachineResponse
+	(*StateDescription)(nil),             // 19: tasklife.v1.StateDescription
+	(*ActionDescription)(nil),            // 20: tasklife.v1.ActionDescription
+	(*Transition)(nil),                   // 21: tasklife.v1.Transition
+	(*EnqueueTaskRequest)(nil),           // 22: tasklife.v1.EnqueueTaskRequest
+	(*EnqueueTaskResponse)(nil),          // 23: tasklife.v1.EnqueueTaskResponse
+	(*StartTaskRequest)(nil),             // 24: tasklife.v1.StartTaskRequest
+	(*StartTaskResponse)(nil),            // 25: tasklife.v1.StartTaskResponse
+	(*CompleteTaskRequest)(nil),          // 26: tasklife.v1.CompleteTaskRequest
+	(*CompleteTaskResponse)(nil),         // 27: tasklife.v1.CompleteTaskResponse
+	(*FailTaskRequest)(nil),              // 28: tasklife.v1.FailTaskRequest
+	(*FailTaskResponse)(nil),             // 29: tasklife.v1.FailTaskResponse
+	(*RetryTaskRequest)(nil),             // 30: tasklife.v1.RetryTaskRequest
+	(*RetryTaskResponse)(nil),            // 31: tasklife.v1.RetryTaskResponse
+	(*PauseTaskRequest)(nil),             // 32: tasklife.v1.PauseTaskRequest
+	(*PauseTaskResponse)(nil),            // 33: tasklife.v1.PauseTaskResponse
+	(*ResumeTaskRequest)(nil),            // 34: tasklife.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),           // 35: tasklife.v1.ResumeTaskResponse
+	(*KillTaskRequest)(nil),              // 36: tasklife.v1.KillTaskRequest
+	(*KillTaskResponse)(nil),             // 37: tasklife.v1.KillTaskResponse
+	(*AbandonTaskRequest)(nil),           // 38: tasklife.v1.AbandonTaskRequest
+	(*AbandonTaskResponse)(nil),          // 39: tasklife.v1.AbandonTaskResponse
+	(*BatchCreateTasksRequest)(nil),      // 40: tasklife.v1.BatchCreateTasksRequest
+	(*BatchCreateTasksResponse)(nil),     // 41: tasklife.v1.BatchCreateTasksResponse
+	(*BatchCreateTasksResult)(nil),       // 42: tasklife.v1.BatchCreateTasksResult
+	(*BatchTransitionTasksRequest)(nil),  // 43: tasklife.v1.BatchTransitionTasksRequest
+	(*BatchTransitionTasksItem)(nil),     // 44: tasklife.v1.BatchTransitionTasksItem
+	(*BatchTransitionTasksResponse)(nil), // 45: tasklife.v1.BatchTransitionTasksResponse
+	(*BatchTransitionTasksResult)(nil),   // 46: tasklife.v1.BatchTransitionTasksResult
+	(*ClaimTasksRequest)(nil),            // 47: tasklife.v1.ClaimTasksRequest
+	(*ClaimTasksResponse)(nil),           // 48: tasklife.v1.ClaimTasksResponse
+	nil,                                  // 49: tasklife.v1.CreateTaskRequest.LabelsEntry
+	nil,                                  // 50: tasklife.v1.ListTasksRequest.LabelsEntry
+	nil,                                  // 51: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	nil,                                  // 52: tasklife.v1.ClaimTasksRequest.LabelsEntry
+	(*RetryPolicy)(nil),                  // 53: tasklife.v1.RetryPolicy
+	(*TaskPayload)(nil),                  // 54: tasklife.v1.TaskPayload
+	(*Task)(nil),                         // 55: tasklife.v1.Task
+	(*TaskEvent)(nil),                    // 56: tasklife.v1.TaskEvent
+	(*timestamppb.Timestamp)(nil),        // 57: google.protobuf.Timestamp
+	(TaskView)(0),                        // 58: tasklife.v1.TaskView
+	(TaskState)(0),                       // 59: tasklife.v1.TaskState
+	(*TaskAttempt)(nil),                  // 60: tasklife.v1.TaskAttempt
+	(*durationpb.Duration)(nil),          // 61: google.protobuf.Duration
+	(TaskAction)(0),                      // 62: tasklife.v1.TaskAction
+	(StateKind)(0),                       // 63: tasklife.v1.StateKind
+	(*TaskFailure)(nil),                  // 64: tasklife.v1.TaskFailure
+	(*status.Status)(nil),                // 65: google.rpc.Status
 }
 var file_tasklife_v1_task_service_proto_depIdxs = []int32{
-	44, // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
-	48, // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	49, // 2: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 3: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	51, // 4: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
-	49, // 5: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
-	52, // 6: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
-	45, // 7: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
-	51, // 8: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
-	49, // 9: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
-	51, // 10: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	51, // 11: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	50, // 12: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	52, // 13: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
-	46, // 14: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	53, // 15: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
-	50, // 16: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	53, // 17: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
-	49, // 18: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
-	14, // 19: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
-	15, // 20: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
-	16, // 21: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
-	52, // 22: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
-	54, // 23: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
-	55, // 24: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
-	55, // 25: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
-	52, // 26: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
-	52, // 27: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
-	52, // 28: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
-	55, // 29: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
-	52, // 30: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
-	49, // 31: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 32: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	53, // 33: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
-	49, // 34: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 35: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	49, // 36: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 37: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	49, // 38: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 39: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	49, // 40: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 41: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	49, // 42: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 43: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	49, // 44: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 45: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	49, // 46: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 47: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	49, // 48: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	50, // 49: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	0,  // 50: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
-	37, // 51: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
-	49, // 52: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
-	50, // 53: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	56, // 54: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
-	39, // 55: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
-	17, // 56: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
-	19, // 57: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
-	21, // 58: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
-	23, // 59: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
-	25, // 60: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
-	27, // 61: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
-	29, // 62: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
-	31, // 63: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
-	33, // 64: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
-	41, // 65: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
-	49, // 66: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
-	50, // 67: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	56, // 68: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
-	53, // 69: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
-	47, // 70: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
-	53, // 71: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
-	20, // 72: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
-	0,  // 73: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	2,  // 74: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	4,  // 75: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	6,  // 76: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	12, // 77: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	8,  // 78: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	10, // 79: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	17, // 80: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	19, // 81: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	21, // 82: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	23, // 83: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	25, // 84: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	27, // 85: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	29, // 86: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	31, // 87: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	33, // 88: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	35, // 89: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
-	38, // 90: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
-	42, // 91: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
-	1,  // 92: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	3,  // 93: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	5,  // 94: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	7,  // 95: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	13, // 96: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	9,  // 97: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	11, // 98: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	18, // 99: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	20, // 100: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	22, // 101: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	24, // 102: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	26, // 103: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	28, // 104: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	30, // 105: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	32, // 106: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	34, // 107: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	36, // 108: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
-	40, // 109: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
-	43, // 110: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
-	92, // [92:111] is the sub-list for method output_type
-	73, // [73:92] is the sub-list for method input_type
-	73, // [73:73] is the sub-list for extension type_name
-	73, // [73:73] is the sub-list for extension extendee
-	0,  // [0:73] is the sub-list for field type_name
+	49,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
+	53,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	54,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
+	55,  // 3: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 4: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	57,  // 5: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
+	58,  // 6: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
+	55,  // 7: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
+	59,  // 8: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
+	50,  // 9: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
+	57,  // 10: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
+	58,  // 11: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
+	55,  // 12: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
+	57,  // 13: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	57,  // 14: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	57,  // 15: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
+	60,  // 16: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
+	57,  // 17: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
+	57,  // 18: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
+	56,  // 19: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
+	11,  // 20: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
+	56,  // 21: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	59,  // 22: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
+	51,  // 23: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	61,  // 24: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
+	62,  // 25: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	56,  // 26: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	61,  // 27: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
+	55,  // 28: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
+	19,  // 29: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
+	20,  // 30: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
+	21,  // 31: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
+	59,  // 32: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
+	63,  // 33: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
+	62,  // 34: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
+	62,  // 35: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
+	59,  // 36: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
+	59,  // 37: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
+	59,  // 38: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
+	62,  // 39: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
+	59,  // 40: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
+	55,  // 41: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 42: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	61,  // 43: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
+	55,  // 44: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 45: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	54,  // 46: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
+	55,  // 47: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 48: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	64,  // 49: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
+	55,  // 50: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 51: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	55,  // 52: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 53: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	55,  // 54: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 55: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	55,  // 56: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 57: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	55,  // 58: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 59: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	55,  // 60: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	56,  // 61: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	0,   // 62: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
+	42,  // 63: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
+	55,  // 64: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	56,  // 65: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	65,  // 66: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	44,  // 67: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
+	22,  // 68: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
+	24,  // 69: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
+	26,  // 70: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
+	28,  // 71: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
+	30,  // 72: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
+	32,  // 73: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
+	34,  // 74: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
+	36,  // 75: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
+	38,  // 76: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
+	46,  // 77: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
+	55,  // 78: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	56,  // 79: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	65,  // 80: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	61,  // 81: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	52,  // 82: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	61,  // 83: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	25,  // 84: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
+	0,   // 85: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	2,   // 86: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	4,   // 87: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	6,   // 88: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	7,   // 89: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
+	9,   // 90: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
+	17,  // 91: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	13,  // 92: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	15,  // 93: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	22,  // 94: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	24,  // 95: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	26,  // 96: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	28,  // 97: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	30,  // 98: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	32,  // 99: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	34,  // 100: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	36,  // 101: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	38,  // 102: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	40,  // 103: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	43,  // 104: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	47,  // 105: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	1,   // 106: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	3,   // 107: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	5,   // 108: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	12,  // 109: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	8,   // 110: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
+	10,  // 111: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
+	18,  // 112: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	14,  // 113: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	16,  // 114: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	23,  // 115: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	25,  // 116: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	27,  // 117: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	29,  // 118: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	31,  // 119: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	33,  // 120: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	35,  // 121: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	37,  // 122: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	39,  // 123: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	41,  // 124: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	45,  // 125: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	48,  // 126: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	106, // [106:127] is the sub-list for method output_type
+	85,  // [85:106] is the sub-list for method input_type
+	85,  // [85:85] is the sub-list for extension type_name
+	85,  // [85:85] is the sub-list for extension extendee
+	0,   // [0:85] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }
@@ -3894,20 +4377,20 @@ func file_tasklife_v1_task_service_proto_init() {
 		return
 	}
 	file_tasklife_v1_task_proto_init()
-	file_tasklife_v1_task_service_proto_msgTypes[8].OneofWrappers = []any{
+	file_tasklife_v1_task_service_proto_msgTypes[13].OneofWrappers = []any{
 		(*WatchTaskEventsRequest_AfterCursor)(nil),
 		(*WatchTaskEventsRequest_FromBeginning)(nil),
 	}
-	file_tasklife_v1_task_service_proto_msgTypes[17].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[19].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[21].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[23].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[25].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[27].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[29].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[31].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[33].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[39].OneofWrappers = []any{
+	file_tasklife_v1_task_service_proto_msgTypes[22].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[24].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[26].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[28].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[30].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[32].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[34].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[36].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[38].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[44].OneofWrappers = []any{
 		(*BatchTransitionTasksItem_Enqueue)(nil),
 		(*BatchTransitionTasksItem_Start)(nil),
 		(*BatchTransitionTasksItem_Complete)(nil),
@@ -3924,7 +4407,7 @@ func file_tasklife_v1_task_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_service_proto_rawDesc), len(file_tasklife_v1_task_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

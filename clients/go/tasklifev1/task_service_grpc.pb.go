@@ -23,6 +23,8 @@ const (
 	TaskService_GetTask_FullMethodName              = "/tasklife.v1.TaskService/GetTask"
 	TaskService_ListTasks_FullMethodName            = "/tasklife.v1.TaskService/ListTasks"
 	TaskService_ListTaskEvents_FullMethodName       = "/tasklife.v1.TaskService/ListTaskEvents"
+	TaskService_ListTaskAttempts_FullMethodName     = "/tasklife.v1.TaskService/ListTaskAttempts"
+	TaskService_ListTaskFailures_FullMethodName     = "/tasklife.v1.TaskService/ListTaskFailures"
 	TaskService_GetStateMachine_FullMethodName      = "/tasklife.v1.TaskService/GetStateMachine"
 	TaskService_WatchTaskEvents_FullMethodName      = "/tasklife.v1.TaskService/WatchTaskEvents"
 	TaskService_Heartbeat_FullMethodName            = "/tasklife.v1.TaskService/Heartbeat"
@@ -116,6 +118,15 @@ type TaskServiceClient interface {
 	// Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
 	// NOT_FOUND.
 	ListTaskEvents(ctx context.Context, in *ListTaskEventsRequest, opts ...grpc.CallOption) (*ListTaskEventsResponse, error)
+	// Returns a task's attempts, first first, a page at a time: each start with the move that
+	// ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+	// (HISTORY_NOT_RETAINED, with as_of).
+	ListTaskAttempts(ctx context.Context, in *ListTaskAttemptsRequest, opts ...grpc.CallOption) (*ListTaskAttemptsResponse, error)
+	// Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+	// caller reaches, newest first, with how many of each error type match, so that "why do
+	// tasks fail?" needs no client-side counting. Failures that were retried are included.
+	// Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+	ListTaskFailures(ctx context.Context, in *ListTaskFailuresRequest, opts ...grpc.CallOption) (*ListTaskFailuresResponse, error)
 	// Describes the state machine: every state with its kind, every action with its RPC,
 	// and every allowed transition. Generated from the server's one transition table.
 	GetStateMachine(ctx context.Context, in *GetStateMachineRequest, opts ...grpc.CallOption) (*GetStateMachineResponse, error)
@@ -252,6 +263,26 @@ func (c *taskServiceClient) ListTaskEvents(ctx context.Context, in *ListTaskEven
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListTaskEventsResponse)
 	err := c.cc.Invoke(ctx, TaskService_ListTaskEvents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) ListTaskAttempts(ctx context.Context, in *ListTaskAttemptsRequest, opts ...grpc.CallOption) (*ListTaskAttemptsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTaskAttemptsResponse)
+	err := c.cc.Invoke(ctx, TaskService_ListTaskAttempts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) ListTaskFailures(ctx context.Context, in *ListTaskFailuresRequest, opts ...grpc.CallOption) (*ListTaskFailuresResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTaskFailuresResponse)
+	err := c.cc.Invoke(ctx, TaskService_ListTaskFailures_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -493,6 +524,15 @@ type TaskServiceServer interface {
 	// Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
 	// NOT_FOUND.
 	ListTaskEvents(context.Context, *ListTaskEventsRequest) (*ListTaskEventsResponse, error)
+	// Returns a task's attempts, first first, a page at a time: each start with the move that
+	// ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+	// (HISTORY_NOT_RETAINED, with as_of).
+	ListTaskAttempts(context.Context, *ListTaskAttemptsRequest) (*ListTaskAttemptsResponse, error)
+	// Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+	// caller reaches, newest first, with how many of each error type match, so that "why do
+	// tasks fail?" needs no client-side counting. Failures that were retried are included.
+	// Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+	ListTaskFailures(context.Context, *ListTaskFailuresRequest) (*ListTaskFailuresResponse, error)
 	// Describes the state machine: every state with its kind, every action with its RPC,
 	// and every allowed transition. Generated from the server's one transition table.
 	GetStateMachine(context.Context, *GetStateMachineRequest) (*GetStateMachineResponse, error)
@@ -606,6 +646,12 @@ func (UnimplementedTaskServiceServer) ListTasks(context.Context, *ListTasksReque
 }
 func (UnimplementedTaskServiceServer) ListTaskEvents(context.Context, *ListTaskEventsRequest) (*ListTaskEventsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTaskEvents not implemented")
+}
+func (UnimplementedTaskServiceServer) ListTaskAttempts(context.Context, *ListTaskAttemptsRequest) (*ListTaskAttemptsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTaskAttempts not implemented")
+}
+func (UnimplementedTaskServiceServer) ListTaskFailures(context.Context, *ListTaskFailuresRequest) (*ListTaskFailuresResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTaskFailures not implemented")
 }
 func (UnimplementedTaskServiceServer) GetStateMachine(context.Context, *GetStateMachineRequest) (*GetStateMachineResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetStateMachine not implemented")
@@ -741,6 +787,42 @@ func _TaskService_ListTaskEvents_Handler(srv interface{}, ctx context.Context, d
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(TaskServiceServer).ListTaskEvents(ctx, req.(*ListTaskEventsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_ListTaskAttempts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTaskAttemptsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).ListTaskAttempts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_ListTaskAttempts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).ListTaskAttempts(ctx, req.(*ListTaskAttemptsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_ListTaskFailures_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTaskFailuresRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).ListTaskFailures(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_ListTaskFailures_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).ListTaskFailures(ctx, req.(*ListTaskFailuresRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1030,6 +1112,14 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTaskEvents",
 			Handler:    _TaskService_ListTaskEvents_Handler,
+		},
+		{
+			MethodName: "ListTaskAttempts",
+			Handler:    _TaskService_ListTaskAttempts_Handler,
+		},
+		{
+			MethodName: "ListTaskFailures",
+			Handler:    _TaskService_ListTaskFailures_Handler,
 		},
 		{
 			MethodName: "GetStateMachine",

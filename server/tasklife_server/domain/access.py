@@ -34,7 +34,9 @@ class Role(enum.Enum):
     ADMIN = "admin"
 
 
-READ_METHODS = ("GetTask", "ListTasks", "ListTaskEvents", "WatchTaskEvents")
+READ_METHODS = (
+    "GetTask", "ListTasks", "ListTaskEvents", "ListTaskAttempts", "ListTaskFailures", "WatchTaskEvents",
+)
 # Who takes each action: the scheduler drives a task's normal life, the operator acts by
 # hand (the seed's "ops manual actions").
 ACTION_ROLES: Mapping[Action, Role] = MappingProxyType(

@@ -43,6 +43,40 @@ class RetryPolicy:
     backoff_multiplier: float | None = None
     max_backoff_ms: int | None = None
     jitter: float | None = None
+    # Failures of these error types are never retried (the task's own list; no default).
+    non_retryable_error_types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """Opaque data with its MIME type: a task's input or result, a failure's details."""
+
+    data: bytes
+    content_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why an attempt failed (TaskFailure)."""
+
+    error_type: str = ""
+    message: str = ""
+    stack_trace: str = ""
+    exit_code: int | None = None
+    non_retryable: bool = False
+    details: Payload | None = None
+
+
+# The failure type the service records when a worker's lease runs out.
+LEASE_EXPIRED = "LEASE_EXPIRED"
+
+
+@dataclass(frozen=True, slots=True)
+class Payloads:
+    """A task's input and result, read only when a view or a claim asks for them."""
+
+    input: Payload | None = None
+    result: Payload | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +112,26 @@ class Task:
     created_at: datetime
     updated_at: datetime
     attempt: int = 0
+    # The worker of the current or last attempt (None after its lease expired): who may
+    # report its outcome. Shown to callers only while RUNNING.
     worker: str | None = None
     lease_expires_at: datetime | None = None
     last_heartbeat_at: datetime | None = None
     next_attempt_at: datetime | None = None
+    # How many attempts failed: the retry budget (an attempt ended by a pause does not count).
+    failures: int = 0
+    last_failure: Failure | None = None
+    # None: not read (the BASIC view); otherwise the task's input and result.
+    payloads: Payloads | None = None
 
     @property
     def namespace(self) -> str:
         return self.spec.namespace
+
+    @property
+    def current_worker(self) -> str | None:
+        """The worker running the task now; None when it is not running."""
+        return self.worker if self.state is State.RUNNING else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +150,32 @@ class Event:
     created_at: datetime
     namespace: str = DEFAULT_NAMESPACE
     on_behalf_of: str | None = None
+    # The worker the move named (or whose lease expired), and the attempt it belongs to.
+    worker: str | None = None
+    attempt: int = 0
+    failure: Failure | None = None
+    exit_code: int | None = None
+    # The task's lease and timing fields as the move left them, so that the task at any
+    # version can be rebuilt from its history (a replay, a point-in-time read).
+    lease_expires_at: datetime | None = None
+    last_heartbeat_at: datetime | None = None
+    next_attempt_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One attempt of a task: its start and the move that ended it (None while it runs)."""
+
+    attempt: int
+    worker: str | None
+    started_at: datetime
+    ended_at: datetime | None = None
+    end_action: Action | None = None
+    end_state: State | None = None
+    end_operator: str | None = None
+    failure: Failure | None = None
+    exit_code: int | None = None
+    has_result: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +193,11 @@ class TransitionCommand:
     # Set when the service fails a task whose lease expired: the worker no longer holds it.
     releases_worker: bool = False
     on_behalf_of: str | None = None
+    # FailTask: why (always set for FAIL: validation and the policies make one).
+    failure: Failure | None = None
+    # CompleteTask: what the task produced, and its exit code (0) if the caller gave one.
+    result: Payload | None = None
+    exit_code: int | None = None
     # The namespaces the caller reaches; None means every one (the service's own policies).
     reach: list[str] | None = None
 
@@ -154,6 +231,9 @@ class NewTask:
     on_behalf_of: str | None = None
     # The namespaces the caller reaches; None means every one.
     reach: list[str] | None = None
+    # Kept apart from the spec (a task read without its payloads still has its spec), but
+    # compared like it when the id is taken.
+    input: Payload | None = None
 
 
 @dataclass(frozen=True, slots=True)

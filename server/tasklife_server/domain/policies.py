@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from tasklife_server.domain.model import RetryPolicy
+from tasklife_server.domain.model import Failure, RetryPolicy
 from tasklife_server.domain.states import STATES, Action, Kind, State
 
 SYSTEM_LEASE = "system:lease"
@@ -56,6 +56,7 @@ class PolicySettings:
             backoff_multiplier=policy.backoff_multiplier or default.backoff_multiplier,
             max_backoff_ms=_first(policy.max_backoff_ms, default.max_backoff_ms),
             jitter=_first(policy.jitter, default.jitter),
+            non_retryable_error_types=policy.non_retryable_error_types,
         )
 
     def retention_timer(self, state: State) -> Timer | None:
@@ -122,7 +123,29 @@ GIVE_UP_ACTIONS: Mapping[TimerAction, tuple[Action, str]] = {
 }
 
 
-def attempts_left(policy: RetryPolicy, attempt: int) -> bool:
-    """Whether a task that failed its `attempt`-th attempt may be retried."""
+def attempts_left(policy: RetryPolicy, failures: int) -> bool:
+    """Whether a task whose attempts failed `failures` times may be retried: max_attempts
+    counts the attempts that may fail (one ended by an operator's pause does not count)."""
     assert policy.max_attempts is not None
-    return attempt < policy.max_attempts
+    return failures < policy.max_attempts
+
+
+@dataclass(frozen=True)
+class RetryVerdict:
+    """What the retry policy decides for a task that just failed, and why, in words."""
+
+    retry: bool
+    why: str
+
+
+def retry_verdict(policy: RetryPolicy, failures: int, failure: Failure | None) -> RetryVerdict:
+    """For an effective policy, a task whose attempts failed `failures` times, the latest
+    with `failure`. A failure marked non_retryable is never retried (the service marks one
+    whose type the policy lists when it records it)."""
+    assert policy.max_attempts is not None
+    if failure is not None and (failure.non_retryable or failure.error_type in policy.non_retryable_error_types):
+        kind = f"of type {failure.error_type!r} " if failure.error_type else ""
+        return RetryVerdict(False, f"the failure {kind}is non-retryable")
+    if not attempts_left(policy, failures):
+        return RetryVerdict(False, f"failure {failures} of {policy.max_attempts} allowed")
+    return RetryVerdict(True, f"failure {failures} of {policy.max_attempts} allowed")

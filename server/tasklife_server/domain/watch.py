@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from tasklife_server.domain.model import Event
-from tasklife_server.domain.states import State
+from tasklife_server.domain.states import Action, State
 
 # A stream position: (writing transaction id, event id). Events are delivered in this order.
 Position = tuple[int, int]
@@ -39,6 +39,7 @@ class WatchFilter:
     labels: Mapping[str, str] = field(default_factory=dict)
     # The namespaces the watcher may see (and asked for); None means every namespace.
     namespaces: frozenset[str] | None = None
+    actions: frozenset[Action] = frozenset()
 
     def matches(self, event: Event, labels: Mapping[str, str]) -> bool:
         if self.namespaces is not None and event.namespace not in self.namespaces:
@@ -46,5 +47,7 @@ class WatchFilter:
         if self.task_ids and event.task_id not in self.task_ids:
             return False
         if self.states and event.to_state not in self.states:
+            return False
+        if self.actions and event.action not in self.actions:
             return False
         return all(labels.get(key) == value for key, value in self.labels.items())

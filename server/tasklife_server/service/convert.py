@@ -12,7 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from tasklife.v1 import task_pb2, task_service_pb2
 
 from tasklife_server.domain import cursor
-from tasklife_server.domain.model import Event, RetryPolicy, Task
+from tasklife_server.domain.model import Attempt, Event, Failure, Payload, RetryPolicy, Task
 from tasklife_server.domain.states import (
     ACTION_RULES,
     INITIAL_STATE,
@@ -31,6 +31,7 @@ PB_TO_STATE: Mapping[int, State] = MappingProxyType({v: k for k, v in STATE_TO_P
 ACTION_TO_PB: Mapping[Action, int] = MappingProxyType(
     {a: task_pb2.TaskAction.Value(f"TASK_ACTION_{a.name}") for a in Action}
 )
+PB_TO_ACTION: Mapping[int, Action] = MappingProxyType({v: k for k, v in ACTION_TO_PB.items()})
 KIND_TO_PB: Mapping[Kind, int] = MappingProxyType(
     {k: task_pb2.StateKind.Value(f"STATE_KIND_{k.name}") for k in Kind}
 )
@@ -70,7 +71,25 @@ def retry_policy_to_pb(policy: RetryPolicy) -> task_pb2.RetryPolicy:
         message.max_backoff.CopyFrom(_duration_ms(policy.max_backoff_ms))
     if policy.jitter is not None:
         message.jitter = policy.jitter
+    message.non_retryable_error_types.extend(policy.non_retryable_error_types)
     return message
+
+
+def payload_to_pb(payload: Payload | None) -> task_pb2.TaskPayload | None:
+    return task_pb2.TaskPayload(data=payload.data, content_type=payload.content_type) if payload is not None else None
+
+
+def failure_to_pb(failure: Failure | None) -> task_pb2.TaskFailure | None:
+    if failure is None:
+        return None
+    return task_pb2.TaskFailure(
+        error_type=failure.error_type,
+        message=failure.message,
+        stack_trace=failure.stack_trace,
+        exit_code=failure.exit_code,
+        non_retryable=failure.non_retryable,
+        details=payload_to_pb(failure.details),
+    )
 
 
 def task_to_pb(task: Task) -> task_pb2.Task:
@@ -86,12 +105,15 @@ def task_to_pb(task: Task) -> task_pb2.Task:
         create_time=_timestamp(task.created_at),
         update_time=_timestamp(task.updated_at),
         attempt=task.attempt,
-        worker=task.worker or "",
+        worker=task.current_worker or "",
         lease_expire_time=_timestamp(task.lease_expires_at) if task.lease_expires_at else None,
         last_heartbeat_time=_timestamp(task.last_heartbeat_at) if task.last_heartbeat_at else None,
         next_attempt_time=_timestamp(task.next_attempt_at) if task.next_attempt_at else None,
         auto_enqueue=spec.auto_enqueue,
         namespace=spec.namespace,
+        input=payload_to_pb(task.payloads.input) if task.payloads is not None else None,
+        result=payload_to_pb(task.payloads.result) if task.payloads is not None else None,
+        last_failure=failure_to_pb(task.last_failure),
     )
 
 
@@ -114,6 +136,25 @@ def event_to_pb(event: Event) -> task_pb2.TaskEvent:
         create_time=_timestamp(event.created_at),
         namespace=event.namespace,
         on_behalf_of=event.on_behalf_of or "",
+        worker=event.worker or "",
+        attempt=event.attempt,
+        failure=failure_to_pb(event.failure),
+        exit_code=event.exit_code,
+    )
+
+
+def attempt_to_pb(attempt: Attempt) -> task_pb2.TaskAttempt:
+    return task_pb2.TaskAttempt(
+        attempt=attempt.attempt,
+        worker=attempt.worker or "",
+        start_time=_timestamp(attempt.started_at),
+        end_time=_timestamp(attempt.ended_at) if attempt.ended_at else None,
+        end_action=ACTION_TO_PB[attempt.end_action] if attempt.end_action else 0,
+        end_state=STATE_TO_PB[attempt.end_state] if attempt.end_state else 0,
+        end_operator=attempt.end_operator or "",
+        failure=failure_to_pb(attempt.failure),
+        exit_code=attempt.exit_code,
+        has_result=attempt.has_result,
     )
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, AsyncIterator, Callable, Coroutine
 
 import grpc
-from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
+from tasklife.v1 import task_pb2, task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain import cursor
 from tasklife_server.domain.access import BATCH_TRANSITION_METHOD, Principal
@@ -16,7 +16,7 @@ from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action
 from tasklife_server.service import pagination, validation
 from tasklife_server.security.authenticator import Gate, require_role
-from tasklife_server.service.convert import event_to_pb, state_machine_pb, task_to_pb
+from tasklife_server.service.convert import attempt_to_pb, event_to_pb, state_machine_pb, task_to_pb
 from tasklife_server.service.errors import status_of
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.stream.hub import EventHub
@@ -24,6 +24,8 @@ from tasklife_server.stream.hub import EventHub
 OPERATOR_METADATA_KEY = "tasklife-operator"
 DEFAULT_TASKS_PAGE = 50
 DEFAULT_EVENTS_PAGE = 100
+DEFAULT_ATTEMPTS_PAGE = 100
+DEFAULT_FAILURES_WINDOW = timedelta(hours=24)
 # A long-polling claim answers this long before the caller's own deadline would end it.
 CLAIM_ANSWER_MARGIN_SECONDS = 0.5
 
@@ -39,17 +41,20 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
     """Every handler first passes the gate (who calls, and may they call this method), then
     reaches only the caller's namespaces."""
 
-    def __init__(self, store: TaskStore, hub: EventHub, gate: Gate):
+    def __init__(self, store: TaskStore, hub: EventHub, gate: Gate, max_payload_bytes: int):
         self._store = store
         self._hub = hub
         self._gate = gate
+        self._max_payload = max_payload_bytes
         self._state_machine = state_machine_pb()
 
     async def CreateTask(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "CreateTask")
-        task_id, spec, operator, reason, behalf = validation.create_task(request, metadata_operator(context), caller)
+        task_id, spec, operator, reason, behalf, task_input = validation.create_task(
+            request, metadata_operator(context), caller, self._max_payload
+        )
         change, _created = await self._store.create_task(
-            task_id or new_task_id(), spec, operator, reason, behalf, caller.reach
+            task_id or new_task_id(), spec, operator, reason, behalf, caller.reach, task_input
         )
         return task_service_pb2.CreateTaskResponse(task=task_to_pb(change.task), event=event_to_pb(change.event))
 
@@ -58,8 +63,9 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         problems = validation.Violations()
         validation.check_task_id(request.task_id, "task_id", problems)
         as_of = validation.instant(request, "as_of", problems)
+        full = validation.view(request.view, "view", task_pb2.TASK_VIEW_FULL, problems)
         problems.raise_if_any()
-        task = await self._store.get_task(request.task_id, caller.reach, as_of)
+        task = await self._store.get_task(request.task_id, caller.reach, as_of, full=full)
         return task_service_pb2.GetTaskResponse(task=task_to_pb(task))
 
     async def ListTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -69,6 +75,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         states = validation.state_filter(request.states, problems)
         validation.check_labels(request.labels, "labels", problems)
         as_of = validation.instant(request, "as_of", problems)
+        full = validation.view(request.view, "view", task_pb2.TASK_VIEW_BASIC, problems)
         problems.raise_if_any()
         namespaces = validation.namespace_filter(request.namespaces, caller, problems)
         labels = dict(request.labels)
@@ -77,7 +84,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         filters = pagination.fingerprint(sorted(s.value for s in states), labels, namespaces, *instant)
         after = _token_position(request.page_token, filters, _task_position)
         tasks = await self._store.list_tasks(
-            states=states, labels=labels, after=after, limit=limit + 1, reach=namespaces, as_of=as_of
+            states=states, labels=labels, after=after, limit=limit + 1, reach=namespaces, as_of=as_of, full=full
         )
         rendered = [task_to_pb(t) for t in tasks[:limit]]
         count = pagination.fitting(t.ByteSize() for t in rendered)
@@ -105,6 +112,54 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         next_token = pagination.encode(filters, [events[count - 1].version]) if count < len(events) else ""
         return task_service_pb2.ListTaskEventsResponse(events=rendered[:count], next_page_token=next_token)
 
+    async def ListTaskAttempts(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "ListTaskAttempts")
+        problems = validation.Violations()
+        validation.check_task_id(request.task_id, "task_id", problems)
+        limit = validation.page_size(request.page_size, DEFAULT_ATTEMPTS_PAGE, problems)
+        as_of = validation.instant(request, "as_of", problems)
+        problems.raise_if_any()
+        filters = pagination.fingerprint(request.task_id, *([as_of.isoformat()] if as_of else []))
+        after = _token_position(request.page_token, filters, _version_position) or 0
+        attempts = await self._store.list_task_attempts(
+            request.task_id, after_attempt=after, limit=limit + 1, reach=caller.reach, as_of=as_of
+        )
+        rendered = [attempt_to_pb(a) for a in attempts[:limit]]
+        count = pagination.fitting(a.ByteSize() for a in rendered)
+        next_token = pagination.encode(filters, [attempts[count - 1].attempt]) if count < len(attempts) else ""
+        return task_service_pb2.ListTaskAttemptsResponse(attempts=rendered[:count], next_page_token=next_token)
+
+    async def ListTaskFailures(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "ListTaskFailures")
+        problems = validation.Violations()
+        limit = validation.page_size(request.page_size, DEFAULT_EVENTS_PAGE, problems)
+        error_types = validation.error_type_filter(request.error_types, problems)
+        start, end = validation.time_range(request, problems)
+        problems.raise_if_any()
+        namespaces = validation.namespace_filter(request.namespaces, caller, problems)
+        given = [t.isoformat() if t else None for t in (start, end)]
+        filters = pagination.fingerprint(namespaces, error_types, *given)
+        position = _token_position(request.page_token, filters, _failure_position)
+        if position is not None:  # the range the first page resolved, so that "now" stays put
+            before, (since, until) = position
+        else:
+            until = end or datetime.now(timezone.utc)
+            since, before = start or until - DEFAULT_FAILURES_WINDOW, None
+        events, counts = await self._store.list_task_failures(
+            since=since, until=until, before=before, limit=limit + 1, reach=namespaces, error_types=error_types
+        )
+        rendered = [event_to_pb(e) for e in events[:limit]]
+        count = pagination.fitting(e.ByteSize() for e in rendered)
+        next_token = ""
+        if count < len(events):
+            last = events[count - 1]
+            next_token = pagination.encode(filters, [last.created_at.isoformat(), last.event_id, since.isoformat(),
+                                                     until.isoformat()])
+        return task_service_pb2.ListTaskFailuresResponse(
+            failures=rendered[:count], next_page_token=next_token,
+            counts=[task_service_pb2.FailureCount(error_type=t, count=n) for t, n in counts],
+        )
+
     async def GetStateMachine(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         self._gate.admit(context, "GetStateMachine")
         return self._state_machine
@@ -129,7 +184,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         caller = self._gate.admit(context, "BatchCreateTasks")
         validation.batch_size(len(request.requests), "requests")
         operator = metadata_operator(context)
-        prepared = [_new_task(item, operator, caller) for item in request.requests]
+        prepared = [_new_task(item, operator, caller, self._max_payload) for item in request.requests]
         results = await _batch_results(
             prepared, NewTask, self._store.create_tasks, task_service_pb2.BatchCreateTasksResult, lambda o: o[0]
         )
@@ -139,7 +194,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         caller = self._gate.admit(context, BATCH_TRANSITION_METHOD)
         validation.batch_size(len(request.items), "items")
         operator = metadata_operator(context)
-        prepared = [_batch_command(item, operator, caller) for item in request.items]
+        prepared = [_batch_command(item, operator, caller, self._max_payload) for item in request.items]
         results = await _batch_results(
             prepared, TransitionCommand, self._store.transition_batch,
             task_service_pb2.BatchTransitionTasksResult, lambda o: o,
@@ -162,7 +217,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
 
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, action.rpc_name)
-        command = validation.transition_command(action, request, metadata_operator(context), caller)
+        command = validation.transition_command(action, request, metadata_operator(context), caller, self._max_payload)
         change = await self._store.transition(command)
         response_type = getattr(task_service_pb2, f"{action.rpc_name}Response")
         return response_type(task=task_to_pb(change.task), event=event_to_pb(change.event))
@@ -204,21 +259,24 @@ async def _batch_results(
     return results
 
 
-def _new_task(item: Any, operator: str | None, caller: Principal) -> NewTask | TasklifeError:
+def _new_task(item: Any, operator: str | None, caller: Principal, max_payload: int) -> NewTask | TasklifeError:
     """An item's task to create, or its refusal, as CreateTask checks it."""
     try:
-        task_id, spec, item_operator, reason, behalf = validation.create_task(item, operator, caller)
+        task_id, spec, item_operator, reason, behalf, task_input = validation.create_task(
+            item, operator, caller, max_payload
+        )
     except TasklifeError as refusal:
         return refusal
-    return NewTask(task_id or new_task_id(), spec, item_operator, reason, behalf, caller.reach)
+    return NewTask(task_id or new_task_id(), spec, item_operator, reason, behalf, caller.reach, task_input)
 
 
-def _batch_command(item: Any, operator: str | None, caller: Principal) -> TransitionCommand | TasklifeError:
+def _batch_command(item: Any, operator: str | None, caller: Principal, max_payload: int) -> TransitionCommand | TasklifeError:
     """An item's command, or its refusal: the role, then the request, as its single RPC checks."""
     try:
         action = validation.batch_action(item)
         require_role(caller, action.rpc_name)
-        return validation.transition_command(action, getattr(item, item.WhichOneof("request")), operator, caller)
+        request = getattr(item, item.WhichOneof("request"))
+        return validation.transition_command(action, request, operator, caller, max_payload)
     except TasklifeError as refusal:
         return refusal
 
@@ -237,6 +295,13 @@ def _task_position(position: list[Any]) -> tuple[datetime, str]:
     if not isinstance(created_at, str) or not isinstance(task_id, str) or not is_valid_task_id(task_id):
         raise ValueError("is malformed")
     return datetime.fromisoformat(created_at), task_id
+
+
+def _failure_position(position: list[Any]) -> tuple[tuple[datetime, int], tuple[datetime, datetime]]:
+    created_at, event_id, since, until = position
+    if type(event_id) is not int or not all(isinstance(v, str) for v in (created_at, since, until)):
+        raise ValueError("is malformed")
+    return (datetime.fromisoformat(created_at), event_id), (datetime.fromisoformat(since), datetime.fromisoformat(until))
 
 
 def _version_position(position: list[Any]) -> int:

@@ -10,6 +10,8 @@ from datetime import datetime, timezone
 import re
 from typing import Iterable, Mapping
 
+TaskView = int  # a tasklife.v1.TaskView value
+
 from google.protobuf.message import Message
 from tasklife.v1 import task_pb2
 
@@ -26,7 +28,9 @@ from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
     ANONYMOUS_OPERATOR,
     ClaimCommand,
+    Failure,
     MAX_NAME_CHARS,
+    Payload,
     MAX_REASON_BYTES,
     RetryPolicy,
     TaskSpec,
@@ -36,7 +40,7 @@ from tasklife_server.domain.model import (
 )
 from tasklife_server.domain.states import Action, State
 from tasklife_server.domain.watch import Start, StartKind, WatchFilter
-from tasklife_server.service.convert import PB_TO_STATE
+from tasklife_server.service.convert import PB_TO_ACTION, PB_TO_STATE
 
 MAX_LABELS = 64
 MAX_LABEL_VALUE_CHARS = 255
@@ -54,8 +58,22 @@ MAX_LEASE_MS = 24 * 3600 * 1000
 DEFAULT_PROGRESS_SECONDS = 10.0
 MIN_PROGRESS_SECONDS = 0.05
 MAX_PROGRESS_SECONDS = 3600.0
+# Attempts (docs/reference/limits.md); the payloads' limit is the server's --max-payload-bytes.
+MAX_FAILURE_MESSAGE_BYTES = 4 * 1024
+MAX_STACK_TRACE_BYTES = 32 * 1024
+MAX_FAILURE_DETAILS_BYTES = 64 * 1024
+MAX_CONTENT_TYPE_CHARS = 255
+MAX_ERROR_TYPES = 100
+ERROR_TYPE_RULE = "must be empty or match [A-Za-z][A-Za-z0-9_.:-]{0,127}"
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._~:-]{1,128}")
+_ERROR_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,127}")
+# A media type (RFC 6838 names, RFC 9110 parameters): type/subtype, then `; name=value`s.
+_TOKEN = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
+_CONTENT_TYPE = re.compile(
+    rf"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{{0,126}}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{{0,126}}"
+    rf"(\s*;\s*{_TOKEN}=({_TOKEN}|\"[^\"\\\x00-\x1f]*\"))*"
+)
 _LABEL_KEY = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?")
 
 
@@ -209,7 +227,8 @@ def lease_ms(request: Message, problems: Violations) -> int | None:
 
 
 def transition_command(
-    action: Action, request: Message, metadata_operator: str | None, caller: Principal
+    action: Action, request: Message, metadata_operator: str | None, caller: Principal,
+    max_payload_bytes: int,
 ) -> TransitionCommand:
     problems = Violations()
     check_task_id(request.task_id, "task_id", problems)
@@ -226,6 +245,16 @@ def transition_command(
     lease = lease_ms(request, problems) if "lease_duration" in fields else None
     if lease is not None and worker is None:
         problems.add("worker", "is required with lease_duration: a lease is held by a worker")
+    result = payload(request, "result", max_payload_bytes, problems) if "result" in fields else None
+    exit_code = None
+    if "exit_code" in fields and request.HasField("exit_code"):
+        exit_code = request.exit_code
+        if exit_code != 0:
+            problems.add("exit_code", "must be 0: succeeded means exit code 0 (report a non-zero exit code "
+                                      "with FailTask, in failure.exit_code)")
+    recorded_failure = None
+    if action is Action.FAIL:
+        recorded_failure = failure(request, problems) if request.HasField("failure") else Failure(message=request.reason)
     problems.raise_if_any()
     return TransitionCommand(
         task_id=request.task_id,
@@ -238,7 +267,64 @@ def transition_command(
         lease_ms=lease,
         on_behalf_of=behalf,
         reach=caller.reach,
+        failure=recorded_failure,
+        result=result,
+        exit_code=exit_code,
     )
+
+
+def _utf8_within(value: str, field: str, limit: int, problems: Violations) -> None:
+    if len(value.encode()) > limit:
+        problems.add(field, f"must be at most {limit} bytes of UTF-8 ({len(value.encode())} given)")
+    elif "\x00" in value:
+        problems.add(field, "must not contain NUL characters")
+
+
+def payload(request: Message, field: str, limit: int, problems: Violations, path: str = "") -> Payload | None:
+    """The TaskPayload in `field` (reported as `path` + field), None when unset or empty. Its
+    data at most `limit` bytes; its content_type a MIME type, required when there is data."""
+    if not request.HasField(field):
+        return None
+    value = getattr(request, field)
+    if not value.data and not value.content_type:
+        return None
+    name = path + field
+    if len(value.data) > limit:
+        problems.add(f"{name}.data", f"must be at most {limit} bytes ({len(value.data)} given)")
+    if not value.content_type:
+        problems.add(f"{name}.content_type", "is required with data: a MIME type such as application/json")
+    elif len(value.content_type) > MAX_CONTENT_TYPE_CHARS or not _CONTENT_TYPE.fullmatch(value.content_type):
+        problems.add(f"{name}.content_type", f"must be a MIME type such as application/json or "
+                                             f"text/plain; charset=utf-8, at most {MAX_CONTENT_TYPE_CHARS} characters")
+    return Payload(value.data, value.content_type)
+
+
+def failure(request: Message, problems: Violations) -> Failure:
+    """FailTaskRequest.failure as the domain's Failure (limits: docs/reference/limits.md)."""
+    given = request.failure
+    if given.error_type and not _ERROR_TYPE.fullmatch(given.error_type):
+        problems.add("failure.error_type", ERROR_TYPE_RULE)
+    _utf8_within(given.message, "failure.message", MAX_FAILURE_MESSAGE_BYTES, problems)
+    _utf8_within(given.stack_trace, "failure.stack_trace", MAX_STACK_TRACE_BYTES, problems)
+    exit_code = given.exit_code if given.HasField("exit_code") else None
+    if exit_code == 0:
+        problems.add("failure.exit_code", "must not be 0: exit code 0 means success (report it with CompleteTask)")
+    return Failure(
+        error_type=given.error_type,
+        message=given.message,
+        stack_trace=given.stack_trace,
+        exit_code=exit_code,
+        non_retryable=given.non_retryable,
+        details=payload(given, "details", MAX_FAILURE_DETAILS_BYTES, problems, "failure."),
+    )
+
+
+def view(value: int, field: str, default: TaskView, problems: Violations) -> bool:
+    """Whether a read's `view` asks for the payloads (TASK_VIEW_FULL)."""
+    if value not in task_pb2.TaskView.values():
+        problems.add(field, f"{value} is not a TaskView (BASIC {task_pb2.TASK_VIEW_BASIC}, FULL {task_pb2.TASK_VIEW_FULL})")
+        return False
+    return (value or default) == task_pb2.TASK_VIEW_FULL
 
 
 def batch_size(count: int, field: str) -> None:
@@ -360,19 +446,29 @@ def _retry_policy(message: task_pb2.RetryPolicy, problems: Violations) -> RetryP
     initial, cap = millis("initial_backoff"), millis("max_backoff")
     if initial is not None and cap is not None and cap < initial:
         problems.add("retry_policy.max_backoff", "must not be below initial_backoff")
+    types = list(message.non_retryable_error_types)
+    if len(types) > MAX_ERROR_TYPES:
+        problems.add("retry_policy.non_retryable_error_types", f"must name at most {MAX_ERROR_TYPES} types")
+    if len(set(types)) != len(types):
+        problems.add("retry_policy.non_retryable_error_types", "must not name a type twice")
+    for index, name in enumerate(types[:MAX_ERROR_TYPES]):
+        if not _ERROR_TYPE.fullmatch(name):
+            problems.add(f"retry_policy.non_retryable_error_types[{index}]", "must match [A-Za-z][A-Za-z0-9_.:-]{0,127}")
     return RetryPolicy(
         max_attempts=message.max_attempts or None,
         initial_backoff_ms=initial,
         backoff_multiplier=multiplier or None,
         max_backoff_ms=cap,
         jitter=jitter,
+        non_retryable_error_types=tuple(sorted(set(types))),
     )
 
 
 def create_task(
-    request: Message, metadata_operator: str | None, caller: Principal
-) -> tuple[str | None, TaskSpec, str, str, str | None]:
-    """Returns (task_id or None for a generated one, spec, operator, reason, on_behalf_of).
+    request: Message, metadata_operator: str | None, caller: Principal,
+    max_payload_bytes: int,
+) -> tuple[str | None, TaskSpec, str, str, str | None, Payload | None]:
+    """Returns (task_id or None for a generated one, spec, operator, reason, on_behalf_of, input).
 
     Raises NamespaceNotGranted when the task would land outside the caller's reach.
     """
@@ -390,6 +486,7 @@ def create_task(
     check_reason(request.reason, problems)
     operator = resolve_operator(request.operator, metadata_operator, caller, problems)
     behalf = on_behalf_of(request.on_behalf_of, problems)
+    task_input = payload(request, "input", max_payload_bytes, problems)
     problems.raise_if_any()
     if not caller.reaches(namespace):
         raise NamespaceNotGranted(caller.name, namespace)
@@ -401,7 +498,7 @@ def create_task(
         auto_enqueue=request.auto_enqueue,
         namespace=namespace,
     )
-    return request.task_id or None, spec, operator, request.reason, behalf
+    return request.task_id or None, spec, operator, request.reason, behalf, task_input
 
 
 def page_size(value: int, default: int, problems: Violations) -> int:
@@ -426,6 +523,30 @@ def state_filter(values: Iterable[int], problems: Violations) -> list[State]:
     return states
 
 
+def error_type_filter(values: Iterable[str], problems: Violations) -> list[str] | None:
+    """Error types to match (the empty string: failures without one); None for every type."""
+    names = list(values)
+    if len(names) > MAX_ERROR_TYPES:
+        problems.add("error_types", f"must name at most {MAX_ERROR_TYPES} types")
+    for index, name in enumerate(names[:MAX_ERROR_TYPES]):
+        if name and not _ERROR_TYPE.fullmatch(name):
+            problems.add(f"error_types[{index}]", ERROR_TYPE_RULE)
+    return sorted(set(names)) or None
+
+
+def action_filter(values: Iterable[int], problems: Violations) -> list[Action]:
+    actions: list[Action] = []
+    for index, value in enumerate(values):
+        action = PB_TO_ACTION.get(value)
+        if action is None:
+            problems.add(f"actions[{index}]", f"{value} is not a TaskAction (and UNSPECIFIED is not a filter)")
+        elif action in actions:
+            problems.add(f"actions[{index}]", "is listed twice")
+        else:
+            actions.append(action)
+    return actions
+
+
 def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, float]:
     """Returns (filter, start, progress interval in seconds) for WatchTaskEvents."""
     problems = Violations()
@@ -445,6 +566,7 @@ def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, floa
     for index, task_id in enumerate(request.task_ids[:MAX_WATCHED_TASKS]):
         check_task_id(task_id, f"task_ids[{index}]", problems)
     states = state_filter(request.states, problems)
+    actions = action_filter(request.actions, problems)
     check_labels(request.labels, "labels", problems)
     progress = DEFAULT_PROGRESS_SECONDS
     if request.HasField("progress_interval") and not ill_formed(request.progress_interval, "progress_interval", problems):
@@ -458,5 +580,6 @@ def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, floa
         frozenset(states),
         dict(request.labels),
         None if namespaces is None else frozenset(namespaces),
+        frozenset(actions),
     )
     return watch_filter, start, progress

@@ -30,7 +30,7 @@ from psycopg import sql
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import Position
 from tasklife_server.storage.queries import QUERIES
-from tasklife_server.storage.rows import event_from
+from tasklife_server.storage.rows import EVENT_COLUMNS, event_from
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +48,7 @@ _PARTITION_NAME = re.compile(r"^task_events_(\d{8}|legacy|kept)$")
 # Abandoned tasks deleted per transaction by a retention pass (see delete_abandoned).
 DELETE_BATCH = 10_000
 # Every column, for copying rows between partitions.
-_COLUMN_NAMES = ("id", "xid", "task_id", "version", "action", "from_state", "to_state", "operator",
-                 "reason", "request_id", "expected_version", "created_at", "namespace", "on_behalf_of")
+_COLUMN_NAMES = tuple(column.split("::")[0] for column in EVENT_COLUMNS)
 _COLUMNS = sql.SQL(", ").join(sql.Identifier(c) for c in _COLUMN_NAMES)
 
 

@@ -10,7 +10,7 @@ statements.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from tasklife_server.domain.errors import (
@@ -25,16 +25,25 @@ from tasklife_server.domain.errors import (
 from tasklife_server.domain.model import Change, TransitionCommand
 from tasklife_server.domain.policies import Timer
 from tasklife_server.domain.states import Action, State, allowed_actions, sources_of, target_of
-from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_from
+from tasklife_server.storage.rows import (
+    EVENT_WIDTH,
+    PAYLOAD_WIDTH,
+    TASK_WIDTH,
+    event_from,
+    failure_json,
+    payload_json,
+    task_from,
+)
 
 # Every action's source states, from the transition table, as the statement takes them.
 _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Action if action is not Action.CREATE}
 
-# The row of transition_group: n, outcome, the task, the event, then the refusal's details
-# and whether the group armed downstream tasks.
+# The row of transition_group: n, outcome, the task, the event, the input of a task it
+# started, then the refusal's details and whether the group armed downstream tasks.
 _TASK_AT = 2
 _EVENT_AT = _TASK_AT + TASK_WIDTH
-_DETAILS_AT = _EVENT_AT + EVENT_WIDTH
+_PAYLOADS_AT = _EVENT_AT + EVENT_WIDTH
+_DETAILS_AT = _PAYLOADS_AT + PAYLOAD_WIDTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +77,13 @@ def move_of(command: TransitionCommand, timer: Timer | None) -> Move:
         "lease_ms": command.lease_ms,
         "timer_action": timer.action.value if timer else None,
         "timer_delay_ms": timer.delay_ms if timer else None,
+        "failure": failure_json(command.failure),
+        # A FailTask's exit code is its failure's.
+        "exit_code": command.failure.exit_code if command.failure is not None else command.exit_code,
     }
+    if command.result is not None:
+        result = payload_json(command.result)
+        item["result_base64"], item["result_content_type"] = result["data"], result["content_type"]
     return Move(command, timer, item)
 
 
@@ -116,15 +131,14 @@ def outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> tuple[C
     outcome = row[1]
     if outcome == "refused":
         raise refusal_of(command, row)
-    change = Change(task_from(row, _TASK_AT), event_from(row, _EVENT_AT))
+    starting = outcome == "applied" and command.action is Action.START
+    change = Change(task_from(row, _TASK_AT, _PAYLOADS_AT if starting else None), event_from(row, _EVENT_AT))
     if outcome == "applied":
         return change, outcome
     if not command.repeats(change.event):
         raise RequestIdReused(command.task_id, command.request_id or "", change.event.action)
-    # The task as the first call left it: its state, version and time come from that event.
-    event = change.event
-    replayed = replace(change.task, state=event.to_state, version=event.version, updated_at=event.created_at)
-    return Change(replayed, event), outcome
+    # The task as it is now: the store rebuilds it as the first call left it (TaskStore.replayed).
+    return change, outcome
 
 
 def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:

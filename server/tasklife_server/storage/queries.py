@@ -7,7 +7,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from tasklife_server.storage.rows import EVENT_COLUMNS, TASK_COLUMNS
+from tasklife_server.storage.rows import EVENT_COLUMNS, PAYLOAD_COLUMNS, TASK_COLUMNS
 
 _HEADER = re.compile(r"^-- name: (\w+)(?: \[([a-z ]+)\])?\s*$", re.MULTILINE)
 # What a `[marker]` after a query's name in queries.sql makes the planner do for it.
@@ -16,10 +16,10 @@ _MARKERS = {
     "no bitmap scan": "SET LOCAL enable_bitmapscan = off",
     "custom plan": "SET LOCAL plan_cache_mode = force_custom_plan",
 }
-_COLUMNS = re.compile(r"\{(task|event|made_event|nulls):(\w+)\}")
-_LISTS = {"task": TASK_COLUMNS, "event": EVENT_COLUMNS}
+_COLUMNS = re.compile(r"\{(task|event|made_event|nulls|payloads|payloads_if):(\w+)(?::(\w+))?\}")
+_LISTS = {"task": TASK_COLUMNS, "event": EVENT_COLUMNS, "payloads": PAYLOAD_COLUMNS}
 # NULL padding, for a row that has no task or event to show.
-_NULLS = {"event": len(EVENT_COLUMNS), "task_after_version": len(TASK_COLUMNS) - 3}
+_NULLS = {"event": len(EVENT_COLUMNS), "task_after_version": len(TASK_COLUMNS) - 3, "payloads": len(PAYLOAD_COLUMNS)}
 
 
 def _made_event_column(alias: str, column: str) -> str:
@@ -28,7 +28,10 @@ def _made_event_column(alias: str, column: str) -> str:
 
 
 def _expand(match: re.Match[str]) -> str:
-    kind, name = match.groups()
+    kind, name, parameter = match.groups()
+    if kind == "payloads_if":
+        # Read only when asked for: a CASE that is false never reads (or detoasts) the column.
+        return ", ".join(f"CASE WHEN %({parameter})s::bool THEN {name}.{column} END" for column in PAYLOAD_COLUMNS)
     if kind == "nulls":
         return ", ".join(["NULL"] * _NULLS[name])
     if kind == "made_event":

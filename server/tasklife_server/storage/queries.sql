@@ -5,12 +5,13 @@
 -- anew for every call (as PostgreSQL does for the first five calls of a prepared statement,
 -- and for good if it then misjudges) costs more than running it: about 10 ms with 44 day
 -- partitions, against a fraction of a millisecond.
--- {task:ALIAS} and {event:ALIAS} stand for the column lists of rows.py, in the order it
--- reads them. %(reach)s is the caller's namespaces, NULL for every one: a task outside
+-- {task:ALIAS}, {event:ALIAS} and {payloads:ALIAS} stand for the column lists of rows.py, in
+-- the order it reads them; {payloads_if:ALIAS:PARAM} for the payload columns when the boolean
+-- parameter PARAM is true (NULLs otherwise, without reading them). %(reach)s is the caller's namespaces, NULL for every one: a task outside
 -- them is treated exactly as a task that does not exist.
 
 -- name: get_task
-SELECT {task:t} FROM tasks AS t
+SELECT {task:t}, {payloads_if:t:full} FROM tasks AS t
 WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]));
 
 -- name: existing_task_ids
@@ -26,23 +27,25 @@ WITH item AS (
     SELECT * FROM jsonb_to_recordset(%(items)s::jsonb) AS i(
         n int, task_id text, state text, action text, labels jsonb, depends_on text[], rerun_of text,
         retry_max_attempts int, retry_initial_backoff_ms bigint, retry_backoff_multiplier float8,
-        retry_max_backoff_ms bigint, retry_jitter float8, auto_enqueue bool, namespace text,
-        operator text, reason text, on_behalf_of text)
+        retry_max_backoff_ms bigint, retry_jitter float8, retry_non_retryable_error_types text[],
+        auto_enqueue bool, namespace text, operator text, reason text, on_behalf_of text,
+        input_base64 text, input_content_type text)
 ), first AS (
     SELECT DISTINCT ON (task_id) * FROM item ORDER BY task_id, n
 ), inserted AS (
     INSERT INTO tasks (id, state, version, labels, depends_on, rerun_of,
                        retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
-                       retry_max_backoff_ms, retry_jitter, auto_enqueue, timer_action, timer_at, namespace)
+                       retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
+                       timer_action, timer_at, namespace, input_data, input_content_type)
     SELECT task_id, state, 1, labels, depends_on, rerun_of,
            retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
-           retry_max_backoff_ms, retry_jitter, auto_enqueue,
+           retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
            CASE WHEN auto_enqueue THEN 'auto_enqueue' END, CASE WHEN auto_enqueue THEN clock_timestamp() END,
-           namespace
+           namespace, decode(input_base64, 'base64'), input_content_type
     FROM first
     ORDER BY n
     ON CONFLICT (id) DO NOTHING
-    RETURNING *
+    RETURNING {task:tasks}
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason, created_at,
                              namespace, on_behalf_of)
@@ -56,7 +59,7 @@ FROM inserted AS t JOIN recorded AS r ON r.task_id = t.id JOIN first AS f ON f.t
 
 -- name: get_task_with_first_event [generic plan]
 -- (A task's creation event is recorded at the task's creation time: the partition it is in.)
-SELECT {task:t}, {event:e}
+SELECT {task:t}, {event:e}, {payloads:t}
 FROM tasks AS t JOIN task_events AS e ON e.task_id = t.id AND e.version = 1 AND e.created_at = t.created_at
 WHERE t.id = %(task_id)s;
 
@@ -72,29 +75,37 @@ WHERE t.id = %(task_id)s;
 --   for a worker's CompleteTask/FailTask: that worker holds the task and its lease is live;
 --   the stream-order guard (docs/concepts/stream.md): the task's latest event comes from an
 --   older transaction than this one, or from this one.
--- The same UPDATE records the attempt, worker and lease of a StartTask, and sets the
--- task's one timer as the service's policies need it in the new state. Every task that
--- succeeds arms the timer of each downstream task waiting to enqueue itself (in id order,
--- so that concurrent completions never deadlock). Returns one row per item, by its n:
---   applied   the task moved; the task and the new event follow, and whether
---             downstream tasks were armed
+-- The same UPDATE records the attempt, worker and lease of a StartTask, the result of a
+-- CompleteTask, the failure of a FailTask (marked non_retryable when the task's retry
+-- policy lists its type) with the count of failed attempts, and sets the task's one timer
+-- as the service's policies need it in the new state. The event records the worker the
+-- move named (or whose lease expired), the attempt, the failure and exit code, and the
+-- task's lease and timer fields as the move left them. Every task that succeeds arms the
+-- timer of each downstream task waiting to enqueue itself (in id order, so that concurrent
+-- completions never deadlock). Returns one row per item, by its n:
+--   applied   the task moved; the task and the new event follow, the task's input if
+--             the move started it, and whether downstream tasks were armed
 --   replayed  request_id was used before; the task as it is now, and that first event
+--             (the store rebuilds the task as that event left it)
 --   refused   nothing changed; the task's id, state and version, then why: the gate,
 --             holder and order checks, the worker holding it, its attempt, and the
 --             upstreams not succeeded yet when the gate is shut. order_ok false means a
 --             younger transaction wrote the task's latest event, so this one must not
 --             write the next: the item must run again, in a new transaction
 -- and no row for an item whose task does not exist (or is outside the item's reach).
+-- Payload and failure columns are read only by the moves that need them: a transition
+-- never copies a task's input or result.
 WITH item AS (
     SELECT * FROM jsonb_to_recordset(%(items)s::jsonb) AS i(
         n int, task_id text, action text, to_state text, from_states text[], expected_version bigint,
         request_id text, operator text, reason text, on_behalf_of text, reach text[], gated bool,
         worker_check text, starting bool, release_worker bool, worker text, lease_ms bigint,
-        timer_action text, timer_delay_ms bigint)
+        timer_action text, timer_delay_ms bigint, failure jsonb, exit_code int,
+        result_base64 text, result_content_type text)
 ), cur AS (
     -- ANY(ARRAY(...)): an index scan of the primary key, whatever the planner guesses of the
     -- number of items (it guesses 100).
-    SELECT * FROM tasks WHERE id = ANY(ARRAY(SELECT task_id FROM item)) ORDER BY id FOR UPDATE
+    SELECT {task:tasks}, event_xid FROM tasks WHERE id = ANY(ARRAY(SELECT task_id FROM item)) ORDER BY id FOR UPDATE
 ), prior AS (
     SELECT i.n, e.* FROM item AS i
     CROSS JOIN LATERAL (SELECT * FROM task_events AS e WHERE e.task_id = i.task_id AND e.request_id = i.request_id) AS e
@@ -108,44 +119,59 @@ WITH item AS (
            (i.worker_check IS NULL
             OR (c.worker = i.worker_check AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok,
            c.event_xid <= pg_current_xact_id() AS order_ok,
-           i.n IN (SELECT n FROM prior) AS replay
+           i.n IN (SELECT n FROM prior) AS replay,
+           -- The instant of the move, read once the row is locked: every time it records.
+           clock_timestamp() AS now,
+           CASE WHEN i.failure IS NOT NULL AND i.failure->>'error_type' = ANY(c.retry_non_retryable_error_types)
+                THEN i.failure || '{"non_retryable": true}'::jsonb ELSE i.failure END AS recorded_failure
     FROM item AS i JOIN cur AS c ON c.id = i.task_id AND (i.reach IS NULL OR c.namespace = ANY(i.reach))
 ), moved AS (
     UPDATE tasks AS t
     SET state = k.to_state,
         version = k.version + 1,
-        updated_at = clock_timestamp(),
+        updated_at = k.now,
         attempt = k.attempt + k.starting::int,
         -- An expired lease releases the worker: its late CompleteTask/FailTask is refused.
         worker = CASE WHEN k.starting THEN k.worker WHEN k.release_worker THEN NULL ELSE t.worker END,
         lease_duration_ms = CASE WHEN k.starting THEN k.lease_ms ELSE t.lease_duration_ms END,
-        last_heartbeat_at = CASE WHEN k.starting THEN clock_timestamp() ELSE t.last_heartbeat_at END,
+        last_heartbeat_at = CASE WHEN k.starting THEN k.now ELSE t.last_heartbeat_at END,
         -- NULL (no lease) when StartTask gives no lease_ms.
-        lease_expires_at = CASE WHEN k.starting THEN clock_timestamp() + k.lease_ms * interval '1ms' END,
-        succeeded_at = CASE WHEN k.to_state = 'succeeded' THEN clock_timestamp() ELSE t.succeeded_at END,
+        lease_expires_at = CASE WHEN k.starting THEN k.now + k.lease_ms * interval '1ms' END,
+        succeeded_at = CASE WHEN k.to_state = 'succeeded' THEN k.now ELSE t.succeeded_at END,
         event_xid = pg_current_xact_id(),
         timer_action = k.timer_action,
-        timer_at = clock_timestamp() + k.timer_delay_ms * interval '1ms',
-        next_attempt_at = CASE WHEN k.timer_action = 'enqueue' THEN clock_timestamp() + k.timer_delay_ms * interval '1ms' END
+        timer_at = k.now + k.timer_delay_ms * interval '1ms',
+        next_attempt_at = CASE WHEN k.timer_action = 'enqueue' THEN k.now + k.timer_delay_ms * interval '1ms' END,
+        failures = t.failures + (k.to_state = 'failed')::int,
+        last_failure = CASE WHEN k.to_state = 'failed' THEN k.recorded_failure ELSE t.last_failure END,
+        result_data = CASE WHEN k.result_content_type IS NOT NULL THEN decode(k.result_base64, 'base64') ELSE t.result_data END,
+        result_content_type = COALESCE(k.result_content_type, t.result_content_type)
     FROM checks AS k
     WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok AND k.order_ok AND NOT k.replay
-    RETURNING k.n, t.*, k.action AS e_action, k.state AS e_from_state, k.operator AS e_operator,
+    RETURNING k.n, {task:t}, k.action AS e_action, k.state AS e_from_state, k.operator AS e_operator,
               k.reason AS e_reason, k.request_id AS e_request_id, k.expected_version AS e_expected_version,
-              k.on_behalf_of AS e_on_behalf_of
+              k.on_behalf_of AS e_on_behalf_of, COALESCE(k.worker, CASE WHEN k.release_worker THEN k.holder END) AS e_worker,
+              CASE WHEN k.to_state = 'failed' THEN k.recorded_failure END AS e_failure, k.exit_code AS e_exit_code,
+              CASE WHEN k.starting THEN t.input_data END AS input_data,
+              CASE WHEN k.starting THEN t.input_content_type END AS input_content_type
 ), made AS (
     -- Each move with its new event (the event's columns named e_*), which the INSERT
     -- records and the answer returns: neither joins moves to items or to events again. The
     -- planner guesses one row for each, and such a join compares every pair: 31 ms of a
     -- 60 ms statement of 500 items.
     SELECT m.*, nextval('task_events_id_seq') AS e_id, pg_current_xact_id() AS e_xid, m.id AS e_task_id,
-           m.version AS e_version, m.state AS e_to_state, m.updated_at AS e_created_at, m.namespace AS e_namespace
+           m.version AS e_version, m.state AS e_to_state, m.updated_at AS e_created_at, m.namespace AS e_namespace,
+           m.attempt AS e_attempt, m.lease_expires_at AS e_lease_expires_at,
+           m.last_heartbeat_at AS e_last_heartbeat_at, m.next_attempt_at AS e_next_attempt_at
     FROM moved AS m
     ORDER BY m.n
 ), recorded AS (
     INSERT INTO task_events (id, xid, task_id, version, action, from_state, to_state, operator, reason,
-                             request_id, expected_version, created_at, namespace, on_behalf_of)
+                             request_id, expected_version, created_at, namespace, on_behalf_of, worker, attempt,
+                             failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at)
     SELECT e_id, e_xid, e_task_id, e_version, e_action, e_from_state, e_to_state, e_operator, e_reason,
-           e_request_id, e_expected_version, e_created_at, e_namespace, e_on_behalf_of
+           e_request_id, e_expected_version, e_created_at, e_namespace, e_on_behalf_of, e_worker, e_attempt,
+           e_failure, e_exit_code, e_lease_expires_at, e_last_heartbeat_at, e_next_attempt_at
     FROM made
     ORDER BY n
 ), waiting AS (
@@ -163,16 +189,16 @@ WITH item AS (
     FROM waiting AS w WHERE d.id = w.id
     RETURNING d.id
 )
-SELECT m.n, 'applied', {task:m}, {made_event:m}, NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int,
-       NULL::text[], EXISTS (SELECT FROM armed)
+SELECT m.n, 'applied', {task:m}, {made_event:m}, m.input_data, m.input_content_type, NULL::bytea, NULL::text,
+       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], EXISTS (SELECT FROM armed)
 FROM made AS m
 UNION ALL
-SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
 WHERE k.replay
 UNION ALL
 -- Refused items (an item with no row names no task it may reach).
-SELECT k.n, 'refused', k.id, k.state, k.version, {nulls:task_after_version}, {nulls:event},
+SELECT k.n, 'refused', k.id, k.state, k.version, {nulls:task_after_version}, {nulls:event}, {nulls:payloads},
        k.gate_open, k.holder_ok, k.holder, k.order_ok, k.attempt,
        CASE WHEN NOT k.gate_open THEN ARRAY(SELECT ARRAY[u.id, u.state] FROM tasks AS u
                                             WHERE u.id = ANY(k.depends_on) AND u.succeeded_at IS NULL ORDER BY u.id) END,
@@ -208,7 +234,7 @@ FOR UPDATE;
 -- transaction may have written a task it locked later; that task stays ready for the next
 -- claim.
 WITH locked AS (
-    SELECT t.id, t.updated_at AS ready_at, t.event_xid FROM tasks AS t
+    SELECT t.id, t.updated_at AS ready_at, t.event_xid, clock_timestamp() AS now FROM tasks AS t
     WHERE t.state = ANY(%(from_states)s::text[])
       AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
       AND t.labels @> %(labels)s::jsonb
@@ -223,31 +249,33 @@ WITH locked AS (
     UPDATE tasks AS t
     SET state = %(to_state)s,
         version = t.version + 1,
-        updated_at = clock_timestamp(),
+        updated_at = c.now,
         attempt = t.attempt + 1,
         worker = %(worker)s,
         lease_duration_ms = %(lease_ms)s::bigint,
-        last_heartbeat_at = clock_timestamp(),
-        lease_expires_at = clock_timestamp() + %(lease_ms)s::bigint * interval '1ms',
+        last_heartbeat_at = c.now,
+        lease_expires_at = c.now + %(lease_ms)s::bigint * interval '1ms',
         timer_action = %(timer_action)s,
-        timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1ms',
+        timer_at = c.now + %(timer_delay_ms)s::bigint * interval '1ms',
         next_attempt_at = NULL,
         event_xid = pg_current_xact_id()
     FROM locked AS c
     WHERE t.id = c.id AND c.event_xid < pg_current_xact_id()
       AND (%(request_id)s::text IS NULL
            OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = c.id AND e.request_id = %(request_id)s))
-    RETURNING t.*, c.ready_at
+    RETURNING {task:t}, {payloads:t}, c.ready_at
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
-                             request_id, created_at, namespace, on_behalf_of)
+                             request_id, created_at, namespace, on_behalf_of, worker, attempt,
+                             lease_expires_at, last_heartbeat_at)
     SELECT id, version, %(action)s, %(from_state)s, state, %(operator)s, %(reason)s,
-           %(request_id)s, updated_at, namespace, %(on_behalf_of)s
+           %(request_id)s, updated_at, namespace, %(on_behalf_of)s, worker, attempt,
+           lease_expires_at, last_heartbeat_at
     FROM moved
     ORDER BY ready_at, id
     RETURNING *
 )
-SELECT {task:m}, {event:r} FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
+SELECT {task:m}, {event:r}, {payloads:m} FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
 ORDER BY m.ready_at, m.id;
 
 -- name: claimed_by_request
@@ -264,7 +292,7 @@ WITH started AS MATERIALIZED (
 ), current AS MATERIALIZED (
     SELECT * FROM tasks WHERE id = ANY(ARRAY(SELECT task_id FROM started))
 )
-SELECT {task:t}, {event:e} FROM started AS e JOIN current AS t ON t.id = e.task_id AND t.version = e.version
+SELECT {task:t}, {event:e}, {payloads:t} FROM started AS e JOIN current AS t ON t.id = e.task_id AND t.version = e.version
 WHERE t.state = %(to_state)s AND t.worker = %(worker)s
   AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
 ORDER BY e.id;
@@ -316,7 +344,7 @@ SELECT min(timer_at) - clock_timestamp() FROM tasks WHERE timer_at IS NOT NULL;
 
 -- name: list_tasks
 -- Keyset pagination over (created_at, id); NULL filters match everything.
-SELECT {task:t} FROM tasks AS t
+SELECT {task:t}, {payloads_if:t:full} FROM tasks AS t
 WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
   AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
   AND t.labels @> %(labels)s::jsonb
@@ -342,33 +370,45 @@ ORDER BY e.version
 LIMIT %(limit)s;
 
 -- name: task_as_of [generic plan]
--- The task with its latest event recorded at or before as_of (none: it did not exist yet),
--- and how many times it had been started by then (its attempt at that instant). The
--- events' lower bound skips the partitions before the task (see list_task_events).
-SELECT {task:t}, h.to_state, h.version, h.created_at,
-       (SELECT count(*) FROM task_events AS s
-        WHERE s.task_id = t.id AND s.action = 'start' AND s.version <= h.version
-          AND s.created_at >= t.created_at - interval '1 day') AS attempt
+-- The task as it stood at as_of (its latest event recorded by then; no row: it did not
+-- exist yet), or as it stood at `version`: the current row, the event that left it so, the
+-- failure of its latest FAIL event up to that version and how many FAIL events there were
+-- (rows.py: task_at). The events' lower bound skips the partitions before the task (see
+-- list_task_events).
+SELECT {task:t}, {payloads_if:t:full}, {event:h},
+       (SELECT f.failure FROM task_events AS f
+        WHERE f.task_id = t.id AND f.action = 'fail' AND f.version <= h.version
+          AND f.created_at >= t.created_at - interval '1 day'
+        ORDER BY f.version DESC LIMIT 1),
+       (SELECT count(*) FROM task_events AS f
+        WHERE f.task_id = t.id AND f.action = 'fail' AND f.version <= h.version
+          AND f.created_at >= t.created_at - interval '1 day')
 FROM tasks AS t
 CROSS JOIN LATERAL (
-    SELECT e.to_state, e.version, e.created_at FROM task_events AS e
+    SELECT * FROM task_events AS e
     WHERE e.task_id = t.id AND e.created_at >= t.created_at - interval '1 day'
-      AND e.created_at <= %(as_of)s::timestamptz
+      AND (%(as_of)s::timestamptz IS NULL OR e.created_at <= %(as_of)s::timestamptz)
+      AND (%(version)s::bigint IS NULL OR e.version = %(version)s::bigint)
     ORDER BY e.version DESC LIMIT 1
 ) AS h
 WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]));
 
 -- name: list_tasks_as_of
--- ListTasks at an instant: the tasks created by then, each with its latest event by then,
--- filtered by the state that event left. One index probe of task_events per task created
--- before as_of in (created_at, id) order, until a page is full: see docs/concepts/history.md.
-SELECT {task:t}, h.to_state, h.version, h.created_at,
-       (SELECT count(*) FROM task_events AS s
-        WHERE s.task_id = t.id AND s.action = 'start' AND s.version <= h.version
-          AND s.created_at >= t.created_at - interval '1 day') AS attempt
+-- ListTasks at an instant: the tasks created by then, each as its latest event by then left
+-- it (as task_as_of), filtered by the state that event left. One index probe of task_events
+-- per task created before as_of in (created_at, id) order, until a page is full: see
+-- docs/concepts/history.md.
+SELECT {task:t}, {payloads_if:t:full}, {event:h},
+       (SELECT f.failure FROM task_events AS f
+        WHERE f.task_id = t.id AND f.action = 'fail' AND f.version <= h.version
+          AND f.created_at >= t.created_at - interval '1 day'
+        ORDER BY f.version DESC LIMIT 1),
+       (SELECT count(*) FROM task_events AS f
+        WHERE f.task_id = t.id AND f.action = 'fail' AND f.version <= h.version
+          AND f.created_at >= t.created_at - interval '1 day')
 FROM tasks AS t
 CROSS JOIN LATERAL (
-    SELECT e.to_state, e.version, e.created_at FROM task_events AS e
+    SELECT * FROM task_events AS e
     WHERE e.task_id = t.id AND e.created_at >= t.created_at - interval '1 day'
       AND e.created_at <= %(as_of)s::timestamptz
     ORDER BY e.version DESC LIMIT 1
@@ -381,6 +421,56 @@ WHERE t.created_at <= %(as_of)s::timestamptz
        OR (t.created_at, t.id) > (%(after_created_at)s::timestamptz, %(after_id)s::text))
 ORDER BY t.created_at, t.id
 LIMIT %(limit)s;
+
+-- name: list_task_attempts [generic plan]
+-- A page of a task's attempts after attempt `after`: each StartTask event (it opens an
+-- attempt) with the event right after it, which ended it (a running task leaves RUNNING
+-- only by a move); with as_of, only what was recorded by then. has_result: the end was a
+-- CompleteTask that gave a result (the only move that sets one). The worker is the start's,
+-- or (in history recorded before starts kept it) the end's. The events' bounds, from
+-- the task's life as in list_task_events, skip the partitions outside it. No row when the
+-- task does not exist (or is out of reach), or has no attempt.
+WITH life AS (
+    SELECT created_at - interval '1 day' AS since, updated_at + interval '1 day' AS until,
+           result_data IS NOT NULL AS has_result
+    FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
+)
+SELECT s.attempt, COALESCE(s.worker, x.worker), s.created_at, x.created_at, x.action, x.to_state, x.operator, x.failure, x.exit_code,
+       COALESCE(x.action = 'complete' AND (SELECT has_result FROM life), false)
+FROM task_events AS s
+LEFT JOIN LATERAL (
+    SELECT * FROM task_events AS e
+    WHERE e.task_id = %(task_id)s AND e.version = s.version + 1
+      AND e.created_at >= (SELECT since FROM life) AND e.created_at <= (SELECT until FROM life)
+      AND (%(as_of)s::timestamptz IS NULL OR e.created_at <= %(as_of)s::timestamptz)
+) AS x ON true
+WHERE s.task_id = %(task_id)s AND s.action = 'start' AND s.attempt > %(after)s
+  AND s.created_at >= (SELECT since FROM life) AND s.created_at <= (SELECT until FROM life)
+  AND (%(as_of)s::timestamptz IS NULL OR s.created_at <= %(as_of)s::timestamptz)
+ORDER BY s.attempt
+LIMIT %(limit)s;
+
+-- name: list_task_failures [generic plan]
+-- A page of failures (FAIL events) recorded in [start_time, end_time), newest first, before the
+-- keyset position (created_at, id) of the previous page's last one: the partial index of FAIL
+-- events by time (ix_task_events_failures) finds them.
+SELECT {event:e} FROM task_events AS e
+WHERE e.action = 'fail' AND e.created_at >= %(start_time)s::timestamptz AND e.created_at < %(end_time)s::timestamptz
+  AND (%(reach)s::text[] IS NULL OR e.namespace = ANY(%(reach)s::text[]))
+  AND (%(error_types)s::text[] IS NULL OR e.failure->>'error_type' = ANY(%(error_types)s::text[]))
+  AND (%(before_created_at)s::timestamptz IS NULL
+       OR (e.created_at, e.id) < (%(before_created_at)s::timestamptz, %(before_id)s::bigint))
+ORDER BY e.created_at DESC, e.id DESC
+LIMIT %(limit)s;
+
+-- name: count_task_failures [generic plan]
+-- How many failures match list_task_failures' filters, by error type, the most frequent first.
+SELECT e.failure->>'error_type', count(*) FROM task_events AS e
+WHERE e.action = 'fail' AND e.created_at >= %(start_time)s::timestamptz AND e.created_at < %(end_time)s::timestamptz
+  AND (%(reach)s::text[] IS NULL OR e.namespace = ANY(%(reach)s::text[]))
+  AND (%(error_types)s::text[] IS NULL OR e.failure->>'error_type' = ANY(%(error_types)s::text[]))
+GROUP BY 1
+ORDER BY 2 DESC, 1;
 
 -- name: task_exists
 SELECT EXISTS (SELECT FROM tasks WHERE id = %(task_id)s AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[])));
@@ -407,9 +497,7 @@ WITH horizon AS (
     ORDER BY e.xid, e.id
     LIMIT %(limit)s
 ), batch AS (
-    SELECT e.id, e.xid::text AS xid, e.task_id, e.version, e.action, e.from_state, e.to_state,
-           e.operator, e.reason, e.request_id, e.expected_version, e.created_at, e.namespace,
-           e.on_behalf_of, t.labels, e.xid AS position_xid
+    SELECT {event:e}, t.labels, e.xid AS position_xid
     FROM page AS e
     -- Each event's task by its primary key (the LIMIT keeps the planner from turning this
     -- into a join): a generic plan guesses thousands of events in a page and would hash
@@ -423,9 +511,7 @@ SELECT CASE WHEN (SELECT max(xid) FROM task_events) >= (SELECT xmin FROM horizon
                WHERE %(accepted_xid)s::xid8 IS NOT NULL
                  AND (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)
                  AND (dropped_xid, dropped_id) > (%(accepted_xid)s::xid8, %(accepted_id)s::bigint)) AS lost,
-       b.id, b.xid, b.task_id, b.version, b.action, b.from_state, b.to_state,
-       b.operator, b.reason, b.request_id, b.expected_version, b.created_at, b.namespace,
-       b.on_behalf_of, b.labels
+       {event:b}, b.labels
 FROM horizon LEFT JOIN batch AS b ON true
 ORDER BY b.position_xid, b.id;
 

@@ -18,6 +18,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     Table,
     Text,
@@ -96,6 +97,17 @@ tasks = Table(
     Column("event_xid", Xid8, nullable=False, server_default=func.pg_current_xact_id()),
     # Fixed at creation; callers reach only the namespaces they are granted.
     Column("namespace", Text, nullable=False, server_default=text("'default'")),
+    # The payloads, read only when a view or a claim asks for them (large values are
+    # TOASTed: a transition that leaves them alone never copies them).
+    Column("input_data", LargeBinary, nullable=True),
+    Column("input_content_type", Text, nullable=True),
+    Column("result_data", LargeBinary, nullable=True),
+    Column("result_content_type", Text, nullable=True),
+    # The failure of the latest failed attempt (rows.py: failure_json), and how many failed:
+    # the retry budget, which an attempt ended by a pause does not use.
+    Column("last_failure", JSONB, nullable=True),
+    Column("failures", Integer, nullable=False, server_default=text("0")),
+    Column("retry_non_retryable_error_types", ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint("version >= 1", name="version_positive"),
@@ -110,6 +122,10 @@ tasks = Table(
     CheckConstraint("(timer_action IS NULL) = (timer_at IS NULL)", name="timer_complete"),
     CheckConstraint("lease_expires_at IS NULL OR state = 'running'", name="lease_only_while_running"),
     CheckConstraint("succeeded_at IS NULL OR state IN ('succeeded', 'abandoned')", name="succeeded_at_only_after_success"),
+    CheckConstraint("(input_data IS NULL) = (input_content_type IS NULL)", name="input_complete"),
+    CheckConstraint("(result_data IS NULL) = (result_content_type IS NULL)", name="result_complete"),
+    CheckConstraint("result_data IS NULL OR state IN ('succeeded', 'abandoned')", name="result_only_after_success"),
+    CheckConstraint("failures >= 0", name="failures_nonnegative"),
     Index(None, "created_at", "id"),
     Index(None, "state", "created_at", "id"),
     Index(None, "namespace", "created_at", "id"),
@@ -158,6 +174,16 @@ task_events = Table(
     Column("namespace", Text, nullable=False, server_default=text("'default'")),
     # Whom the operator said it acted for: the operator's claim, not verified.
     Column("on_behalf_of", Text, nullable=True),
+    # The worker the move named (or whose lease expired) and the attempt it belongs to.
+    Column("worker", Text, nullable=True),
+    Column("attempt", Integer, nullable=False, server_default=text("0")),
+    # A FAIL's failure (rows.py: failure_json) and the exit code a move reported.
+    Column("failure", JSONB, nullable=True),
+    Column("exit_code", Integer, nullable=True),
+    # The task's fields as the move left them, so that any version of it can be rebuilt.
+    Column("lease_expires_at", DateTime(timezone=True), nullable=True),
+    Column("last_heartbeat_at", DateTime(timezone=True), nullable=True),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=True),
     CheckConstraint(_one_of("to_state", STATE_VALUES), name="to_state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint(_one_of("from_state", STATE_VALUES), name="from_state_domain"),
@@ -165,9 +191,17 @@ task_events = Table(
     CheckConstraint("version >= 1", name="version_positive"),
     CheckConstraint("(version = 1) = (from_state IS NULL)", name="only_first_event_has_no_source"),
     CheckConstraint("operator <> ''", name="operator_not_empty"),
+    CheckConstraint("attempt >= 0", name="attempt_nonnegative"),
+    CheckConstraint("(action = 'fail') = (failure IS NOT NULL)", name="failure_only_on_fail"),
+    CheckConstraint(
+        "exit_code IS NULL OR (action = 'complete' AND exit_code = 0) OR (action = 'fail' AND exit_code <> 0)",
+        name="exit_code_matches_outcome",
+    ),
     Index(None, "task_id", "version"),
     Index(None, "task_id", "request_id"),
     Index(None, "xid", "id"),
+    # ListTaskFailures: failures by time, without reading the other events.
+    Index("ix_task_events_failures", "created_at", "id", postgresql_where=text("action = 'fail'")),
     # A repeated ClaimTasks finds the starts its first call recorded.
     Index(
         "ix_task_events_start_request_id",

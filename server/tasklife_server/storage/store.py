@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import re
 from datetime import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Literal, Protocol, Sequence
 
 import psycopg
@@ -25,13 +25,31 @@ from tasklife_server.domain.errors import (
     TaskAlreadyExists,
     TaskNotFound,
 )
-from tasklife_server.domain.model import ClaimCommand, Change, Event, NewTask, Task, TaskSpec, TransitionCommand
+from tasklife_server.domain.model import (
+    Attempt,
+    ClaimCommand,
+    Change,
+    Event,
+    NewTask,
+    Payload,
+    Task,
+    TaskSpec,
+    TransitionCommand,
+)
 from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, sources_of, target_of
 from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES, claim_query, transition_query
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage import moves
-from tasklife_server.storage.rows import EVENT_WIDTH, TASK_WIDTH, event_from, task_as_of, task_from
+from tasklife_server.storage.rows import (
+    EVENT_WIDTH,
+    TASK_WIDTH,
+    attempt_from,
+    event_from,
+    payload_json,
+    task_at,
+    task_from,
+)
 from tasklife_server.storage.doorbell import Doorbell
 from tasklife_server.storage.group_commit import GroupCommit
 
@@ -166,20 +184,30 @@ class TaskStore:
                 raise
             return await cursor.fetchall()
 
-    async def get_task(self, task_id: str, reach: list[str] | None = None, as_of: datetime | None = None) -> Task:
-        """The task, if it exists in one of the `reach` namespaces (None: any); with `as_of`,
-        as it stood then (TaskNotFound if it did not exist yet; HistoryNotRetained if history
-        retention dropped that instant)."""
+    async def get_task(
+        self, task_id: str, reach: list[str] | None = None, as_of: datetime | None = None, *, full: bool = False
+    ) -> Task:
+        """The task, if it exists in one of the `reach` namespaces (None: any), with its
+        payloads when `full`; with `as_of`, as it stood then (TaskNotFound if it did not exist
+        yet; HistoryNotRetained if history retention dropped that instant)."""
         if as_of is not None:
             await self._require_retained(as_of)
-            rows = await self._fetchall("task_as_of", {"task_id": task_id, "reach": reach, "as_of": as_of})
-            if not rows:
-                raise TaskNotFound(task_id)
-            return task_as_of(rows[0])
-        rows = await self._fetchall("get_task", {"task_id": task_id, "reach": reach})
+            return await self._task_at(task_id, reach, full, as_of=as_of)
+        rows = await self._fetchall("get_task", {"task_id": task_id, "reach": reach, "full": full})
         if not rows:
             raise TaskNotFound(task_id)
-        return task_from(rows[0])
+        return task_from(rows[0], 0, TASK_WIDTH if full else None)
+
+    async def _task_at(
+        self, task_id: str, reach: list[str] | None, full: bool, *, as_of: datetime | None = None,
+        version: int | None = None,
+    ) -> Task:
+        """The task as it stood at `as_of`, or at `version`, rebuilt from its history."""
+        params = {"task_id": task_id, "reach": reach, "as_of": as_of, "version": version, "full": full}
+        rows = await self._fetchall("task_as_of", params)
+        if not rows:
+            raise TaskNotFound(task_id)
+        return task_at(rows[0], full)
 
     async def create_task(
         self,
@@ -189,13 +217,14 @@ class TaskStore:
         reason: str,
         on_behalf_of: str | None = None,
         reach: list[str] | None = None,
+        input: Payload | None = None,
     ) -> tuple[Change, bool]:
-        """Creates the task, or returns the existing one if its spec is the same.
+        """Creates the task, or returns the existing one if its spec (and input) is the same.
 
         Returns the task with its creation event, and whether this call created it. An
         existing task outside `reach` is reported taken with no detail about it.
         """
-        return await self._create_groups.submit(NewTask(task_id, spec, operator, reason, on_behalf_of, reach))
+        return await self._create_groups.submit(NewTask(task_id, spec, operator, reason, on_behalf_of, reach, input))
 
     async def _apply_create_group(self, news: Sequence[NewTask]) -> list[tuple[Change, bool] | TasklifeError]:
         if len(news) == 1:
@@ -272,12 +301,14 @@ class TaskStore:
         existing = await self._fetchall("get_task_with_first_event", {"task_id": new.task_id})
         if not existing:
             raise _DeletedMeanwhile
-        task = task_from(existing[0])
-        if new.reach is not None and task.namespace not in new.reach:
+        found = task_from(existing[0], 0, TASK_WIDTH + EVENT_WIDTH)
+        if new.reach is not None and found.namespace not in new.reach:
             raise TaskAlreadyExists(new.task_id, ())
-        differing = new.spec.differing_fields(task.spec)
+        assert found.payloads is not None
+        differing = new.spec.differing_fields(found.spec) + (("input",) if new.input != found.payloads.input else ())
         if differing:
             raise TaskAlreadyExists(new.task_id, differing)
+        task = replace(found, payloads=None)  # answered in the BASIC view, as a new task is
         return Change(task, event_from(existing[0], TASK_WIDTH)), False
 
     async def _require_existing(self, spec: TaskSpec) -> None:
@@ -332,6 +363,7 @@ class TaskStore:
         written again after the commit, in a new transaction, still in request order.
         """
         outcomes: dict[int, Change | TasklifeError] = {}
+        replays: list[int] = []
         todo = [(index, self._move(command)) for index, command in enumerate(commands)]
         for _attempt in range(_REORDERED_RETRIES):
             rows = await self._write_moves([move for _, move in todo])
@@ -339,26 +371,37 @@ class TaskStore:
             for (index, move), row in zip(todo, rows, strict=True):
                 if moves.reordered(row):
                     later.append((index, move))
-                else:
-                    outcomes[index] = self._settle(move, row)
+                    continue
+                outcomes[index], outcome = self._settle(move, row)
+                if outcome == "replayed":
+                    replays.append(index)
             if not later:
+                for index in replays:
+                    outcomes[index] = await self._replayed(outcomes[index], commands[index])  # type: ignore[arg-type]
                 return [outcomes[index] for index in range(len(commands))]
             todo = later
         raise StreamOrderConflict(todo[0][1].command.task_id)
 
-    def _settle(self, move: moves.Move, row: TupleRow | None) -> Change | TasklifeError:
-        """A committed item's outcome, told to the observers (and, if it moved, announced)."""
+    async def _replayed(self, change: Change, command: TransitionCommand) -> Change:
+        """A replayed move's answer: its first event, and the task exactly as that event left
+        it, rebuilt from the history (with the input, if it was a start)."""
+        starting = command.action is Action.START
+        return Change(await self._task_at(change.task.task_id, None, starting, version=change.event.version), change.event)
+
+    def _settle(self, move: moves.Move, row: TupleRow | None) -> tuple[Change | TasklifeError, str]:
+        """A committed item's outcome (and how: applied, replayed or refused), told to the
+        observers (and, if it moved, announced)."""
         action = move.command.action
         try:
             change, outcome = moves.outcome_of(move.command, row)
         except TasklifeError as refusal:
             self.observe(action, _snake_case(type(refusal).__name__))
-            return refusal
+            return refusal, "refused"
         if outcome == "applied":
             assert row is not None
             self._announce(action, move.timer, row)
         self.observe(action, outcome)
-        return change
+        return change, outcome
 
     def _announce(self, action: Action, timer: Timer | None, row: TupleRow) -> None:
         """Tells the timer runner and waiting claimers of a committed move."""
@@ -480,7 +523,7 @@ class TaskStore:
             "reach": claim.reach,
         }
         rows = await self._fetchall("claimed_by_request", params)
-        return [Change(task_from(row), event_from(row, TASK_WIDTH)) for row in rows]
+        return [_claimed(row) for row in rows]
 
     async def _claim_once(self, claim: ClaimCommand) -> list[Change]:
         target = target_of(Action.START)
@@ -507,7 +550,7 @@ class TaskStore:
             self._timer_set(timer.delay_ms)
         for _row in rows:
             self.observe(Action.START, "applied")
-        return [Change(task_from(row), event_from(row, TASK_WIDTH)) for row in rows]
+        return [_claimed(row) for row in rows]
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
         params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}
@@ -555,6 +598,7 @@ class TaskStore:
         limit: int,
         reach: list[str] | None = None,
         as_of: datetime | None = None,
+        full: bool = False,
     ) -> list[Task]:
         if as_of is not None:
             await self._require_retained(as_of)
@@ -562,6 +606,7 @@ class TaskStore:
             "list_tasks" if as_of is None else "list_tasks_as_of",
             {
                 "as_of": as_of,
+                "full": full,
                 "states": [s.value for s in states] if states else None,
                 "reach": reach,
                 "labels": Jsonb(labels),
@@ -570,7 +615,9 @@ class TaskStore:
                 "limit": limit,
             },
         )
-        return [task_from(row) if as_of is None else task_as_of(row) for row in rows]
+        if as_of is not None:
+            return [task_at(row, full) for row in rows]
+        return [task_from(row, 0, TASK_WIDTH if full else None) for row in rows]
 
     async def _require_retained(self, as_of: datetime) -> None:
         """Raises HistoryNotRetained if retention dropped history after `as_of`: tasks that
@@ -592,6 +639,37 @@ class TaskStore:
         if not rows and not await self.task_exists(task_id, reach):
             raise TaskNotFound(task_id)
         return [event_from(row) for row in rows]
+
+    async def list_task_attempts(
+        self, task_id: str, *, after_attempt: int, limit: int, reach: list[str] | None = None,
+        as_of: datetime | None = None,
+    ) -> list[Attempt]:
+        """A page of the task's attempts after `after_attempt`, as recorded by `as_of` (None:
+        now). TaskNotFound if the task does not exist in reach (or did not yet at as_of)."""
+        if as_of is not None:
+            await self._require_retained(as_of)
+        rows = await self._fetchall(
+            "list_task_attempts",
+            {"task_id": task_id, "after": after_attempt, "limit": limit, "reach": reach, "as_of": as_of},
+        )
+        if not rows:
+            task = await self.get_task(task_id, reach)  # raises TaskNotFound
+            if as_of is not None and task.created_at > as_of:
+                raise TaskNotFound(task_id)
+        return [attempt_from(row) for row in rows]
+
+    async def list_task_failures(
+        self, *, since: datetime, until: datetime, before: tuple[datetime, int] | None, limit: int,
+        reach: list[str] | None = None, error_types: list[str] | None = None,
+    ) -> tuple[list[Event], list[tuple[str, int]]]:
+        """A page of FAIL events recorded in [since, until), newest first, before the keyset
+        position `before` (created_at, event id); and every match counted by error type."""
+        params = {"start_time": since, "end_time": until, "reach": reach, "error_types": error_types,
+                  "before_created_at": before[0] if before else None, "before_id": before[1] if before else None,
+                  "limit": limit}
+        rows = await self._fetchall("list_task_failures", params)
+        counts = await self._fetchall("count_task_failures", params)
+        return [event_from(row) for row in rows], [(error_type, count) for error_type, count in counts]
 
     async def connect_reader(self) -> AsyncConnection[TupleRow]:
         """A connection outside the pool, for the stream's long-lived reader. Its statements
@@ -739,6 +817,11 @@ def _stream_rows(rows: list[TupleRow], after: Position) -> tuple[list[tuple[Even
     return events, int(blocked_by) if blocked_by is not None else None
 
 
+def _claimed(row: TupleRow) -> Change:
+    """A claimed task (with its input) and its start, from a claim_ready row."""
+    return Change(task_from(row, 0, TASK_WIDTH + EVENT_WIDTH), event_from(row, TASK_WIDTH))
+
+
 def _references(spec: TaskSpec) -> set[str]:
     """The tasks a new task names, which must exist."""
     return set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
@@ -759,12 +842,21 @@ def _create_item(new: NewTask) -> dict[str, Any]:
         "retry_backoff_multiplier": policy.backoff_multiplier,
         "retry_max_backoff_ms": policy.max_backoff_ms,
         "retry_jitter": policy.jitter,
+        "retry_non_retryable_error_types": list(policy.non_retryable_error_types),
         "auto_enqueue": spec.auto_enqueue,
         "namespace": spec.namespace,
         "operator": new.operator,
         "reason": new.reason,
         "on_behalf_of": new.on_behalf_of,
+        **_input_item(new.input),
     }
+
+
+def _input_item(payload: Payload | None) -> dict[str, Any]:
+    if payload is None:
+        return {}
+    stored = payload_json(payload)
+    return {"input_base64": stored["data"], "input_content_type": stored["content_type"]}
 
 
 def _timer_params(timer: Timer | None) -> dict[str, Any]:

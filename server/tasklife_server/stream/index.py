@@ -1,7 +1,7 @@
 """SubscriptionIndex: which live subscriptions might want an event, without asking them all.
 
 Each subscription is filed under its most selective filter part (task ids, else one label
-pair, else its namespaces, else its states, else "everything"), so handing a batch to a thousand watchers that
+pair, else its namespaces, else its states, else its actions, else "everything"), so handing a batch to a thousand watchers that
 each follow their own tasks costs a few dictionary look-ups per event, not a thousand
 filter checks. Candidates still check their whole filter.
 """
@@ -31,6 +31,8 @@ class SubscriptionIndex:
             return [("namespace", namespace) for namespace in watch.namespaces]
         if watch.states:
             return [("state", state) for state in watch.states]
+        if watch.actions:
+            return [("action", action) for action in watch.actions]
         return None
 
     def add(self, subscription: Subscription) -> None:
@@ -58,7 +60,8 @@ class SubscriptionIndex:
         """Every subscription that might match `item`, each once."""
         yield from self._everything
         seen: set[Subscription] = set()
-        keys = [("task", item.event.task_id), ("namespace", item.event.namespace), ("state", item.event.to_state)]
+        event = item.event
+        keys = [("task", event.task_id), ("namespace", event.namespace), ("state", event.to_state), ("action", event.action)]
         keys += [("label", pair) for pair in item.labels.items()]
         for key in keys:
             for subscription in self._by_key.get(key, ()):

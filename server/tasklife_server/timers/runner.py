@@ -23,7 +23,7 @@ from datetime import datetime
 from psycopg import AsyncConnection
 
 from tasklife_server.domain.errors import DependenciesNotMet, TasklifeError
-from tasklife_server.domain.model import MAX_REASON_BYTES, Task, TransitionCommand
+from tasklife_server.domain.model import LEASE_EXPIRED, MAX_REASON_BYTES, Failure, Task, TransitionCommand
 from tasklife_server.domain.policies import (
     GIVE_UP_ACTIONS,
     SYSTEM_GATE,
@@ -33,8 +33,8 @@ from tasklife_server.domain.policies import (
     PolicySettings,
     Timer,
     TimerAction,
-    attempts_left,
     backoff_ms,
+    retry_verdict,
 )
 from tasklife_server.domain.states import Action, State
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
@@ -156,11 +156,13 @@ class TimerRunner:
             action.value, task.task_id, give_up.rpc_name, exc_info=failure,
         )
         reason = _bounded(f"the {action.value} timer failed ({cause}); {give_up.rpc_name} instead of trying again")
+        expiring = action is TimerAction.EXPIRE_LEASE
         try:
             async with conn.transaction():
                 # A refused move (the task changed meanwhile) drops the timer in _move.
                 moved = await self._move(
-                    conn, task, give_up, operator, reason, releases_worker=action is TimerAction.EXPIRE_LEASE
+                    conn, task, give_up, operator, reason, releases_worker=expiring,
+                    failure=Failure(LEASE_EXPIRED, reason) if give_up is Action.FAIL else None,
                 )
         except Exception as exc:  # noqa: BLE001
             if is_database_unavailable(exc) or isinstance(exc, StreamOrderConflict):
@@ -174,16 +176,18 @@ class TimerRunner:
     async def _fire(self, conn: AsyncConnection, task: Task, action: TimerAction) -> Action | None:
         """Does what the timer says; returns the action it moved the task with, if any."""
         if action is TimerAction.EXPIRE_LEASE:
-            return await self._move(conn, task, Action.FAIL, SYSTEM_LEASE, _lease_reason(task), releases_worker=True)
+            reason = _lease_reason(task)
+            return await self._move(conn, task, Action.FAIL, SYSTEM_LEASE, reason, releases_worker=True,
+                                    failure=Failure(LEASE_EXPIRED, reason))
         if action is TimerAction.PLAN_RETRY:
             return await self._plan_retry(conn, task)
         if action is TimerAction.ENQUEUE:
-            policy = self._policies.effective_retry(task.spec.retry_policy)
-            reason = f"backoff over: attempt {task.attempt + 1} of {policy.max_attempts} is queued"
+            reason = f"backoff over: attempt {task.attempt + 1} is queued"
             return await self._move(conn, task, Action.ENQUEUE, SYSTEM_RETRY, reason)
         if action is TimerAction.AUTO_ENQUEUE:
+            reason = "every upstream task has succeeded" if task.spec.depends_on else "auto_enqueue: no upstream tasks"
             try:
-                return await self._move(conn, task, Action.ENQUEUE, SYSTEM_GATE, "every upstream task has succeeded")
+                return await self._move(conn, task, Action.ENQUEUE, SYSTEM_GATE, reason)
             except DependenciesNotMet:
                 await self._store.set_timer(conn, task, None)  # the next upstream success re-arms it
                 return None
@@ -195,11 +199,13 @@ class TimerRunner:
 
     async def _plan_retry(self, conn: AsyncConnection, task: Task) -> Action | None:
         policy = self._policies.effective_retry(task.spec.retry_policy)
-        if not attempts_left(policy, task.attempt):
+        verdict = retry_verdict(policy, task.failures, task.last_failure)
+        if not verdict.retry:
+            log.info("task %s failed attempt %d and is not retried: %s", task.task_id, task.attempt, verdict.why)
             await self._store.set_timer(conn, task, self._policies.retention_timer(State.FAILED))
             return None
-        delay = backoff_ms(policy, task.attempt)
-        reason = f"attempt {task.attempt} of {policy.max_attempts} failed; next attempt in {delay / 1000:g}s"
+        delay = backoff_ms(policy, task.failures)
+        reason = f"attempt {task.attempt} failed ({verdict.why}); next attempt in {delay / 1000:g}s"
         return await self._move(conn, task, Action.RETRY, SYSTEM_RETRY, reason, timer=Timer(TimerAction.ENQUEUE, delay))
 
     async def _move(
@@ -212,6 +218,7 @@ class TimerRunner:
         *,
         releases_worker: bool = False,
         timer: Timer | None | str = "policy",
+        failure: Failure | None = None,
     ) -> Action | None:
         """Moves the task; returns the action, or None when the timer no longer applied."""
         command = TransitionCommand(
@@ -221,6 +228,7 @@ class TimerRunner:
             reason=reason,
             expected_version=task.version,
             releases_worker=releases_worker,
+            failure=failure,
         )
         try:
             await self._store.transition(command, timer=timer, conn=conn)  # type: ignore[arg-type]

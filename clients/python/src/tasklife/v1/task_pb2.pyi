@@ -45,6 +45,12 @@ class TaskAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TASK_ACTION_RESUME: _ClassVar[TaskAction]
     TASK_ACTION_KILL: _ClassVar[TaskAction]
     TASK_ACTION_ABANDON: _ClassVar[TaskAction]
+
+class TaskView(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TASK_VIEW_UNSPECIFIED: _ClassVar[TaskView]
+    TASK_VIEW_BASIC: _ClassVar[TaskView]
+    TASK_VIEW_FULL: _ClassVar[TaskView]
 TASK_STATE_UNSPECIFIED: TaskState
 TASK_STATE_CREATED: TaskState
 TASK_STATE_READY: TaskState
@@ -71,23 +77,52 @@ TASK_ACTION_PAUSE: TaskAction
 TASK_ACTION_RESUME: TaskAction
 TASK_ACTION_KILL: TaskAction
 TASK_ACTION_ABANDON: TaskAction
+TASK_VIEW_UNSPECIFIED: TaskView
+TASK_VIEW_BASIC: TaskView
+TASK_VIEW_FULL: TaskView
 
 class RetryPolicy(_message.Message):
-    __slots__ = ("max_attempts", "initial_backoff", "backoff_multiplier", "max_backoff", "jitter")
+    __slots__ = ("max_attempts", "initial_backoff", "backoff_multiplier", "max_backoff", "jitter", "non_retryable_error_types")
     MAX_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     INITIAL_BACKOFF_FIELD_NUMBER: _ClassVar[int]
     BACKOFF_MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
     MAX_BACKOFF_FIELD_NUMBER: _ClassVar[int]
     JITTER_FIELD_NUMBER: _ClassVar[int]
+    NON_RETRYABLE_ERROR_TYPES_FIELD_NUMBER: _ClassVar[int]
     max_attempts: int
     initial_backoff: _duration_pb2.Duration
     backoff_multiplier: float
     max_backoff: _duration_pb2.Duration
     jitter: float
-    def __init__(self, max_attempts: _Optional[int] = ..., initial_backoff: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., backoff_multiplier: _Optional[float] = ..., max_backoff: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., jitter: _Optional[float] = ...) -> None: ...
+    non_retryable_error_types: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, max_attempts: _Optional[int] = ..., initial_backoff: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., backoff_multiplier: _Optional[float] = ..., max_backoff: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., jitter: _Optional[float] = ..., non_retryable_error_types: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TaskPayload(_message.Message):
+    __slots__ = ("data", "content_type")
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    content_type: str
+    def __init__(self, data: _Optional[bytes] = ..., content_type: _Optional[str] = ...) -> None: ...
+
+class TaskFailure(_message.Message):
+    __slots__ = ("error_type", "message", "stack_trace", "exit_code", "non_retryable", "details")
+    ERROR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    STACK_TRACE_FIELD_NUMBER: _ClassVar[int]
+    EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
+    NON_RETRYABLE_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    error_type: str
+    message: str
+    stack_trace: str
+    exit_code: int
+    non_retryable: bool
+    details: TaskPayload
+    def __init__(self, error_type: _Optional[str] = ..., message: _Optional[str] = ..., stack_trace: _Optional[str] = ..., exit_code: _Optional[int] = ..., non_retryable: _Optional[bool] = ..., details: _Optional[_Union[TaskPayload, _Mapping]] = ...) -> None: ...
 
 class Task(_message.Message):
-    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue", "namespace")
+    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue", "namespace", "input", "result", "last_failure")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -111,6 +146,9 @@ class Task(_message.Message):
     NEXT_ATTEMPT_TIME_FIELD_NUMBER: _ClassVar[int]
     AUTO_ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    LAST_FAILURE_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     state: TaskState
     version: int
@@ -127,10 +165,13 @@ class Task(_message.Message):
     next_attempt_time: _timestamp_pb2.Timestamp
     auto_enqueue: bool
     namespace: str
-    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ...) -> None: ...
+    input: TaskPayload
+    result: TaskPayload
+    last_failure: TaskFailure
+    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., input: _Optional[_Union[TaskPayload, _Mapping]] = ..., result: _Optional[_Union[TaskPayload, _Mapping]] = ..., last_failure: _Optional[_Union[TaskFailure, _Mapping]] = ...) -> None: ...
 
 class TaskEvent(_message.Message):
-    __slots__ = ("task_id", "version", "cursor", "from_state", "to_state", "action", "operator", "reason", "request_id", "create_time", "namespace", "on_behalf_of")
+    __slots__ = ("task_id", "version", "cursor", "from_state", "to_state", "action", "operator", "reason", "request_id", "create_time", "namespace", "on_behalf_of", "worker", "attempt", "failure", "exit_code")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +184,10 @@ class TaskEvent(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_FIELD_NUMBER: _ClassVar[int]
+    EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     version: int
     cursor: str
@@ -155,4 +200,32 @@ class TaskEvent(_message.Message):
     create_time: _timestamp_pb2.Timestamp
     namespace: str
     on_behalf_of: str
-    def __init__(self, task_id: _Optional[str] = ..., version: _Optional[int] = ..., cursor: _Optional[str] = ..., from_state: _Optional[_Union[TaskState, str]] = ..., to_state: _Optional[_Union[TaskState, str]] = ..., action: _Optional[_Union[TaskAction, str]] = ..., operator: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
+    worker: str
+    attempt: int
+    failure: TaskFailure
+    exit_code: int
+    def __init__(self, task_id: _Optional[str] = ..., version: _Optional[int] = ..., cursor: _Optional[str] = ..., from_state: _Optional[_Union[TaskState, str]] = ..., to_state: _Optional[_Union[TaskState, str]] = ..., action: _Optional[_Union[TaskAction, str]] = ..., operator: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., worker: _Optional[str] = ..., attempt: _Optional[int] = ..., failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., exit_code: _Optional[int] = ...) -> None: ...
+
+class TaskAttempt(_message.Message):
+    __slots__ = ("attempt", "worker", "start_time", "end_time", "end_action", "end_state", "end_operator", "failure", "exit_code", "has_result")
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_ACTION_FIELD_NUMBER: _ClassVar[int]
+    END_STATE_FIELD_NUMBER: _ClassVar[int]
+    END_OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_FIELD_NUMBER: _ClassVar[int]
+    EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
+    HAS_RESULT_FIELD_NUMBER: _ClassVar[int]
+    attempt: int
+    worker: str
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    end_action: TaskAction
+    end_state: TaskState
+    end_operator: str
+    failure: TaskFailure
+    exit_code: int
+    has_result: bool
+    def __init__(self, attempt: _Optional[int] = ..., worker: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_action: _Optional[_Union[TaskAction, str]] = ..., end_state: _Optional[_Union[TaskState, str]] = ..., end_operator: _Optional[str] = ..., failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., exit_code: _Optional[int] = ..., has_result: _Optional[bool] = ...) -> None: ...

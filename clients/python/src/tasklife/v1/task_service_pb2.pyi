@@ -13,7 +13,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateTaskRequest(_message.Message):
-    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue", "namespace", "on_behalf_of")
+    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue", "namespace", "on_behalf_of", "input")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -31,6 +31,7 @@ class CreateTaskRequest(_message.Message):
     AUTO_ENQUEUE_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     labels: _containers.ScalarMap[str, str]
     depends_on: _containers.RepeatedScalarFieldContainer[str]
@@ -41,7 +42,8 @@ class CreateTaskRequest(_message.Message):
     auto_enqueue: bool
     namespace: str
     on_behalf_of: str
-    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
+    input: _task_pb2.TaskPayload
+    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., input: _Optional[_Union[_task_pb2.TaskPayload, _Mapping]] = ...) -> None: ...
 
 class CreateTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -52,12 +54,14 @@ class CreateTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class GetTaskRequest(_message.Message):
-    __slots__ = ("task_id", "as_of")
+    __slots__ = ("task_id", "as_of", "view")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     AS_OF_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     as_of: _timestamp_pb2.Timestamp
-    def __init__(self, task_id: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    view: _task_pb2.TaskView
+    def __init__(self, task_id: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., view: _Optional[_Union[_task_pb2.TaskView, str]] = ...) -> None: ...
 
 class GetTaskResponse(_message.Message):
     __slots__ = ("task",)
@@ -66,7 +70,7 @@ class GetTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ...) -> None: ...
 
 class ListTasksRequest(_message.Message):
-    __slots__ = ("page_size", "page_token", "states", "labels", "namespaces", "as_of")
+    __slots__ = ("page_size", "page_token", "states", "labels", "namespaces", "as_of", "view")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -80,13 +84,15 @@ class ListTasksRequest(_message.Message):
     LABELS_FIELD_NUMBER: _ClassVar[int]
     NAMESPACES_FIELD_NUMBER: _ClassVar[int]
     AS_OF_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
     states: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskState]
     labels: _containers.ScalarMap[str, str]
     namespaces: _containers.RepeatedScalarFieldContainer[str]
     as_of: _timestamp_pb2.Timestamp
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., namespaces: _Optional[_Iterable[str]] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    view: _task_pb2.TaskView
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., namespaces: _Optional[_Iterable[str]] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., view: _Optional[_Union[_task_pb2.TaskView, str]] = ...) -> None: ...
 
 class ListTasksResponse(_message.Message):
     __slots__ = ("tasks", "next_page_token")
@@ -110,6 +116,60 @@ class ListTaskEventsRequest(_message.Message):
     end_time: _timestamp_pb2.Timestamp
     def __init__(self, task_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class ListTaskAttemptsRequest(_message.Message):
+    __slots__ = ("task_id", "page_size", "page_token", "as_of")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    page_size: int
+    page_token: str
+    as_of: _timestamp_pb2.Timestamp
+    def __init__(self, task_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListTaskAttemptsResponse(_message.Message):
+    __slots__ = ("attempts", "next_page_token")
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    attempts: _containers.RepeatedCompositeFieldContainer[_task_pb2.TaskAttempt]
+    next_page_token: str
+    def __init__(self, attempts: _Optional[_Iterable[_Union[_task_pb2.TaskAttempt, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ListTaskFailuresRequest(_message.Message):
+    __slots__ = ("page_size", "page_token", "namespaces", "error_types", "start_time", "end_time")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_TYPES_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    namespaces: _containers.RepeatedScalarFieldContainer[str]
+    error_types: _containers.RepeatedScalarFieldContainer[str]
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., namespaces: _Optional[_Iterable[str]] = ..., error_types: _Optional[_Iterable[str]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListTaskFailuresResponse(_message.Message):
+    __slots__ = ("failures", "next_page_token", "counts")
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    failures: _containers.RepeatedCompositeFieldContainer[_task_pb2.TaskEvent]
+    next_page_token: str
+    counts: _containers.RepeatedCompositeFieldContainer[FailureCount]
+    def __init__(self, failures: _Optional[_Iterable[_Union[_task_pb2.TaskEvent, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., counts: _Optional[_Iterable[_Union[FailureCount, _Mapping]]] = ...) -> None: ...
+
+class FailureCount(_message.Message):
+    __slots__ = ("error_type", "count")
+    ERROR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    error_type: str
+    count: int
+    def __init__(self, error_type: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
 class ListTaskEventsResponse(_message.Message):
     __slots__ = ("events", "next_page_token")
     EVENTS_FIELD_NUMBER: _ClassVar[int]
@@ -119,7 +179,7 @@ class ListTaskEventsResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_task_pb2.TaskEvent, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class WatchTaskEventsRequest(_message.Message):
-    __slots__ = ("after_cursor", "from_beginning", "task_ids", "states", "labels", "progress_interval", "namespaces")
+    __slots__ = ("after_cursor", "from_beginning", "task_ids", "states", "labels", "progress_interval", "namespaces", "actions")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -134,6 +194,7 @@ class WatchTaskEventsRequest(_message.Message):
     LABELS_FIELD_NUMBER: _ClassVar[int]
     PROGRESS_INTERVAL_FIELD_NUMBER: _ClassVar[int]
     NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
     after_cursor: str
     from_beginning: bool
     task_ids: _containers.RepeatedScalarFieldContainer[str]
@@ -141,7 +202,8 @@ class WatchTaskEventsRequest(_message.Message):
     labels: _containers.ScalarMap[str, str]
     progress_interval: _duration_pb2.Duration
     namespaces: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, after_cursor: _Optional[str] = ..., from_beginning: _Optional[bool] = ..., task_ids: _Optional[_Iterable[str]] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., progress_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., namespaces: _Optional[_Iterable[str]] = ...) -> None: ...
+    actions: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskAction]
+    def __init__(self, after_cursor: _Optional[str] = ..., from_beginning: _Optional[bool] = ..., task_ids: _Optional[_Iterable[str]] = ..., states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., progress_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., namespaces: _Optional[_Iterable[str]] = ..., actions: _Optional[_Iterable[_Union[_task_pb2.TaskAction, str]]] = ...) -> None: ...
 
 class WatchTaskEventsResponse(_message.Message):
     __slots__ = ("events", "cursor")
@@ -270,7 +332,7 @@ class StartTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class CompleteTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "on_behalf_of")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "on_behalf_of", "result", "exit_code")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -278,6 +340,8 @@ class CompleteTaskRequest(_message.Message):
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
     ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
@@ -285,7 +349,9 @@ class CompleteTaskRequest(_message.Message):
     operator: str
     worker: str
     on_behalf_of: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
+    result: _task_pb2.TaskPayload
+    exit_code: int
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., result: _Optional[_Union[_task_pb2.TaskPayload, _Mapping]] = ..., exit_code: _Optional[int] = ...) -> None: ...
 
 class CompleteTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -296,7 +362,7 @@ class CompleteTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class FailTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "on_behalf_of")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "worker", "on_behalf_of", "failure")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
@@ -304,6 +370,7 @@ class FailTaskRequest(_message.Message):
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
     ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
@@ -311,7 +378,8 @@ class FailTaskRequest(_message.Message):
     operator: str
     worker: str
     on_behalf_of: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
+    failure: _task_pb2.TaskFailure
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., worker: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., failure: _Optional[_Union[_task_pb2.TaskFailure, _Mapping]] = ...) -> None: ...
 
 class FailTaskResponse(_message.Message):
     __slots__ = ("task", "event")

@@ -109,6 +109,16 @@ class TaskServiceStub:
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskEventsRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskEventsResponse.FromString,
                 _registered_method=True)
+        self.ListTaskAttempts = channel.unary_unary(
+                '/tasklife.v1.TaskService/ListTaskAttempts',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskAttemptsRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskAttemptsResponse.FromString,
+                _registered_method=True)
+        self.ListTaskFailures = channel.unary_unary(
+                '/tasklife.v1.TaskService/ListTaskFailures',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskFailuresRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskFailuresResponse.FromString,
+                _registered_method=True)
         self.GetStateMachine = channel.unary_unary(
                 '/tasklife.v1.TaskService/GetStateMachine',
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.GetStateMachineRequest.SerializeToString,
@@ -273,6 +283,25 @@ class TaskServiceServicer:
     def ListTaskEvents(self, request, context):
         """Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
         NOT_FOUND.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTaskAttempts(self, request, context):
+        """Returns a task's attempts, first first, a page at a time: each start with the move that
+        ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+        (HISTORY_NOT_RETAINED, with as_of).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTaskFailures(self, request, context):
+        """Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+        caller reaches, newest first, with how many of each error type match, so that "why do
+        tasks fail?" needs no client-side counting. Failures that were retried are included.
+        Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -467,6 +496,16 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     servicer.ListTaskEvents,
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskEventsRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskEventsResponse.SerializeToString,
+            ),
+            'ListTaskAttempts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTaskAttempts,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskAttemptsRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskAttemptsResponse.SerializeToString,
+            ),
+            'ListTaskFailures': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTaskFailures,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskFailuresRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskFailuresResponse.SerializeToString,
             ),
             'GetStateMachine': grpc.unary_unary_rpc_method_handler(
                     servicer.GetStateMachine,
@@ -707,6 +746,60 @@ class TaskService:
             '/tasklife.v1.TaskService/ListTaskEvents',
             tasklife_dot_v1_dot_task__service__pb2.ListTaskEventsRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.ListTaskEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTaskAttempts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/ListTaskAttempts',
+            tasklife_dot_v1_dot_task__service__pb2.ListTaskAttemptsRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.ListTaskAttemptsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTaskFailures(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/ListTaskFailures',
+            tasklife_dot_v1_dot_task__service__pb2.ListTaskFailuresRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.ListTaskFailuresResponse.FromString,
             options,
             channel_credentials,
             insecure,

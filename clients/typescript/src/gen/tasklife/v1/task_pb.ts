@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tasklife/v1/task.proto.
  */
 export const file_tasklife_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLDAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQFCCQoHX2ppdHRlciLWBAoEVGFzaxIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEg8KB3ZlcnNpb24YAyABKAMSLQoGbGFiZWxzGAQgAygLMh0udGFza2xpZmUudjEuVGFzay5MYWJlbHNFbnRyeRISCgpkZXBlbmRzX29uGAUgAygJEhAKCHJlcnVuX29mGAYgASgJEi4KDHJldHJ5X3BvbGljeRgHIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5Ei8KC2NyZWF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRIOCgZ3b3JrZXIYCyABKAkSNQoRbGVhc2VfZXhwaXJlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2xhc3RfaGVhcnRiZWF0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEW5leHRfYXR0ZW1wdF90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYDyABKAgSEQoJbmFtZXNwYWNlGBAgASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizAIKCVRhc2tFdmVudBIPCgd0YXNrX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSDgoGY3Vyc29yGAMgASgJEioKCmZyb21fc3RhdGUYBCABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSKAoIdG9fc3RhdGUYBSABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSJwoGYWN0aW9uGAYgASgOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhIQCghvcGVyYXRvchgHIAEoCRIOCgZyZWFzb24YCCABKAkSEgoKcmVxdWVzdF9pZBgJIAEoCRIvCgtjcmVhdGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJbmFtZXNwYWNlGAsgASgJEhQKDG9uX2JlaGFsZl9vZhgMIAEoCSr/AQoJVGFza1N0YXRlEhoKFlRBU0tfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJUQVNLX1NUQVRFX0NSRUFURUQQARIUChBUQVNLX1NUQVRFX1JFQURZEAISFgoSVEFTS19TVEFURV9SVU5OSU5HEAMSGAoUVEFTS19TVEFURV9TVUNDRUVERUQQBBIVChFUQVNLX1NUQVRFX0ZBSUxFRBAFEhcKE1RBU0tfU1RBVEVfUkVUUllJTkcQBhIVChFUQVNLX1NUQVRFX1BBVVNFRBAHEhUKEVRBU0tfU1RBVEVfS0lMTEVEEAgSGAoUVEFTS19TVEFURV9BQkFORE9ORUQQCSqMAQoJU3RhdGVLaW5kEhoKFlNUQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIWChJTVEFURV9LSU5EX0lOSVRJQUwQARIVChFTVEFURV9LSU5EX1NUQUJMRRACEhsKF1NUQVRFX0tJTkRfVFJBTlNJVElPTkFMEAMSFwoTU1RBVEVfS0lORF9URVJNSU5BTBAEKpYCCgpUYXNrQWN0aW9uEhsKF1RBU0tfQUNUSU9OX1VOU1BFQ0lGSUVEEAASFgoSVEFTS19BQ1RJT05fQ1JFQVRFEAESFwoTVEFTS19BQ1RJT05fRU5RVUVVRRACEhUKEVRBU0tfQUNUSU9OX1NUQVJUEAMSGAoUVEFTS19BQ1RJT05fQ09NUExFVEUQBBIUChBUQVNLX0FDVElPTl9GQUlMEAUSFQoRVEFTS19BQ1RJT05fUkVUUlkQBhIVChFUQVNLX0FDVElPTl9QQVVTRRAHEhYKElRBU0tfQUNUSU9OX1JFU1VNRRAIEhQKEFRBU0tfQUNUSU9OX0tJTEwQCRIXChNUQVNLX0FDVElPTl9BQkFORE9OEApiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSLZBQoEVGFzaxIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEg8KB3ZlcnNpb24YAyABKAMSLQoGbGFiZWxzGAQgAygLMh0udGFza2xpZmUudjEuVGFzay5MYWJlbHNFbnRyeRISCgpkZXBlbmRzX29uGAUgAygJEhAKCHJlcnVuX29mGAYgASgJEi4KDHJldHJ5X3BvbGljeRgHIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5Ei8KC2NyZWF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRIOCgZ3b3JrZXIYCyABKAkSNQoRbGVhc2VfZXhwaXJlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2xhc3RfaGVhcnRiZWF0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEW5leHRfYXR0ZW1wdF90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYDyABKAgSEQoJbmFtZXNwYWNlGBAgASgJEicKBWlucHV0GBEgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSKAoGcmVzdWx0GBIgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSLgoMbGFzdF9mYWlsdXJlGBMgASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK+AwoJVGFza0V2ZW50Eg8KB3Rhc2tfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIOCgZjdXJzb3IYAyABKAkSKgoKZnJvbV9zdGF0ZRgEIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIoCgh0b19zdGF0ZRgFIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRInCgZhY3Rpb24YBiABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEhAKCG9wZXJhdG9yGAcgASgJEg4KBnJlYXNvbhgIIAEoCRISCgpyZXF1ZXN0X2lkGAkgASgJEi8KC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCgluYW1lc3BhY2UYCyABKAkSFAoMb25fYmVoYWxmX29mGAwgASgJEg4KBndvcmtlchgNIAEoCRIPCgdhdHRlbXB0GA4gASgFEikKB2ZhaWx1cmUYDyABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRIWCglleGl0X2NvZGUYECABKAVIAIgBAUIMCgpfZXhpdF9jb2RlIt8CCgtUYXNrQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEg4KBndvcmtlchgCIAEoCRIuCgpzdGFydF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoKZW5kX2FjdGlvbhgFIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SKQoJZW5kX3N0YXRlGAYgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEhQKDGVuZF9vcGVyYXRvchgHIAEoCRIpCgdmYWlsdXJlGAggASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSFgoJZXhpdF9jb2RlGAkgASgFSACIAQESEgoKaGFzX3Jlc3VsdBgKIAEoCEIMCgpfZXhpdF9jb2RlKv8BCglUYXNrU3RhdGUSGgoWVEFTS19TVEFURV9VTlNQRUNJRklFRBAAEhYKElRBU0tfU1RBVEVfQ1JFQVRFRBABEhQKEFRBU0tfU1RBVEVfUkVBRFkQAhIWChJUQVNLX1NUQVRFX1JVTk5JTkcQAxIYChRUQVNLX1NUQVRFX1NVQ0NFRURFRBAEEhUKEVRBU0tfU1RBVEVfRkFJTEVEEAUSFwoTVEFTS19TVEFURV9SRVRSWUlORxAGEhUKEVRBU0tfU1RBVEVfUEFVU0VEEAcSFQoRVEFTS19TVEFURV9LSUxMRUQQCBIYChRUQVNLX1NUQVRFX0FCQU5ET05FRBAJKowBCglTdGF0ZUtpbmQSGgoWU1RBVEVfS0lORF9VTlNQRUNJRklFRBAAEhYKElNUQVRFX0tJTkRfSU5JVElBTBABEhUKEVNUQVRFX0tJTkRfU1RBQkxFEAISGwoXU1RBVEVfS0lORF9UUkFOU0lUSU9OQUwQAxIXChNTVEFURV9LSU5EX1RFUk1JTkFMEAQqlgIKClRhc2tBY3Rpb24SGwoXVEFTS19BQ1RJT05fVU5TUEVDSUZJRUQQABIWChJUQVNLX0FDVElPTl9DUkVBVEUQARIXChNUQVNLX0FDVElPTl9FTlFVRVVFEAISFQoRVEFTS19BQ1RJT05fU1RBUlQQAxIYChRUQVNLX0FDVElPTl9DT01QTEVURRAEEhQKEFRBU0tfQUNUSU9OX0ZBSUwQBRIVChFUQVNLX0FDVElPTl9SRVRSWRAGEhUKEVRBU0tfQUNUSU9OX1BBVVNFEAcSFgoSVEFTS19BQ1RJT05fUkVTVU1FEAgSFAoQVEFTS19BQ1RJT05fS0lMTBAJEhcKE1RBU0tfQUNUSU9OX0FCQU5ET04QCipOCghUYXNrVmlldxIZChVUQVNLX1ZJRVdfVU5TUEVDSUZJRUQQABITCg9UQVNLX1ZJRVdfQkFTSUMQARISCg5UQVNLX1ZJRVdfRlVMTBACYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * RetryPolicy is how the service re-schedules a failed task: while attempts remain it
@@ -62,6 +62,16 @@ export type RetryPolicy = Message<"tasklife.v1.RetryPolicy"> & {
    * @generated from field: optional double jitter = 5;
    */
   jitter?: number | undefined;
+
+  /**
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   *
+   * @generated from field: repeated string non_retryable_error_types = 6;
+   */
+  nonRetryableErrorTypes: string[];
 };
 
 /**
@@ -70,6 +80,98 @@ export type RetryPolicy = Message<"tasklife.v1.RetryPolicy"> & {
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
   messageDesc(file_tasklife_v1_task, 0);
+
+/**
+ * TaskPayload is opaque data with its media type: a task's input or its result. The service
+ * stores it as given and never reads it.
+ *
+ * @generated from message tasklife.v1.TaskPayload
+ */
+export type TaskPayload = Message<"tasklife.v1.TaskPayload"> & {
+  /**
+   * The bytes; at most the server's --max-payload-bytes (256 KiB by default).
+   *
+   * @generated from field: bytes data = 1;
+   */
+  data: Uint8Array;
+
+  /**
+   * The data's MIME type (RFC 6838), such as `application/json` or
+   * `text/plain; charset=utf-8`: up to 255 characters. Required when data is set.
+   *
+   * @generated from field: string content_type = 2;
+   */
+  contentType: string;
+};
+
+/**
+ * Describes the message tasklife.v1.TaskPayload.
+ * Use `create(TaskPayloadSchema)` to create a new message.
+ */
+export const TaskPayloadSchema: GenMessage<TaskPayload> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task, 1);
+
+/**
+ * TaskFailure says why an attempt failed, typed so that failures can be grouped, filtered and
+ * kept from being retried. Every move into TASK_STATE_FAILED records one: the reporter's, or
+ * the service's own (error_type LEASE_EXPIRED when a lease runs out).
+ *
+ * @generated from message tasklife.v1.TaskFailure
+ */
+export type TaskFailure = Message<"tasklife.v1.TaskFailure"> & {
+  /**
+   * The kind of failure, for grouping: `[A-Za-z][A-Za-z0-9_.:-]{0,127}`, such as
+   * `ValueError` or `io.timeout`; empty when the reporter gave none. The service's own:
+   * LEASE_EXPIRED (the worker stopped heartbeating).
+   *
+   * @generated from field: string error_type = 1;
+   */
+  errorType: string;
+
+  /**
+   * What went wrong, for people: up to 4 KiB of UTF-8. When FailTask carries no failure,
+   * the service records its reason here.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * Where it went wrong: up to 32 KiB of UTF-8.
+   *
+   * @generated from field: string stack_trace = 3;
+   */
+  stackTrace: string;
+
+  /**
+   * The process's exit code, when there was one: never 0 (that means success).
+   *
+   * @generated from field: optional int32 exit_code = 4;
+   */
+  exitCode?: number | undefined;
+
+  /**
+   * The failure must not be retried: set by its reporter, or by the service when
+   * error_type is one of the task's RetryPolicy.non_retryable_error_types.
+   *
+   * @generated from field: bool non_retryable = 5;
+   */
+  nonRetryable: boolean;
+
+  /**
+   * Anything else the reporter wants kept with the failure: up to 64 KiB.
+   *
+   * @generated from field: tasklife.v1.TaskPayload details = 6;
+   */
+  details?: TaskPayload | undefined;
+};
+
+/**
+ * Describes the message tasklife.v1.TaskFailure.
+ * Use `create(TaskFailureSchema)` to create a new message.
+ */
+export const TaskFailureSchema: GenMessage<TaskFailure> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task, 2);
 
 /**
  * Task is one task instance and the state it stands in now.
@@ -147,15 +249,18 @@ export type Task = Message<"tasklife.v1.Task"> & {
   updateTime?: Timestamp | undefined;
 
   /**
-   * How many times the task has been started: 0 before the first StartTask, then 1, 2...
+   * The number of the current or last attempt: 0 before the first StartTask, then 1, 2...
+   * One attempt per start (docs/concepts/attempts.md). An attempt ended by PauseTask does
+   * not use up the retry budget: RetryPolicy.max_attempts counts the attempts that failed.
    *
    * @generated from field: int32 attempt = 10;
    */
   attempt: number;
 
   /**
-   * The worker named by the StartTask of the current or last attempt; empty if none was
-   * named, or once its lease expired (the worker no longer holds the task).
+   * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+   * if one was named. Empty in every other state: a task that is not running has no worker.
+   * Who ran each attempt is in ListTaskAttempts.
    *
    * @generated from field: string worker = 11;
    */
@@ -199,6 +304,31 @@ export type Task = Message<"tasklife.v1.Task"> & {
    * @generated from field: string namespace = 16;
    */
   namespace: string;
+
+  /**
+   * What the task was created with, for the worker that runs it; fixed at creation. Unset
+   * when it was created without one, and in the BASIC view (ListTasks' default) and the
+   * answers of moves other than StartTask (ClaimTasks' claims carry it).
+   *
+   * @generated from field: tasklife.v1.TaskPayload input = 17;
+   */
+  input?: TaskPayload | undefined;
+
+  /**
+   * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+   * in the answers of moves.
+   *
+   * @generated from field: tasklife.v1.TaskPayload result = 18;
+   */
+  result?: TaskPayload | undefined;
+
+  /**
+   * The failure of the latest failed attempt, kept after retries: unset when no attempt
+   * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+   *
+   * @generated from field: tasklife.v1.TaskFailure last_failure = 19;
+   */
+  lastFailure?: TaskFailure | undefined;
 };
 
 /**
@@ -206,7 +336,7 @@ export type Task = Message<"tasklife.v1.Task"> & {
  * Use `create(TaskSchema)` to create a new message.
  */
 export const TaskSchema: GenMessage<Task> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 1);
+  messageDesc(file_tasklife_v1_task, 3);
 
 /**
  * TaskEvent is one row of a task's audited history: a single state change. Events
@@ -303,6 +433,39 @@ export type TaskEvent = Message<"tasklife.v1.TaskEvent"> & {
    * @generated from field: string on_behalf_of = 12;
    */
   onBehalfOf: string;
+
+  /**
+   * The worker the move names: the worker a StartTask started the attempt for, the worker
+   * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+   * service failed the task (operator `system:lease`). Empty when the move named none.
+   *
+   * @generated from field: string worker = 13;
+   */
+  worker: string;
+
+  /**
+   * The attempt the event belongs to: the task's attempt after the move (0 before its first
+   * start; a StartTask event opens attempt n).
+   *
+   * @generated from field: int32 attempt = 14;
+   */
+  attempt: number;
+
+  /**
+   * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+   * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+   *
+   * @generated from field: tasklife.v1.TaskFailure failure = 15;
+   */
+  failure?: TaskFailure | undefined;
+
+  /**
+   * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+   * exit_code on a FailTask that gave one; unset otherwise.
+   *
+   * @generated from field: optional int32 exit_code = 16;
+   */
+  exitCode?: number | undefined;
 };
 
 /**
@@ -310,7 +473,93 @@ export type TaskEvent = Message<"tasklife.v1.TaskEvent"> & {
  * Use `create(TaskEventSchema)` to create a new message.
  */
 export const TaskEventSchema: GenMessage<TaskEvent> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 2);
+  messageDesc(file_tasklife_v1_task, 4);
+
+/**
+ * TaskAttempt is one attempt of a task: one start, and the move that ended it. Derived from
+ * the task's history (its StartTask event and the event after it), so that the two always
+ * agree.
+ *
+ * @generated from message tasklife.v1.TaskAttempt
+ */
+export type TaskAttempt = Message<"tasklife.v1.TaskAttempt"> & {
+  /**
+   * The attempt's number: 1 for the first start, then 2, 3...
+   *
+   * @generated from field: int32 attempt = 1;
+   */
+  attempt: number;
+
+  /**
+   * The worker the attempt was started for; empty if its StartTask named none.
+   *
+   * @generated from field: string worker = 2;
+   */
+  worker: string;
+
+  /**
+   * When the attempt started (its StartTask event).
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 3;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * When the attempt ended (the event after its start); unset while it runs.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 4;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * The move that ended it: COMPLETE, FAIL, PAUSE or KILL; UNSPECIFIED while it runs.
+   *
+   * @generated from field: tasklife.v1.TaskAction end_action = 5;
+   */
+  endAction: TaskAction;
+
+  /**
+   * The state that move left the task in; UNSPECIFIED while it runs.
+   *
+   * @generated from field: tasklife.v1.TaskState end_state = 6;
+   */
+  endState: TaskState;
+
+  /**
+   * Who ended it (the operator of that move); empty while it runs.
+   *
+   * @generated from field: string end_operator = 7;
+   */
+  endOperator: string;
+
+  /**
+   * Why it failed, when its end was a FAIL.
+   *
+   * @generated from field: tasklife.v1.TaskFailure failure = 8;
+   */
+  failure?: TaskFailure | undefined;
+
+  /**
+   * The exit code its end reported, when one was given.
+   *
+   * @generated from field: optional int32 exit_code = 9;
+   */
+  exitCode?: number | undefined;
+
+  /**
+   * Whether it ended with a CompleteTask that gave a result (Task.result).
+   *
+   * @generated from field: bool has_result = 10;
+   */
+  hasResult: boolean;
+};
+
+/**
+ * Describes the message tasklife.v1.TaskAttempt.
+ * Use `create(TaskAttemptSchema)` to create a new message.
+ */
+export const TaskAttemptSchema: GenMessage<TaskAttempt> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task, 5);
 
 /**
  * TaskState is where a task instance stands. The allowed moves between states are
@@ -542,4 +791,38 @@ export enum TaskAction {
  */
 export const TaskActionSchema: GenEnum<TaskAction> = /*@__PURE__*/
   enumDesc(file_tasklife_v1_task, 2);
+
+/**
+ * TaskView says how much of a task a read returns.
+ *
+ * @generated from enum tasklife.v1.TaskView
+ */
+export enum TaskView {
+  /**
+   * The method's default: FULL for GetTask, BASIC for ListTasks.
+   *
+   * @generated from enum value: TASK_VIEW_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every field but the payloads: input and result are left out.
+   *
+   * @generated from enum value: TASK_VIEW_BASIC = 1;
+   */
+  BASIC = 1,
+
+  /**
+   * Every field, input and result included.
+   *
+   * @generated from enum value: TASK_VIEW_FULL = 2;
+   */
+  FULL = 2,
+}
+
+/**
+ * Describes the enum tasklife.v1.TaskView.
+ */
+export const TaskViewSchema: GenEnum<TaskView> = /*@__PURE__*/
+  enumDesc(file_tasklife_v1_task, 3);
 

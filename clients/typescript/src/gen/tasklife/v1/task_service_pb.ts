@@ -8,7 +8,7 @@ import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
-import type { RetryPolicy, StateKind, Task, TaskAction, TaskEvent, TaskState } from "./task_pb.js";
+import type { RetryPolicy, StateKind, Task, TaskAction, TaskAttempt, TaskEvent, TaskFailure, TaskPayload, TaskState, TaskView } from "./task_pb.js";
 import { file_tasklife_v1_task } from "./task_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tasklife/v1/task_service.proto.
  */
 export const file_tasklife_v1_task_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch50YXNrbGlmZS92MS90YXNrX3NlcnZpY2UucHJvdG8SC3Rhc2tsaWZlLnYxIsYCChFDcmVhdGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEjoKBmxhYmVscxgCIAMoCzIqLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXF1ZXN0LkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YAyADKAkSEAoIcmVydW5fb2YYBCABKAkSLgoMcmV0cnlfcG9saWN5GAUgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSDgoGcmVhc29uGAYgASgJEhAKCG9wZXJhdG9yGAcgASgJEhQKDGF1dG9fZW5xdWV1ZRgIIAEoCBIRCgluYW1lc3BhY2UYCSABKAkSFAoMb25fYmVoYWxmX29mGAogASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiXAoSQ3JlYXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IkwKDkdldFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSKQoFYXNfb2YYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjIKD0dldFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzayKKAgoQTGlzdFRhc2tzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRImCgZzdGF0ZXMYAyADKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSOQoGbGFiZWxzGAQgAygLMikudGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdC5MYWJlbHNFbnRyeRISCgpuYW1lc3BhY2VzGAUgAygJEikKBWFzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIk4KEUxpc3RUYXNrc1Jlc3BvbnNlEiAKBXRhc2tzGAEgAygLMhEudGFza2xpZmUudjEuVGFzaxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkirQEKFUxpc3RUYXNrRXZlbnRzUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJEi4KCnN0YXJ0X3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChZMaXN0VGFza0V2ZW50c1Jlc3BvbnNlEiYKBmV2ZW50cxgBIAMoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixwIKFldhdGNoVGFza0V2ZW50c1JlcXVlc3QSFgoMYWZ0ZXJfY3Vyc29yGAEgASgJSAASGAoOZnJvbV9iZWdpbm5pbmcYAiABKAhIABIQCgh0YXNrX2lkcxgDIAMoCRImCgZzdGF0ZXMYBCADKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSPwoGbGFiZWxzGAUgAygLMi8udGFza2xpZmUudjEuV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdC5MYWJlbHNFbnRyeRI0ChFwcm9ncmVzc19pbnRlcnZhbBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpuYW1lc3BhY2VzGAcgAygJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFc3RhcnQiUQoXV2F0Y2hUYXNrRXZlbnRzUmVzcG9uc2USJgoGZXZlbnRzGAEgAygLMhYudGFza2xpZmUudjEuVGFza0V2ZW50Eg4KBmN1cnNvchgCIAEoCSJmChBIZWFydGJlYXRSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSDgoGd29ya2VyGAIgASgJEjEKDmxlYXNlX2R1cmF0aW9uGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIjQKEUhlYXJ0YmVhdFJlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrIhgKFkdldFN0YXRlTWFjaGluZVJlcXVlc3QipwEKF0dldFN0YXRlTWFjaGluZVJlc3BvbnNlEi0KBnN0YXRlcxgBIAMoCzIdLnRhc2tsaWZlLnYxLlN0YXRlRGVzY3JpcHRpb24SLwoHYWN0aW9ucxgCIAMoCzIeLnRhc2tsaWZlLnYxLkFjdGlvbkRlc2NyaXB0aW9uEiwKC3RyYW5zaXRpb25zGAMgAygLMhcudGFza2xpZmUudjEuVHJhbnNpdGlvbiK6AQoQU3RhdGVEZXNjcmlwdGlvbhIlCgVzdGF0ZRgBIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIkCgRraW5kGAIgASgOMhYudGFza2xpZmUudjEuU3RhdGVLaW5kEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhIKCmVudGVyZWRfYnkYBCABKAkSMAoPYWxsb3dlZF9hY3Rpb25zGAUgAygOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbiKjAQoRQWN0aW9uRGVzY3JpcHRpb24SJwoGYWN0aW9uGAEgASgOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhIOCgZtZXRob2QYAiABKAkSKwoLZnJvbV9zdGF0ZXMYAyADKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSKAoIdG9fc3RhdGUYBCABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUiiwEKClRyYW5zaXRpb24SKgoKZnJvbV9zdGF0ZRgBIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRInCgZhY3Rpb24YAiABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEigKCHRvX3N0YXRlGAMgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlIqUBChJFbnF1ZXVlVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIl0KE0VucXVldWVUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQi5gEKEFN0YXJ0VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSDgoGd29ya2VyGAYgASgJEjEKDmxlYXNlX2R1cmF0aW9uGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKDG9uX2JlaGFsZl9vZhgIIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFTdGFydFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCK2AQoTQ29tcGxldGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIOCgZ3b3JrZXIYBiABKAkSFAoMb25fYmVoYWxmX29mGAcgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIl4KFENvbXBsZXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IrIBCg9GYWlsVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSDgoGd29ya2VyGAYgASgJEhQKDG9uX2JlaGFsZl9vZhgHIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJaChBGYWlsVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IqMBChBSZXRyeVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJbChFSZXRyeVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKjAQoQUGF1c2VUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWwoRUGF1c2VUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQipAEKEVJlc3VtZVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJcChJSZXN1bWVUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQiogEKD0tpbGxUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWgoQS2lsbFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKlAQoSQWJhbmRvblRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJdChNBYmFuZG9uVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IksKF0JhdGNoQ3JlYXRlVGFza3NSZXF1ZXN0EjAKCHJlcXVlc3RzGAEgAygLMh4udGFza2xpZmUudjEuQ3JlYXRlVGFza1JlcXVlc3QiUAoYQmF0Y2hDcmVhdGVUYXNrc1Jlc3BvbnNlEjQKB3Jlc3VsdHMYASADKAsyIy50YXNrbGlmZS52MS5CYXRjaENyZWF0ZVRhc2tzUmVzdWx0IoMBChZCYXRjaENyZWF0ZVRhc2tzUmVzdWx0Eh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50EiEKBWVycm9yGAMgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMiUwobQmF0Y2hUcmFuc2l0aW9uVGFza3NSZXF1ZXN0EjQKBWl0ZW1zGAEgAygLMiUudGFza2xpZmUudjEuQmF0Y2hUcmFuc2l0aW9uVGFza3NJdGVtIuEDChhCYXRjaFRyYW5zaXRpb25UYXNrc0l0ZW0SMgoHZW5xdWV1ZRgBIAEoCzIfLnRhc2tsaWZlLnYxLkVucXVldWVUYXNrUmVxdWVzdEgAEi4KBXN0YXJ0GAIgASgLMh0udGFza2xpZmUudjEuU3RhcnRUYXNrUmVxdWVzdEgAEjQKCGNvbXBsZXRlGAMgASgLMiAudGFza2xpZmUudjEuQ29tcGxldGVUYXNrUmVxdWVzdEgAEiwKBGZhaWwYBCABKAsyHC50YXNrbGlmZS52MS5GYWlsVGFza1JlcXVlc3RIABIuCgVyZXRyeRgFIAEoCzIdLnRhc2tsaWZlLnYxLlJldHJ5VGFza1JlcXVlc3RIABIuCgVwYXVzZRgGIAEoCzIdLnRhc2tsaWZlLnYxLlBhdXNlVGFza1JlcXVlc3RIABIwCgZyZXN1bWUYByABKAsyHi50YXNrbGlmZS52MS5SZXN1bWVUYXNrUmVxdWVzdEgAEiwKBGtpbGwYCCABKAsyHC50YXNrbGlmZS52MS5LaWxsVGFza1JlcXVlc3RIABIyCgdhYmFuZG9uGAkgASgLMh8udGFza2xpZmUudjEuQWJhbmRvblRhc2tSZXF1ZXN0SABCCQoHcmVxdWVzdCJYChxCYXRjaFRyYW5zaXRpb25UYXNrc1Jlc3BvbnNlEjgKB3Jlc3VsdHMYASADKAsyJy50YXNrbGlmZS52MS5CYXRjaFRyYW5zaXRpb25UYXNrc1Jlc3VsdCKHAQoaQmF0Y2hUcmFuc2l0aW9uVGFza3NSZXN1bHQSHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQSIQoFZXJyb3IYAyABKAsyEi5nb29nbGUucnBjLlN0YXR1cyLcAgoRQ2xhaW1UYXNrc1JlcXVlc3QSDgoGd29ya2VyGAEgASgJEjEKDmxlYXNlX2R1cmF0aW9uGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhEKCW1heF90YXNrcxgDIAEoBRIRCgluYW1lc3BhY2UYBCABKAkSOgoGbGFiZWxzGAUgAygLMioudGFza2xpZmUudjEuQ2xhaW1UYXNrc1JlcXVlc3QuTGFiZWxzRW50cnkSJwoEd2FpdBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpyZXF1ZXN0X2lkGAcgASgJEg4KBnJlYXNvbhgIIAEoCRIQCghvcGVyYXRvchgJIAEoCRIUCgxvbl9iZWhhbGZfb2YYCiABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJEChJDbGFpbVRhc2tzUmVzcG9uc2USLgoGY2xhaW1zGAEgAygLMh4udGFza2xpZmUudjEuU3RhcnRUYXNrUmVzcG9uc2UyrgwKC1Rhc2tTZXJ2aWNlEk0KCkNyZWF0ZVRhc2sSHi50YXNrbGlmZS52MS5DcmVhdGVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXNwb25zZRJECgdHZXRUYXNrEhsudGFza2xpZmUudjEuR2V0VGFza1JlcXVlc3QaHC50YXNrbGlmZS52MS5HZXRUYXNrUmVzcG9uc2USSgoJTGlzdFRhc2tzEh0udGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdBoeLnRhc2tsaWZlLnYxLkxpc3RUYXNrc1Jlc3BvbnNlElkKDkxpc3RUYXNrRXZlbnRzEiIudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXF1ZXN0GiMudGFza2xpZmUudjEuTGlzdFRhc2tFdmVudHNSZXNwb25zZRJcCg9HZXRTdGF0ZU1hY2hpbmUSIy50YXNrbGlmZS52MS5HZXRTdGF0ZU1hY2hpbmVSZXF1ZXN0GiQudGFza2xpZmUudjEuR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USXgoPV2F0Y2hUYXNrRXZlbnRzEiMudGFza2xpZmUudjEuV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdBokLnRhc2tsaWZlLnYxLldhdGNoVGFza0V2ZW50c1Jlc3BvbnNlMAESSgoJSGVhcnRiZWF0Eh0udGFza2xpZmUudjEuSGVhcnRiZWF0UmVxdWVzdBoeLnRhc2tsaWZlLnYxLkhlYXJ0YmVhdFJlc3BvbnNlElAKC0VucXVldWVUYXNrEh8udGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXF1ZXN0GiAudGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXNwb25zZRJKCglTdGFydFRhc2sSHS50YXNrbGlmZS52MS5TdGFydFRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuU3RhcnRUYXNrUmVzcG9uc2USUwoMQ29tcGxldGVUYXNrEiAudGFza2xpZmUudjEuQ29tcGxldGVUYXNrUmVxdWVzdBohLnRhc2tsaWZlLnYxLkNvbXBsZXRlVGFza1Jlc3BvbnNlEkcKCEZhaWxUYXNrEhwudGFza2xpZmUudjEuRmFpbFRhc2tSZXF1ZXN0Gh0udGFza2xpZmUudjEuRmFpbFRhc2tSZXNwb25zZRJKCglSZXRyeVRhc2sSHS50YXNrbGlmZS52MS5SZXRyeVRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuUmV0cnlUYXNrUmVzcG9uc2USSgoJUGF1c2VUYXNrEh0udGFza2xpZmUudjEuUGF1c2VUYXNrUmVxdWVzdBoeLnRhc2tsaWZlLnYxLlBhdXNlVGFza1Jlc3BvbnNlEk0KClJlc3VtZVRhc2sSHi50YXNrbGlmZS52MS5SZXN1bWVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLlJlc3VtZVRhc2tSZXNwb25zZRJHCghLaWxsVGFzaxIcLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVxdWVzdBodLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVzcG9uc2USUAoLQWJhbmRvblRhc2sSHy50YXNrbGlmZS52MS5BYmFuZG9uVGFza1JlcXVlc3QaIC50YXNrbGlmZS52MS5BYmFuZG9uVGFza1Jlc3BvbnNlEl8KEEJhdGNoQ3JlYXRlVGFza3MSJC50YXNrbGlmZS52MS5CYXRjaENyZWF0ZVRhc2tzUmVxdWVzdBolLnRhc2tsaWZlLnYxLkJhdGNoQ3JlYXRlVGFza3NSZXNwb25zZRJrChRCYXRjaFRyYW5zaXRpb25UYXNrcxIoLnRhc2tsaWZlLnYxLkJhdGNoVHJhbnNpdGlvblRhc2tzUmVxdWVzdBopLnRhc2tsaWZlLnYxLkJhdGNoVHJhbnNpdGlvblRhc2tzUmVzcG9uc2USTQoKQ2xhaW1UYXNrcxIeLnRhc2tsaWZlLnYxLkNsYWltVGFza3NSZXF1ZXN0Gh8udGFza2xpZmUudjEuQ2xhaW1UYXNrc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_google_rpc_status, file_tasklife_v1_task]);
+  fileDesc("Ch50YXNrbGlmZS92MS90YXNrX3NlcnZpY2UucHJvdG8SC3Rhc2tsaWZlLnYxIu8CChFDcmVhdGVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEjoKBmxhYmVscxgCIAMoCzIqLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXF1ZXN0LkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YAyADKAkSEAoIcmVydW5fb2YYBCABKAkSLgoMcmV0cnlfcG9saWN5GAUgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSDgoGcmVhc29uGAYgASgJEhAKCG9wZXJhdG9yGAcgASgJEhQKDGF1dG9fZW5xdWV1ZRgIIAEoCBIRCgluYW1lc3BhY2UYCSABKAkSFAoMb25fYmVoYWxmX29mGAogASgJEicKBWlucHV0GAsgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJcChJDcmVhdGVUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQicQoOR2V0VGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIpCgVhc19vZhgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIwoEdmlldxgDIAEoDjIVLnRhc2tsaWZlLnYxLlRhc2tWaWV3IjIKD0dldFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzayKvAgoQTGlzdFRhc2tzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRImCgZzdGF0ZXMYAyADKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSOQoGbGFiZWxzGAQgAygLMikudGFza2xpZmUudjEuTGlzdFRhc2tzUmVxdWVzdC5MYWJlbHNFbnRyeRISCgpuYW1lc3BhY2VzGAUgAygJEikKBWFzX29mGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIjCgR2aWV3GAcgASgOMhUudGFza2xpZmUudjEuVGFza1ZpZXcaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJOChFMaXN0VGFza3NSZXNwb25zZRIgCgV0YXNrcxgBIAMoCzIRLnRhc2tsaWZlLnYxLlRhc2sSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIq0BChVMaXN0VGFza0V2ZW50c1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIuCgpzdGFydF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifAoXTGlzdFRhc2tBdHRlbXB0c1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIpCgVhc19vZhgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXwoYTGlzdFRhc2tBdHRlbXB0c1Jlc3BvbnNlEioKCGF0dGVtcHRzGAEgAygLMhgudGFza2xpZmUudjEuVGFza0F0dGVtcHQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIscBChdMaXN0VGFza0ZhaWx1cmVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRISCgpuYW1lc3BhY2VzGAMgAygJEhMKC2Vycm9yX3R5cGVzGAQgAygJEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKIAQoYTGlzdFRhc2tGYWlsdXJlc1Jlc3BvbnNlEigKCGZhaWx1cmVzGAEgAygLMhYudGFza2xpZmUudjEuVGFza0V2ZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIpCgZjb3VudHMYAyADKAsyGS50YXNrbGlmZS52MS5GYWlsdXJlQ291bnQiMQoMRmFpbHVyZUNvdW50EhIKCmVycm9yX3R5cGUYASABKAkSDQoFY291bnQYAiABKAMiWQoWTGlzdFRhc2tFdmVudHNSZXNwb25zZRImCgZldmVudHMYASADKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIvECChZXYXRjaFRhc2tFdmVudHNSZXF1ZXN0EhYKDGFmdGVyX2N1cnNvchgBIAEoCUgAEhgKDmZyb21fYmVnaW5uaW5nGAIgASgISAASEAoIdGFza19pZHMYAyADKAkSJgoGc3RhdGVzGAQgAygOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEj8KBmxhYmVscxgFIAMoCzIvLnRhc2tsaWZlLnYxLldhdGNoVGFza0V2ZW50c1JlcXVlc3QuTGFiZWxzRW50cnkSNAoRcHJvZ3Jlc3NfaW50ZXJ2YWwYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEgoKbmFtZXNwYWNlcxgHIAMoCRIoCgdhY3Rpb25zGAggAygOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBXN0YXJ0IlEKF1dhdGNoVGFza0V2ZW50c1Jlc3BvbnNlEiYKBmV2ZW50cxgBIAMoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudBIOCgZjdXJzb3IYAiABKAkiZgoQSGVhcnRiZWF0UmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEg4KBndvcmtlchgCIAEoCRIxCg5sZWFzZV9kdXJhdGlvbhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiI0ChFIZWFydGJlYXRSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzayIYChZHZXRTdGF0ZU1hY2hpbmVSZXF1ZXN0IqcBChdHZXRTdGF0ZU1hY2hpbmVSZXNwb25zZRItCgZzdGF0ZXMYASADKAsyHS50YXNrbGlmZS52MS5TdGF0ZURlc2NyaXB0aW9uEi8KB2FjdGlvbnMYAiADKAsyHi50YXNrbGlmZS52MS5BY3Rpb25EZXNjcmlwdGlvbhIsCgt0cmFuc2l0aW9ucxgDIAMoCzIXLnRhc2tsaWZlLnYxLlRyYW5zaXRpb24iugEKEFN0YXRlRGVzY3JpcHRpb24SJQoFc3RhdGUYASABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSJAoEa2luZBgCIAEoDjIWLnRhc2tsaWZlLnYxLlN0YXRlS2luZBITCgtkZXNjcmlwdGlvbhgDIAEoCRISCgplbnRlcmVkX2J5GAQgASgJEjAKD2FsbG93ZWRfYWN0aW9ucxgFIAMoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24iowEKEUFjdGlvbkRlc2NyaXB0aW9uEicKBmFjdGlvbhgBIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SDgoGbWV0aG9kGAIgASgJEisKC2Zyb21fc3RhdGVzGAMgAygOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEigKCHRvX3N0YXRlGAQgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlIosBCgpUcmFuc2l0aW9uEioKCmZyb21fc3RhdGUYASABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSJwoGYWN0aW9uGAIgASgOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhIoCgh0b19zdGF0ZRgDIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZSKlAQoSRW5xdWV1ZVRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEhQKDG9uX2JlaGFsZl9vZhgGIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbiJdChNFbnF1ZXVlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IuYBChBTdGFydFRhc2tSZXF1ZXN0Eg8KB3Rhc2tfaWQYASABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJEhAKCG9wZXJhdG9yGAUgASgJEg4KBndvcmtlchgGIAEoCRIxCg5sZWFzZV9kdXJhdGlvbhgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxvbl9iZWhhbGZfb2YYCCABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWwoRU3RhcnRUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQihgIKE0NvbXBsZXRlVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSDgoGd29ya2VyGAYgASgJEhQKDG9uX2JlaGFsZl9vZhgHIAEoCRIoCgZyZXN1bHQYCCABKAsyGC50YXNrbGlmZS52MS5UYXNrUGF5bG9hZBIWCglleGl0X2NvZGUYCSABKAVIAYgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbkIMCgpfZXhpdF9jb2RlIl4KFENvbXBsZXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50It0BCg9GYWlsVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSDgoGd29ya2VyGAYgASgJEhQKDG9uX2JlaGFsZl9vZhgHIAEoCRIpCgdmYWlsdXJlGAggASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmVCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWgoQRmFpbFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCKjAQoQUmV0cnlUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iWwoRUmV0cnlUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQiowEKEFBhdXNlVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIlsKEVBhdXNlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IqQBChFSZXN1bWVUYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iXAoSUmVzdW1lVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50IqIBCg9LaWxsVGFza1JlcXVlc3QSDwoHdGFza19pZBgBIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAIgASgDSACIAQESEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSEAoIb3BlcmF0b3IYBSABKAkSFAoMb25fYmVoYWxmX29mGAYgASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uIloKEEtpbGxUYXNrUmVzcG9uc2USHwoEdGFzaxgBIAEoCzIRLnRhc2tsaWZlLnYxLlRhc2sSJQoFZXZlbnQYAiABKAsyFi50YXNrbGlmZS52MS5UYXNrRXZlbnQipQEKEkFiYW5kb25UYXNrUmVxdWVzdBIPCgd0YXNrX2lkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKANIAIgBARISCgpyZXF1ZXN0X2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIQCghvcGVyYXRvchgFIAEoCRIUCgxvbl9iZWhhbGZfb2YYBiABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iXQoTQWJhbmRvblRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudCJLChdCYXRjaENyZWF0ZVRhc2tzUmVxdWVzdBIwCghyZXF1ZXN0cxgBIAMoCzIeLnRhc2tsaWZlLnYxLkNyZWF0ZVRhc2tSZXF1ZXN0IlAKGEJhdGNoQ3JlYXRlVGFza3NSZXNwb25zZRI0CgdyZXN1bHRzGAEgAygLMiMudGFza2xpZmUudjEuQmF0Y2hDcmVhdGVUYXNrc1Jlc3VsdCKDAQoWQmF0Y2hDcmVhdGVUYXNrc1Jlc3VsdBIfCgR0YXNrGAEgASgLMhEudGFza2xpZmUudjEuVGFzaxIlCgVldmVudBgCIAEoCzIWLnRhc2tsaWZlLnYxLlRhc2tFdmVudBIhCgVlcnJvchgDIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzIlMKG0JhdGNoVHJhbnNpdGlvblRhc2tzUmVxdWVzdBI0CgVpdGVtcxgBIAMoCzIlLnRhc2tsaWZlLnYxLkJhdGNoVHJhbnNpdGlvblRhc2tzSXRlbSLhAwoYQmF0Y2hUcmFuc2l0aW9uVGFza3NJdGVtEjIKB2VucXVldWUYASABKAsyHy50YXNrbGlmZS52MS5FbnF1ZXVlVGFza1JlcXVlc3RIABIuCgVzdGFydBgCIAEoCzIdLnRhc2tsaWZlLnYxLlN0YXJ0VGFza1JlcXVlc3RIABI0Cghjb21wbGV0ZRgDIAEoCzIgLnRhc2tsaWZlLnYxLkNvbXBsZXRlVGFza1JlcXVlc3RIABIsCgRmYWlsGAQgASgLMhwudGFza2xpZmUudjEuRmFpbFRhc2tSZXF1ZXN0SAASLgoFcmV0cnkYBSABKAsyHS50YXNrbGlmZS52MS5SZXRyeVRhc2tSZXF1ZXN0SAASLgoFcGF1c2UYBiABKAsyHS50YXNrbGlmZS52MS5QYXVzZVRhc2tSZXF1ZXN0SAASMAoGcmVzdW1lGAcgASgLMh4udGFza2xpZmUudjEuUmVzdW1lVGFza1JlcXVlc3RIABIsCgRraWxsGAggASgLMhwudGFza2xpZmUudjEuS2lsbFRhc2tSZXF1ZXN0SAASMgoHYWJhbmRvbhgJIAEoCzIfLnRhc2tsaWZlLnYxLkFiYW5kb25UYXNrUmVxdWVzdEgAQgkKB3JlcXVlc3QiWAocQmF0Y2hUcmFuc2l0aW9uVGFza3NSZXNwb25zZRI4CgdyZXN1bHRzGAEgAygLMicudGFza2xpZmUudjEuQmF0Y2hUcmFuc2l0aW9uVGFza3NSZXN1bHQihwEKGkJhdGNoVHJhbnNpdGlvblRhc2tzUmVzdWx0Eh8KBHRhc2sYASABKAsyES50YXNrbGlmZS52MS5UYXNrEiUKBWV2ZW50GAIgASgLMhYudGFza2xpZmUudjEuVGFza0V2ZW50EiEKBWVycm9yGAMgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMi3AIKEUNsYWltVGFza3NSZXF1ZXN0Eg4KBndvcmtlchgBIAEoCRIxCg5sZWFzZV9kdXJhdGlvbhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIRCgltYXhfdGFza3MYAyABKAUSEQoJbmFtZXNwYWNlGAQgASgJEjoKBmxhYmVscxgFIAMoCzIqLnRhc2tsaWZlLnYxLkNsYWltVGFza3NSZXF1ZXN0LkxhYmVsc0VudHJ5EicKBHdhaXQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEgoKcmVxdWVzdF9pZBgHIAEoCRIOCgZyZWFzb24YCCABKAkSEAoIb3BlcmF0b3IYCSABKAkSFAoMb25fYmVoYWxmX29mGAogASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiRAoSQ2xhaW1UYXNrc1Jlc3BvbnNlEi4KBmNsYWltcxgBIAMoCzIeLnRhc2tsaWZlLnYxLlN0YXJ0VGFza1Jlc3BvbnNlMvANCgtUYXNrU2VydmljZRJNCgpDcmVhdGVUYXNrEh4udGFza2xpZmUudjEuQ3JlYXRlVGFza1JlcXVlc3QaHy50YXNrbGlmZS52MS5DcmVhdGVUYXNrUmVzcG9uc2USRAoHR2V0VGFzaxIbLnRhc2tsaWZlLnYxLkdldFRhc2tSZXF1ZXN0GhwudGFza2xpZmUudjEuR2V0VGFza1Jlc3BvbnNlEkoKCUxpc3RUYXNrcxIdLnRhc2tsaWZlLnYxLkxpc3RUYXNrc1JlcXVlc3QaHi50YXNrbGlmZS52MS5MaXN0VGFza3NSZXNwb25zZRJZCg5MaXN0VGFza0V2ZW50cxIiLnRhc2tsaWZlLnYxLkxpc3RUYXNrRXZlbnRzUmVxdWVzdBojLnRhc2tsaWZlLnYxLkxpc3RUYXNrRXZlbnRzUmVzcG9uc2USXwoQTGlzdFRhc2tBdHRlbXB0cxIkLnRhc2tsaWZlLnYxLkxpc3RUYXNrQXR0ZW1wdHNSZXF1ZXN0GiUudGFza2xpZmUudjEuTGlzdFRhc2tBdHRlbXB0c1Jlc3BvbnNlEl8KEExpc3RUYXNrRmFpbHVyZXMSJC50YXNrbGlmZS52MS5MaXN0VGFza0ZhaWx1cmVzUmVxdWVzdBolLnRhc2tsaWZlLnYxLkxpc3RUYXNrRmFpbHVyZXNSZXNwb25zZRJcCg9HZXRTdGF0ZU1hY2hpbmUSIy50YXNrbGlmZS52MS5HZXRTdGF0ZU1hY2hpbmVSZXF1ZXN0GiQudGFza2xpZmUudjEuR2V0U3RhdGVNYWNoaW5lUmVzcG9uc2USXgoPV2F0Y2hUYXNrRXZlbnRzEiMudGFza2xpZmUudjEuV2F0Y2hUYXNrRXZlbnRzUmVxdWVzdBokLnRhc2tsaWZlLnYxLldhdGNoVGFza0V2ZW50c1Jlc3BvbnNlMAESSgoJSGVhcnRiZWF0Eh0udGFza2xpZmUudjEuSGVhcnRiZWF0UmVxdWVzdBoeLnRhc2tsaWZlLnYxLkhlYXJ0YmVhdFJlc3BvbnNlElAKC0VucXVldWVUYXNrEh8udGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXF1ZXN0GiAudGFza2xpZmUudjEuRW5xdWV1ZVRhc2tSZXNwb25zZRJKCglTdGFydFRhc2sSHS50YXNrbGlmZS52MS5TdGFydFRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuU3RhcnRUYXNrUmVzcG9uc2USUwoMQ29tcGxldGVUYXNrEiAudGFza2xpZmUudjEuQ29tcGxldGVUYXNrUmVxdWVzdBohLnRhc2tsaWZlLnYxLkNvbXBsZXRlVGFza1Jlc3BvbnNlEkcKCEZhaWxUYXNrEhwudGFza2xpZmUudjEuRmFpbFRhc2tSZXF1ZXN0Gh0udGFza2xpZmUudjEuRmFpbFRhc2tSZXNwb25zZRJKCglSZXRyeVRhc2sSHS50YXNrbGlmZS52MS5SZXRyeVRhc2tSZXF1ZXN0Gh4udGFza2xpZmUudjEuUmV0cnlUYXNrUmVzcG9uc2USSgoJUGF1c2VUYXNrEh0udGFza2xpZmUudjEuUGF1c2VUYXNrUmVxdWVzdBoeLnRhc2tsaWZlLnYxLlBhdXNlVGFza1Jlc3BvbnNlEk0KClJlc3VtZVRhc2sSHi50YXNrbGlmZS52MS5SZXN1bWVUYXNrUmVxdWVzdBofLnRhc2tsaWZlLnYxLlJlc3VtZVRhc2tSZXNwb25zZRJHCghLaWxsVGFzaxIcLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVxdWVzdBodLnRhc2tsaWZlLnYxLktpbGxUYXNrUmVzcG9uc2USUAoLQWJhbmRvblRhc2sSHy50YXNrbGlmZS52MS5BYmFuZG9uVGFza1JlcXVlc3QaIC50YXNrbGlmZS52MS5BYmFuZG9uVGFza1Jlc3BvbnNlEl8KEEJhdGNoQ3JlYXRlVGFza3MSJC50YXNrbGlmZS52MS5CYXRjaENyZWF0ZVRhc2tzUmVxdWVzdBolLnRhc2tsaWZlLnYxLkJhdGNoQ3JlYXRlVGFza3NSZXNwb25zZRJrChRCYXRjaFRyYW5zaXRpb25UYXNrcxIoLnRhc2tsaWZlLnYxLkJhdGNoVHJhbnNpdGlvblRhc2tzUmVxdWVzdBopLnRhc2tsaWZlLnYxLkJhdGNoVHJhbnNpdGlvblRhc2tzUmVzcG9uc2USTQoKQ2xhaW1UYXNrcxIeLnRhc2tsaWZlLnYxLkNsYWltVGFza3NSZXF1ZXN0Gh8udGFza2xpZmUudjEuQ2xhaW1UYXNrc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_google_rpc_status, file_tasklife_v1_task]);
 
 /**
  * CreateTaskRequest describes a new task.
@@ -99,6 +99,15 @@ export type CreateTaskRequest = Message<"tasklife.v1.CreateTaskRequest"> & {
    * @generated from field: string on_behalf_of = 10;
    */
   onBehalfOf: string;
+
+  /**
+   * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+   * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+   * when data is set. Part of the spec a retried CreateTask must repeat.
+   *
+   * @generated from field: tasklife.v1.TaskPayload input = 11;
+   */
+  input?: TaskPayload | undefined;
 };
 
 /**
@@ -115,7 +124,7 @@ export const CreateTaskRequestSchema: GenMessage<CreateTaskRequest> = /*@__PURE_
  */
 export type CreateTaskResponse = Message<"tasklife.v1.CreateTaskResponse"> & {
   /**
-   * The task, at version 1 when just created.
+   * The task, at version 1 when just created, in the BASIC view (without its input).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -159,6 +168,13 @@ export type GetTaskRequest = Message<"tasklife.v1.GetTaskRequest"> & {
    * @generated from field: google.protobuf.Timestamp as_of = 2;
    */
   asOf?: Timestamp | undefined;
+
+  /**
+   * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+   *
+   * @generated from field: tasklife.v1.TaskView view = 3;
+   */
+  view: TaskView;
 };
 
 /**
@@ -242,6 +258,14 @@ export type ListTasksRequest = Message<"tasklife.v1.ListTasksRequest"> & {
    * @generated from field: google.protobuf.Timestamp as_of = 6;
    */
   asOf?: Timestamp | undefined;
+
+  /**
+   * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+   * result, which may be large).
+   *
+   * @generated from field: tasklife.v1.TaskView view = 7;
+   */
+  view: TaskView;
 };
 
 /**
@@ -332,6 +356,204 @@ export const ListTaskEventsRequestSchema: GenMessage<ListTaskEventsRequest> = /*
   messageDesc(file_tasklife_v1_task_service, 6);
 
 /**
+ * ListTaskAttemptsRequest pages one task's attempts.
+ *
+ * @generated from message tasklife.v1.ListTaskAttemptsRequest
+ */
+export type ListTaskAttemptsRequest = Message<"tasklife.v1.ListTaskAttemptsRequest"> & {
+  /**
+   * The task's id. Required.
+   *
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * Maximum attempts to return, 0 to 1000; 0 means 100 and larger values are treated as
+   * 1000. Negative values are refused.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of a previous call for the same task and as_of, or empty for the
+   * first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+
+  /**
+   * Unset: the attempts as they stand now. Set: as they stood at that instant (an attempt
+   * that ended later shows no end); NOT_FOUND if the task did not exist yet. Same errors as
+   * GetTaskRequest.as_of.
+   *
+   * @generated from field: google.protobuf.Timestamp as_of = 4;
+   */
+  asOf?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tasklife.v1.ListTaskAttemptsRequest.
+ * Use `create(ListTaskAttemptsRequestSchema)` to create a new message.
+ */
+export const ListTaskAttemptsRequestSchema: GenMessage<ListTaskAttemptsRequest> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 7);
+
+/**
+ * ListTaskAttemptsResponse is one page of a task's attempts.
+ *
+ * @generated from message tasklife.v1.ListTaskAttemptsResponse
+ */
+export type ListTaskAttemptsResponse = Message<"tasklife.v1.ListTaskAttemptsResponse"> & {
+  /**
+   * The attempts in order, the first first.
+   *
+   * @generated from field: repeated tasklife.v1.TaskAttempt attempts = 1;
+   */
+  attempts: TaskAttempt[];
+
+  /**
+   * Pass as page_token to get the next page; empty when this page holds the last attempt.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message tasklife.v1.ListTaskAttemptsResponse.
+ * Use `create(ListTaskAttemptsResponseSchema)` to create a new message.
+ */
+export const ListTaskAttemptsResponseSchema: GenMessage<ListTaskAttemptsResponse> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 8);
+
+/**
+ * ListTaskFailuresRequest filters and pages failures. Filters combine with AND.
+ *
+ * @generated from message tasklife.v1.ListTaskFailuresRequest
+ */
+export type ListTaskFailuresRequest = Message<"tasklife.v1.ListTaskFailuresRequest"> & {
+  /**
+   * Maximum failures to return, 0 to 1000; 0 means 100 and larger values are treated as
+   * 1000. Negative values are refused.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of a previous call with the same filters, or empty for the first
+   * page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * Only failures of tasks in these namespaces (up to 100); empty means every namespace the
+   * caller reaches. Naming one it does not reach is PERMISSION_DENIED.
+   *
+   * @generated from field: repeated string namespaces = 3;
+   */
+  namespaces: string[];
+
+  /**
+   * Only failures of these error types (up to 100; the empty string for failures without a
+   * type); empty means every type.
+   *
+   * @generated from field: repeated string error_types = 4;
+   */
+  errorTypes: string[];
+
+  /**
+   * Only failures recorded at or after this instant; unset means 24 hours before end_time.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 5;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * Only failures recorded before this instant; unset means now. Must be after start_time.
+   *
+   * @generated from field: google.protobuf.Timestamp end_time = 6;
+   */
+  endTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tasklife.v1.ListTaskFailuresRequest.
+ * Use `create(ListTaskFailuresRequestSchema)` to create a new message.
+ */
+export const ListTaskFailuresRequestSchema: GenMessage<ListTaskFailuresRequest> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 9);
+
+/**
+ * ListTaskFailuresResponse is one page of failures and the count of every matching one.
+ *
+ * @generated from message tasklife.v1.ListTaskFailuresResponse
+ */
+export type ListTaskFailuresResponse = Message<"tasklife.v1.ListTaskFailuresResponse"> & {
+  /**
+   * The FAIL events, newest first, each with its failure.
+   *
+   * @generated from field: repeated tasklife.v1.TaskEvent failures = 1;
+   */
+  failures: TaskEvent[];
+
+  /**
+   * Pass as page_token to get the next page; empty when there are no more failures.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * Every failure matching the filters (on all pages), counted by error type, the most
+   * frequent first.
+   *
+   * @generated from field: repeated tasklife.v1.FailureCount counts = 3;
+   */
+  counts: FailureCount[];
+};
+
+/**
+ * Describes the message tasklife.v1.ListTaskFailuresResponse.
+ * Use `create(ListTaskFailuresResponseSchema)` to create a new message.
+ */
+export const ListTaskFailuresResponseSchema: GenMessage<ListTaskFailuresResponse> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 10);
+
+/**
+ * FailureCount is how many failures of one error type matched.
+ *
+ * @generated from message tasklife.v1.FailureCount
+ */
+export type FailureCount = Message<"tasklife.v1.FailureCount"> & {
+  /**
+   * The error type; empty for failures without one.
+   *
+   * @generated from field: string error_type = 1;
+   */
+  errorType: string;
+
+  /**
+   * How many.
+   *
+   * @generated from field: int64 count = 2;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message tasklife.v1.FailureCount.
+ * Use `create(FailureCountSchema)` to create a new message.
+ */
+export const FailureCountSchema: GenMessage<FailureCount> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task_service, 11);
+
+/**
  * ListTaskEventsResponse is one page of a task's history.
  *
  * @generated from message tasklife.v1.ListTaskEventsResponse
@@ -358,7 +580,7 @@ export type ListTaskEventsResponse = Message<"tasklife.v1.ListTaskEventsResponse
  * Use `create(ListTaskEventsResponseSchema)` to create a new message.
  */
 export const ListTaskEventsResponseSchema: GenMessage<ListTaskEventsResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 7);
+  messageDesc(file_tasklife_v1_task_service, 12);
 
 /**
  * WatchTaskEventsRequest says where a watch starts and which events it wants. The filters
@@ -432,6 +654,14 @@ export type WatchTaskEventsRequest = Message<"tasklife.v1.WatchTaskEventsRequest
    * @generated from field: repeated string namespaces = 7;
    */
   namespaces: string[];
+
+  /**
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   *
+   * @generated from field: repeated tasklife.v1.TaskAction actions = 8;
+   */
+  actions: TaskAction[];
 };
 
 /**
@@ -439,7 +669,7 @@ export type WatchTaskEventsRequest = Message<"tasklife.v1.WatchTaskEventsRequest
  * Use `create(WatchTaskEventsRequestSchema)` to create a new message.
  */
 export const WatchTaskEventsRequestSchema: GenMessage<WatchTaskEventsRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 8);
+  messageDesc(file_tasklife_v1_task_service, 13);
 
 /**
  * WatchTaskEventsResponse is one message of a watch.
@@ -468,7 +698,7 @@ export type WatchTaskEventsResponse = Message<"tasklife.v1.WatchTaskEventsRespon
  * Use `create(WatchTaskEventsResponseSchema)` to create a new message.
  */
 export const WatchTaskEventsResponseSchema: GenMessage<WatchTaskEventsResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 9);
+  messageDesc(file_tasklife_v1_task_service, 14);
 
 /**
  * HeartbeatRequest renews a lease.
@@ -504,7 +734,7 @@ export type HeartbeatRequest = Message<"tasklife.v1.HeartbeatRequest"> & {
  * Use `create(HeartbeatRequestSchema)` to create a new message.
  */
 export const HeartbeatRequestSchema: GenMessage<HeartbeatRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 10);
+  messageDesc(file_tasklife_v1_task_service, 15);
 
 /**
  * HeartbeatResponse holds the task with its renewed lease.
@@ -525,7 +755,7 @@ export type HeartbeatResponse = Message<"tasklife.v1.HeartbeatResponse"> & {
  * Use `create(HeartbeatResponseSchema)` to create a new message.
  */
 export const HeartbeatResponseSchema: GenMessage<HeartbeatResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 11);
+  messageDesc(file_tasklife_v1_task_service, 16);
 
 /**
  * GetStateMachineRequest takes no parameters.
@@ -540,7 +770,7 @@ export type GetStateMachineRequest = Message<"tasklife.v1.GetStateMachineRequest
  * Use `create(GetStateMachineRequestSchema)` to create a new message.
  */
 export const GetStateMachineRequestSchema: GenMessage<GetStateMachineRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 12);
+  messageDesc(file_tasklife_v1_task_service, 17);
 
 /**
  * GetStateMachineResponse is the whole state machine.
@@ -575,7 +805,7 @@ export type GetStateMachineResponse = Message<"tasklife.v1.GetStateMachineRespon
  * Use `create(GetStateMachineResponseSchema)` to create a new message.
  */
 export const GetStateMachineResponseSchema: GenMessage<GetStateMachineResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 13);
+  messageDesc(file_tasklife_v1_task_service, 18);
 
 /**
  * StateDescription describes one state.
@@ -624,7 +854,7 @@ export type StateDescription = Message<"tasklife.v1.StateDescription"> & {
  * Use `create(StateDescriptionSchema)` to create a new message.
  */
 export const StateDescriptionSchema: GenMessage<StateDescription> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 14);
+  messageDesc(file_tasklife_v1_task_service, 19);
 
 /**
  * ActionDescription describes one action.
@@ -666,7 +896,7 @@ export type ActionDescription = Message<"tasklife.v1.ActionDescription"> & {
  * Use `create(ActionDescriptionSchema)` to create a new message.
  */
 export const ActionDescriptionSchema: GenMessage<ActionDescription> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 15);
+  messageDesc(file_tasklife_v1_task_service, 20);
 
 /**
  * Transition is one allowed edge of the state machine.
@@ -701,7 +931,7 @@ export type Transition = Message<"tasklife.v1.Transition"> & {
  * Use `create(TransitionSchema)` to create a new message.
  */
 export const TransitionSchema: GenMessage<Transition> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 16);
+  messageDesc(file_tasklife_v1_task_service, 21);
 
 /**
  * EnqueueTaskRequest asks for the EnqueueTask transition. The fields are the same for every
@@ -729,8 +959,8 @@ export type EnqueueTaskRequest = Message<"tasklife.v1.EnqueueTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -769,7 +999,7 @@ export type EnqueueTaskRequest = Message<"tasklife.v1.EnqueueTaskRequest"> & {
  * Use `create(EnqueueTaskRequestSchema)` to create a new message.
  */
 export const EnqueueTaskRequestSchema: GenMessage<EnqueueTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 17);
+  messageDesc(file_tasklife_v1_task_service, 22);
 
 /**
  * EnqueueTaskResponse is the outcome of a successful EnqueueTask.
@@ -778,7 +1008,7 @@ export const EnqueueTaskRequestSchema: GenMessage<EnqueueTaskRequest> = /*@__PUR
  */
 export type EnqueueTaskResponse = Message<"tasklife.v1.EnqueueTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -797,7 +1027,7 @@ export type EnqueueTaskResponse = Message<"tasklife.v1.EnqueueTaskResponse"> & {
  * Use `create(EnqueueTaskResponseSchema)` to create a new message.
  */
 export const EnqueueTaskResponseSchema: GenMessage<EnqueueTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 18);
+  messageDesc(file_tasklife_v1_task_service, 23);
 
 /**
  * StartTaskRequest asks for the StartTask transition. The fields are the same for every
@@ -825,8 +1055,8 @@ export type StartTaskRequest = Message<"tasklife.v1.StartTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -881,7 +1111,7 @@ export type StartTaskRequest = Message<"tasklife.v1.StartTaskRequest"> & {
  * Use `create(StartTaskRequestSchema)` to create a new message.
  */
 export const StartTaskRequestSchema: GenMessage<StartTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 19);
+  messageDesc(file_tasklife_v1_task_service, 24);
 
 /**
  * StartTaskResponse is the outcome of a successful StartTask.
@@ -890,7 +1120,7 @@ export const StartTaskRequestSchema: GenMessage<StartTaskRequest> = /*@__PURE__*
  */
 export type StartTaskResponse = Message<"tasklife.v1.StartTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, with its input: everything the worker needs to run it.
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -909,7 +1139,7 @@ export type StartTaskResponse = Message<"tasklife.v1.StartTaskResponse"> & {
  * Use `create(StartTaskResponseSchema)` to create a new message.
  */
 export const StartTaskResponseSchema: GenMessage<StartTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 20);
+  messageDesc(file_tasklife_v1_task_service, 25);
 
 /**
  * CompleteTaskRequest asks for the CompleteTask transition. The fields are the same for every
@@ -937,8 +1167,8 @@ export type CompleteTaskRequest = Message<"tasklife.v1.CompleteTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -979,6 +1209,22 @@ export type CompleteTaskRequest = Message<"tasklife.v1.CompleteTaskRequest"> & {
    * @generated from field: string on_behalf_of = 7;
    */
   onBehalfOf: string;
+
+  /**
+   * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+   * default); content_type is required when data is set.
+   *
+   * @generated from field: tasklife.v1.TaskPayload result = 8;
+   */
+  result?: TaskPayload | undefined;
+
+  /**
+   * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+   * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+   *
+   * @generated from field: optional int32 exit_code = 9;
+   */
+  exitCode?: number | undefined;
 };
 
 /**
@@ -986,7 +1232,7 @@ export type CompleteTaskRequest = Message<"tasklife.v1.CompleteTaskRequest"> & {
  * Use `create(CompleteTaskRequestSchema)` to create a new message.
  */
 export const CompleteTaskRequestSchema: GenMessage<CompleteTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 21);
+  messageDesc(file_tasklife_v1_task_service, 26);
 
 /**
  * CompleteTaskResponse is the outcome of a successful CompleteTask.
@@ -995,7 +1241,7 @@ export const CompleteTaskRequestSchema: GenMessage<CompleteTaskRequest> = /*@__P
  */
 export type CompleteTaskResponse = Message<"tasklife.v1.CompleteTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -1014,7 +1260,7 @@ export type CompleteTaskResponse = Message<"tasklife.v1.CompleteTaskResponse"> &
  * Use `create(CompleteTaskResponseSchema)` to create a new message.
  */
 export const CompleteTaskResponseSchema: GenMessage<CompleteTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 22);
+  messageDesc(file_tasklife_v1_task_service, 27);
 
 /**
  * FailTaskRequest asks for the FailTask transition. The fields are the same for every
@@ -1042,8 +1288,8 @@ export type FailTaskRequest = Message<"tasklife.v1.FailTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1084,6 +1330,15 @@ export type FailTaskRequest = Message<"tasklife.v1.FailTaskRequest"> & {
    * @generated from field: string on_behalf_of = 7;
    */
   onBehalfOf: string;
+
+  /**
+   * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+   * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+   * failure whose message is the reason. Limits: docs/reference/limits.md.
+   *
+   * @generated from field: tasklife.v1.TaskFailure failure = 8;
+   */
+  failure?: TaskFailure | undefined;
 };
 
 /**
@@ -1091,7 +1346,7 @@ export type FailTaskRequest = Message<"tasklife.v1.FailTaskRequest"> & {
  * Use `create(FailTaskRequestSchema)` to create a new message.
  */
 export const FailTaskRequestSchema: GenMessage<FailTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 23);
+  messageDesc(file_tasklife_v1_task_service, 28);
 
 /**
  * FailTaskResponse is the outcome of a successful FailTask.
@@ -1100,7 +1355,7 @@ export const FailTaskRequestSchema: GenMessage<FailTaskRequest> = /*@__PURE__*/
  */
 export type FailTaskResponse = Message<"tasklife.v1.FailTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -1119,7 +1374,7 @@ export type FailTaskResponse = Message<"tasklife.v1.FailTaskResponse"> & {
  * Use `create(FailTaskResponseSchema)` to create a new message.
  */
 export const FailTaskResponseSchema: GenMessage<FailTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 24);
+  messageDesc(file_tasklife_v1_task_service, 29);
 
 /**
  * RetryTaskRequest asks for the RetryTask transition. The fields are the same for every
@@ -1147,8 +1402,8 @@ export type RetryTaskRequest = Message<"tasklife.v1.RetryTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1187,7 +1442,7 @@ export type RetryTaskRequest = Message<"tasklife.v1.RetryTaskRequest"> & {
  * Use `create(RetryTaskRequestSchema)` to create a new message.
  */
 export const RetryTaskRequestSchema: GenMessage<RetryTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 25);
+  messageDesc(file_tasklife_v1_task_service, 30);
 
 /**
  * RetryTaskResponse is the outcome of a successful RetryTask.
@@ -1196,7 +1451,7 @@ export const RetryTaskRequestSchema: GenMessage<RetryTaskRequest> = /*@__PURE__*
  */
 export type RetryTaskResponse = Message<"tasklife.v1.RetryTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -1215,7 +1470,7 @@ export type RetryTaskResponse = Message<"tasklife.v1.RetryTaskResponse"> & {
  * Use `create(RetryTaskResponseSchema)` to create a new message.
  */
 export const RetryTaskResponseSchema: GenMessage<RetryTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 26);
+  messageDesc(file_tasklife_v1_task_service, 31);
 
 /**
  * PauseTaskRequest asks for the PauseTask transition. The fields are the same for every
@@ -1243,8 +1498,8 @@ export type PauseTaskRequest = Message<"tasklife.v1.PauseTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1283,7 +1538,7 @@ export type PauseTaskRequest = Message<"tasklife.v1.PauseTaskRequest"> & {
  * Use `create(PauseTaskRequestSchema)` to create a new message.
  */
 export const PauseTaskRequestSchema: GenMessage<PauseTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 27);
+  messageDesc(file_tasklife_v1_task_service, 32);
 
 /**
  * PauseTaskResponse is the outcome of a successful PauseTask.
@@ -1292,7 +1547,7 @@ export const PauseTaskRequestSchema: GenMessage<PauseTaskRequest> = /*@__PURE__*
  */
 export type PauseTaskResponse = Message<"tasklife.v1.PauseTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -1311,7 +1566,7 @@ export type PauseTaskResponse = Message<"tasklife.v1.PauseTaskResponse"> & {
  * Use `create(PauseTaskResponseSchema)` to create a new message.
  */
 export const PauseTaskResponseSchema: GenMessage<PauseTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 28);
+  messageDesc(file_tasklife_v1_task_service, 33);
 
 /**
  * ResumeTaskRequest asks for the ResumeTask transition. The fields are the same for every
@@ -1339,8 +1594,8 @@ export type ResumeTaskRequest = Message<"tasklife.v1.ResumeTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1379,7 +1634,7 @@ export type ResumeTaskRequest = Message<"tasklife.v1.ResumeTaskRequest"> & {
  * Use `create(ResumeTaskRequestSchema)` to create a new message.
  */
 export const ResumeTaskRequestSchema: GenMessage<ResumeTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 29);
+  messageDesc(file_tasklife_v1_task_service, 34);
 
 /**
  * ResumeTaskResponse is the outcome of a successful ResumeTask.
@@ -1388,7 +1643,7 @@ export const ResumeTaskRequestSchema: GenMessage<ResumeTaskRequest> = /*@__PURE_
  */
 export type ResumeTaskResponse = Message<"tasklife.v1.ResumeTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -1407,7 +1662,7 @@ export type ResumeTaskResponse = Message<"tasklife.v1.ResumeTaskResponse"> & {
  * Use `create(ResumeTaskResponseSchema)` to create a new message.
  */
 export const ResumeTaskResponseSchema: GenMessage<ResumeTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 30);
+  messageDesc(file_tasklife_v1_task_service, 35);
 
 /**
  * KillTaskRequest asks for the KillTask transition. The fields are the same for every
@@ -1435,8 +1690,8 @@ export type KillTaskRequest = Message<"tasklife.v1.KillTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1475,7 +1730,7 @@ export type KillTaskRequest = Message<"tasklife.v1.KillTaskRequest"> & {
  * Use `create(KillTaskRequestSchema)` to create a new message.
  */
 export const KillTaskRequestSchema: GenMessage<KillTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 31);
+  messageDesc(file_tasklife_v1_task_service, 36);
 
 /**
  * KillTaskResponse is the outcome of a successful KillTask.
@@ -1484,7 +1739,7 @@ export const KillTaskRequestSchema: GenMessage<KillTaskRequest> = /*@__PURE__*/
  */
 export type KillTaskResponse = Message<"tasklife.v1.KillTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -1503,7 +1758,7 @@ export type KillTaskResponse = Message<"tasklife.v1.KillTaskResponse"> & {
  * Use `create(KillTaskResponseSchema)` to create a new message.
  */
 export const KillTaskResponseSchema: GenMessage<KillTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 32);
+  messageDesc(file_tasklife_v1_task_service, 37);
 
 /**
  * AbandonTaskRequest asks for the AbandonTask transition. The fields are the same for every
@@ -1531,8 +1786,8 @@ export type AbandonTaskRequest = Message<"tasklife.v1.AbandonTaskRequest"> & {
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    *
    * @generated from field: string request_id = 3;
    */
@@ -1571,7 +1826,7 @@ export type AbandonTaskRequest = Message<"tasklife.v1.AbandonTaskRequest"> & {
  * Use `create(AbandonTaskRequestSchema)` to create a new message.
  */
 export const AbandonTaskRequestSchema: GenMessage<AbandonTaskRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 33);
+  messageDesc(file_tasklife_v1_task_service, 38);
 
 /**
  * AbandonTaskResponse is the outcome of a successful AbandonTask.
@@ -1580,7 +1835,7 @@ export const AbandonTaskRequestSchema: GenMessage<AbandonTaskRequest> = /*@__PUR
  */
 export type AbandonTaskResponse = Message<"tasklife.v1.AbandonTaskResponse"> & {
   /**
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    *
    * @generated from field: tasklife.v1.Task task = 1;
    */
@@ -1599,7 +1854,7 @@ export type AbandonTaskResponse = Message<"tasklife.v1.AbandonTaskResponse"> & {
  * Use `create(AbandonTaskResponseSchema)` to create a new message.
  */
 export const AbandonTaskResponseSchema: GenMessage<AbandonTaskResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 34);
+  messageDesc(file_tasklife_v1_task_service, 39);
 
 /**
  * BatchCreateTasksRequest holds the tasks to create.
@@ -1620,7 +1875,7 @@ export type BatchCreateTasksRequest = Message<"tasklife.v1.BatchCreateTasksReque
  * Use `create(BatchCreateTasksRequestSchema)` to create a new message.
  */
 export const BatchCreateTasksRequestSchema: GenMessage<BatchCreateTasksRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 35);
+  messageDesc(file_tasklife_v1_task_service, 40);
 
 /**
  * BatchCreateTasksResponse answers each request, in request order.
@@ -1641,7 +1896,7 @@ export type BatchCreateTasksResponse = Message<"tasklife.v1.BatchCreateTasksResp
  * Use `create(BatchCreateTasksResponseSchema)` to create a new message.
  */
 export const BatchCreateTasksResponseSchema: GenMessage<BatchCreateTasksResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 36);
+  messageDesc(file_tasklife_v1_task_service, 41);
 
 /**
  * BatchCreateTasksResult is one item's outcome: either task and event (as in
@@ -1678,7 +1933,7 @@ export type BatchCreateTasksResult = Message<"tasklife.v1.BatchCreateTasksResult
  * Use `create(BatchCreateTasksResultSchema)` to create a new message.
  */
 export const BatchCreateTasksResultSchema: GenMessage<BatchCreateTasksResult> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 37);
+  messageDesc(file_tasklife_v1_task_service, 42);
 
 /**
  * BatchTransitionTasksRequest holds the transitions to apply.
@@ -1699,7 +1954,7 @@ export type BatchTransitionTasksRequest = Message<"tasklife.v1.BatchTransitionTa
  * Use `create(BatchTransitionTasksRequestSchema)` to create a new message.
  */
 export const BatchTransitionTasksRequestSchema: GenMessage<BatchTransitionTasksRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 38);
+  messageDesc(file_tasklife_v1_task_service, 43);
 
 /**
  * BatchTransitionTasksItem is one transition: exactly one of the single-RPC requests.
@@ -1792,7 +2047,7 @@ export type BatchTransitionTasksItem = Message<"tasklife.v1.BatchTransitionTasks
  * Use `create(BatchTransitionTasksItemSchema)` to create a new message.
  */
 export const BatchTransitionTasksItemSchema: GenMessage<BatchTransitionTasksItem> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 39);
+  messageDesc(file_tasklife_v1_task_service, 44);
 
 /**
  * BatchTransitionTasksResponse answers each item, in request order.
@@ -1813,7 +2068,7 @@ export type BatchTransitionTasksResponse = Message<"tasklife.v1.BatchTransitionT
  * Use `create(BatchTransitionTasksResponseSchema)` to create a new message.
  */
 export const BatchTransitionTasksResponseSchema: GenMessage<BatchTransitionTasksResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 40);
+  messageDesc(file_tasklife_v1_task_service, 45);
 
 /**
  * BatchTransitionTasksResult is one item's outcome: either task and event (as in the
@@ -1852,7 +2107,7 @@ export type BatchTransitionTasksResult = Message<"tasklife.v1.BatchTransitionTas
  * Use `create(BatchTransitionTasksResultSchema)` to create a new message.
  */
 export const BatchTransitionTasksResultSchema: GenMessage<BatchTransitionTasksResult> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 41);
+  messageDesc(file_tasklife_v1_task_service, 46);
 
 /**
  * ClaimTasksRequest says who claims work, how much, and which.
@@ -1938,7 +2193,7 @@ export type ClaimTasksRequest = Message<"tasklife.v1.ClaimTasksRequest"> & {
  * Use `create(ClaimTasksRequestSchema)` to create a new message.
  */
 export const ClaimTasksRequestSchema: GenMessage<ClaimTasksRequest> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 42);
+  messageDesc(file_tasklife_v1_task_service, 47);
 
 /**
  * ClaimTasksResponse holds the claimed tasks, oldest-ready first.
@@ -1960,7 +2215,7 @@ export type ClaimTasksResponse = Message<"tasklife.v1.ClaimTasksResponse"> & {
  * Use `create(ClaimTasksResponseSchema)` to create a new message.
  */
 export const ClaimTasksResponseSchema: GenMessage<ClaimTasksResponse> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task_service, 43);
+  messageDesc(file_tasklife_v1_task_service, 48);
 
 /**
  * TaskService moves task instances through the lifecycle state machine and keeps their
@@ -2067,6 +2322,31 @@ export const TaskService: GenService<{
     methodKind: "unary";
     input: typeof ListTaskEventsRequestSchema;
     output: typeof ListTaskEventsResponseSchema;
+  },
+  /**
+   * Returns a task's attempts, first first, a page at a time: each start with the move that
+   * ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+   * (HISTORY_NOT_RETAINED, with as_of).
+   *
+   * @generated from rpc tasklife.v1.TaskService.ListTaskAttempts
+   */
+  listTaskAttempts: {
+    methodKind: "unary";
+    input: typeof ListTaskAttemptsRequestSchema;
+    output: typeof ListTaskAttemptsResponseSchema;
+  },
+  /**
+   * Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+   * caller reaches, newest first, with how many of each error type match, so that "why do
+   * tasks fail?" needs no client-side counting. Failures that were retried are included.
+   * Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+   *
+   * @generated from rpc tasklife.v1.TaskService.ListTaskFailures
+   */
+  listTaskFailures: {
+    methodKind: "unary";
+    input: typeof ListTaskFailuresRequestSchema;
+    output: typeof ListTaskFailuresResponseSchema;
   },
   /**
    * Describes the state machine: every state with its kind, every action with its RPC,

@@ -12,7 +12,7 @@ public interface AbandonTaskResponseOrBuilder extends
 
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -21,7 +21,7 @@ public interface AbandonTaskResponseOrBuilder extends
   boolean hasTask();
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -30,7 +30,7 @@ public interface AbandonTaskResponseOrBuilder extends
   dev.tasklife.v1.Task getTask();
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>

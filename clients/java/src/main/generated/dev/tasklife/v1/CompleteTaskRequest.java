@@ -144,8 +144,8 @@ private static final long serialVersionUID = 0L;
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -169,8 +169,8 @@ private static final long serialVersionUID = 0L;
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -395,6 +395,76 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int RESULT_FIELD_NUMBER = 8;
+  private dev.tasklife.v1.TaskPayload result_;
+  /**
+   * <pre>
+   * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+   * default); content_type is required when data is set.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+   * @return Whether the result field is set.
+   */
+  @java.lang.Override
+  public boolean hasResult() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+   * default); content_type is required when data is set.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+   * @return The result.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskPayload getResult() {
+    return result_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : result_;
+  }
+  /**
+   * <pre>
+   * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+   * default); content_type is required when data is set.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskPayloadOrBuilder getResultOrBuilder() {
+    return result_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : result_;
+  }
+
+  public static final int EXIT_CODE_FIELD_NUMBER = 9;
+  private int exitCode_ = 0;
+  /**
+   * <pre>
+   * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+   * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 9 [json_name = "exitCode"];</code>
+   * @return Whether the exitCode field is set.
+   */
+  @java.lang.Override
+  public boolean hasExitCode() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+   * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 9 [json_name = "exitCode"];</code>
+   * @return The exitCode.
+   */
+  @java.lang.Override
+  public int getExitCode() {
+    return exitCode_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -430,6 +500,12 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 7, onBehalfOf_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(8, getResult());
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeInt32(9, exitCode_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -455,6 +531,14 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(7, onBehalfOf_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, getResult());
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(9, exitCode_);
     }
     return size;
   }
@@ -497,6 +581,16 @@ private static final long serialVersionUID = 0L;
         .equals(other.getWorker())) return false;
     if (!getOnBehalfOf()
         .equals(other.getOnBehalfOf())) return false;
+    if (hasResult() != other.hasResult()) return false;
+    if (hasResult()) {
+      if (!getResult()
+          .equals(other.getResult())) return false;
+    }
+    if (hasExitCode() != other.hasExitCode()) return false;
+    if (hasExitCode()) {
+      if (getExitCode()
+          != other.getExitCode()) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -525,6 +619,14 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getWorker().hashCode();
     hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
     hash = (53 * hash) + getOnBehalfOf().hashCode();
+    if (hasResult()) {
+      hash = (37 * hash) + RESULT_FIELD_NUMBER;
+      hash = (53 * hash) + getResult().hashCode();
+    }
+    if (hasExitCode()) {
+      hash = (37 * hash) + EXIT_CODE_FIELD_NUMBER;
+      hash = (53 * hash) + getExitCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -649,13 +751,19 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.tasklife.v1.CompleteTaskRequest.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetResultFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -668,6 +776,12 @@ private static final long serialVersionUID = 0L;
       operator_ = "";
       worker_ = "";
       onBehalfOf_ = "";
+      result_ = null;
+      if (resultBuilder_ != null) {
+        resultBuilder_.dispose();
+        resultBuilder_ = null;
+      }
+      exitCode_ = 0;
       return this;
     }
 
@@ -724,6 +838,16 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.onBehalfOf_ = onBehalfOf_;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.result_ = resultBuilder_ == null
+            ? result_
+            : resultBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.exitCode_ = exitCode_;
+        to_bitField0_ |= 0x00000004;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -771,6 +895,12 @@ private static final long serialVersionUID = 0L;
         onBehalfOf_ = other.onBehalfOf_;
         bitField0_ |= 0x00000040;
         onChanged();
+      }
+      if (other.hasResult()) {
+        mergeResult(other.getResult());
+      }
+      if (other.hasExitCode()) {
+        setExitCode(other.getExitCode());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -831,6 +961,18 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 58
+            case 66: {
+              input.readMessage(
+                  internalGetResultFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
+            case 72: {
+              exitCode_ = input.readInt32();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 72
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1006,8 +1148,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1030,8 +1172,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1055,8 +1197,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1076,8 +1218,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1094,8 +1236,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1516,6 +1658,230 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       onBehalfOf_ = value;
       bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+
+    private dev.tasklife.v1.TaskPayload result_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder> resultBuilder_;
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     * @return Whether the result field is set.
+     */
+    public boolean hasResult() {
+      return ((bitField0_ & 0x00000080) != 0);
+    }
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     * @return The result.
+     */
+    public dev.tasklife.v1.TaskPayload getResult() {
+      if (resultBuilder_ == null) {
+        return result_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : result_;
+      } else {
+        return resultBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     */
+    public Builder setResult(dev.tasklife.v1.TaskPayload value) {
+      if (resultBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        result_ = value;
+      } else {
+        resultBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     */
+    public Builder setResult(
+        dev.tasklife.v1.TaskPayload.Builder builderForValue) {
+      if (resultBuilder_ == null) {
+        result_ = builderForValue.build();
+      } else {
+        resultBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     */
+    public Builder mergeResult(dev.tasklife.v1.TaskPayload value) {
+      if (resultBuilder_ == null) {
+        if (((bitField0_ & 0x00000080) != 0) &&
+          result_ != null &&
+          result_ != dev.tasklife.v1.TaskPayload.getDefaultInstance()) {
+          getResultBuilder().mergeFrom(value);
+        } else {
+          result_ = value;
+        }
+      } else {
+        resultBuilder_.mergeFrom(value);
+      }
+      if (result_ != null) {
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     */
+    public Builder clearResult() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      result_ = null;
+      if (resultBuilder_ != null) {
+        resultBuilder_.dispose();
+        resultBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     */
+    public dev.tasklife.v1.TaskPayload.Builder getResultBuilder() {
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return internalGetResultFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     */
+    public dev.tasklife.v1.TaskPayloadOrBuilder getResultOrBuilder() {
+      if (resultBuilder_ != null) {
+        return resultBuilder_.getMessageOrBuilder();
+      } else {
+        return result_ == null ?
+            dev.tasklife.v1.TaskPayload.getDefaultInstance() : result_;
+      }
+    }
+    /**
+     * <pre>
+     * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+     * default); content_type is required when data is set.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder> 
+        internalGetResultFieldBuilder() {
+      if (resultBuilder_ == null) {
+        resultBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder>(
+                getResult(),
+                getParentForChildren(),
+                isClean());
+        result_ = null;
+      }
+      return resultBuilder_;
+    }
+
+    private int exitCode_ ;
+    /**
+     * <pre>
+     * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+     * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 9 [json_name = "exitCode"];</code>
+     * @return Whether the exitCode field is set.
+     */
+    @java.lang.Override
+    public boolean hasExitCode() {
+      return ((bitField0_ & 0x00000100) != 0);
+    }
+    /**
+     * <pre>
+     * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+     * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 9 [json_name = "exitCode"];</code>
+     * @return The exitCode.
+     */
+    @java.lang.Override
+    public int getExitCode() {
+      return exitCode_;
+    }
+    /**
+     * <pre>
+     * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+     * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 9 [json_name = "exitCode"];</code>
+     * @param value The exitCode to set.
+     * @return This builder for chaining.
+     */
+    public Builder setExitCode(int value) {
+
+      exitCode_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+     * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 9 [json_name = "exitCode"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearExitCode() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      exitCode_ = 0;
       onChanged();
       return this;
     }

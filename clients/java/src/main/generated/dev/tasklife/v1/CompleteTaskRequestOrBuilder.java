@@ -56,8 +56,8 @@ public interface CompleteTaskRequestOrBuilder extends
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -69,8 +69,8 @@ public interface CompleteTaskRequestOrBuilder extends
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -174,4 +174,55 @@ public interface CompleteTaskRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getOnBehalfOfBytes();
+
+  /**
+   * <pre>
+   * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+   * default); content_type is required when data is set.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+   * @return Whether the result field is set.
+   */
+  boolean hasResult();
+  /**
+   * <pre>
+   * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+   * default); content_type is required when data is set.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+   * @return The result.
+   */
+  dev.tasklife.v1.TaskPayload getResult();
+  /**
+   * <pre>
+   * What the task produced, kept as Task.result: at most --max-payload-bytes (256 KiB by
+   * default); content_type is required when data is set.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 8 [json_name = "result"];</code>
+   */
+  dev.tasklife.v1.TaskPayloadOrBuilder getResultOrBuilder();
+
+  /**
+   * <pre>
+   * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+   * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 9 [json_name = "exitCode"];</code>
+   * @return Whether the exitCode field is set.
+   */
+  boolean hasExitCode();
+  /**
+   * <pre>
+   * The process's exit code, if the caller has one: only 0 is accepted, because succeeded
+   * means exit code 0 (report a non-zero one with FailTask). Recorded in the event.
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 9 [json_name = "exitCode"];</code>
+   * @return The exitCode.
+   */
+  int getExitCode();
 }

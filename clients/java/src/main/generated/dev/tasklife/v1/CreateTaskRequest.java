@@ -571,6 +571,50 @@ java.lang.String defaultValue) {
     }
   }
 
+  public static final int INPUT_FIELD_NUMBER = 11;
+  private dev.tasklife.v1.TaskPayload input_;
+  /**
+   * <pre>
+   * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+   * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+   * when data is set. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+   * @return Whether the input field is set.
+   */
+  @java.lang.Override
+  public boolean hasInput() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+   * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+   * when data is set. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+   * @return The input.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskPayload getInput() {
+    return input_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
+  }
+  /**
+   * <pre>
+   * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+   * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+   * when data is set. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskPayloadOrBuilder getInputOrBuilder() {
+    return input_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -617,6 +661,9 @@ java.lang.String defaultValue) {
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 10, onBehalfOf_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(11, getInput());
     }
     getUnknownFields().writeTo(output);
   }
@@ -666,6 +713,10 @@ java.lang.String defaultValue) {
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(10, onBehalfOf_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(11, getInput());
+    }
     return size;
   }
   @java.lang.Override
@@ -713,6 +764,11 @@ java.lang.String defaultValue) {
         .equals(other.getNamespace())) return false;
     if (!getOnBehalfOf()
         .equals(other.getOnBehalfOf())) return false;
+    if (hasInput() != other.hasInput()) return false;
+    if (hasInput()) {
+      if (!getInput()
+          .equals(other.getInput())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -751,6 +807,10 @@ java.lang.String defaultValue) {
     hash = (53 * hash) + getNamespace().hashCode();
     hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
     hash = (53 * hash) + getOnBehalfOf().hashCode();
+    if (hasInput()) {
+      hash = (37 * hash) + INPUT_FIELD_NUMBER;
+      hash = (53 * hash) + getInput().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -908,6 +968,7 @@ java.lang.String defaultValue) {
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetRetryPolicyFieldBuilder();
+        internalGetInputFieldBuilder();
       }
     }
     @java.lang.Override
@@ -929,6 +990,11 @@ java.lang.String defaultValue) {
       autoEnqueue_ = false;
       namespace_ = "";
       onBehalfOf_ = "";
+      input_ = null;
+      if (inputBuilder_ != null) {
+        inputBuilder_.dispose();
+        inputBuilder_ = null;
+      }
       return this;
     }
 
@@ -998,6 +1064,12 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00000200) != 0)) {
         result.onBehalfOf_ = onBehalfOf_;
       }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.input_ = inputBuilder_ == null
+            ? input_
+            : inputBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1061,6 +1133,9 @@ java.lang.String defaultValue) {
         onBehalfOf_ = other.onBehalfOf_;
         bitField0_ |= 0x00000200;
         onChanged();
+      }
+      if (other.hasInput()) {
+        mergeInput(other.getInput());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1142,6 +1217,13 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000200;
               break;
             } // case 82
+            case 90: {
+              input.readMessage(
+                  internalGetInputFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 90
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2244,6 +2326,179 @@ java.lang.String defaultValue) {
       bitField0_ |= 0x00000200;
       onChanged();
       return this;
+    }
+
+    private dev.tasklife.v1.TaskPayload input_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder> inputBuilder_;
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     * @return Whether the input field is set.
+     */
+    public boolean hasInput() {
+      return ((bitField0_ & 0x00000400) != 0);
+    }
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     * @return The input.
+     */
+    public dev.tasklife.v1.TaskPayload getInput() {
+      if (inputBuilder_ == null) {
+        return input_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
+      } else {
+        return inputBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     */
+    public Builder setInput(dev.tasklife.v1.TaskPayload value) {
+      if (inputBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        input_ = value;
+      } else {
+        inputBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     */
+    public Builder setInput(
+        dev.tasklife.v1.TaskPayload.Builder builderForValue) {
+      if (inputBuilder_ == null) {
+        input_ = builderForValue.build();
+      } else {
+        inputBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     */
+    public Builder mergeInput(dev.tasklife.v1.TaskPayload value) {
+      if (inputBuilder_ == null) {
+        if (((bitField0_ & 0x00000400) != 0) &&
+          input_ != null &&
+          input_ != dev.tasklife.v1.TaskPayload.getDefaultInstance()) {
+          getInputBuilder().mergeFrom(value);
+        } else {
+          input_ = value;
+        }
+      } else {
+        inputBuilder_.mergeFrom(value);
+      }
+      if (input_ != null) {
+        bitField0_ |= 0x00000400;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     */
+    public Builder clearInput() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      input_ = null;
+      if (inputBuilder_ != null) {
+        inputBuilder_.dispose();
+        inputBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     */
+    public dev.tasklife.v1.TaskPayload.Builder getInputBuilder() {
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return internalGetInputFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     */
+    public dev.tasklife.v1.TaskPayloadOrBuilder getInputOrBuilder() {
+      if (inputBuilder_ != null) {
+        return inputBuilder_.getMessageOrBuilder();
+      } else {
+        return input_ == null ?
+            dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
+      }
+    }
+    /**
+     * <pre>
+     * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+     * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+     * when data is set. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder> 
+        internalGetInputFieldBuilder() {
+      if (inputBuilder_ == null) {
+        inputBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder>(
+                getInput(),
+                getParentForChildren(),
+                isClean());
+        input_ = null;
+      }
+      return inputBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.CreateTaskRequest)

@@ -277,4 +277,37 @@ java.lang.String defaultValue);
    */
   com.google.protobuf.ByteString
       getOnBehalfOfBytes();
+
+  /**
+   * <pre>
+   * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+   * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+   * when data is set. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+   * @return Whether the input field is set.
+   */
+  boolean hasInput();
+  /**
+   * <pre>
+   * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+   * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+   * when data is set. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+   * @return The input.
+   */
+  dev.tasklife.v1.TaskPayload getInput();
+  /**
+   * <pre>
+   * What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
+   * GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
+   * when data is set. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
+   */
+  dev.tasklife.v1.TaskPayloadOrBuilder getInputOrBuilder();
 }

@@ -12,7 +12,7 @@ public interface CreateTaskResponseOrBuilder extends
 
   /**
    * <pre>
-   * The task, at version 1 when just created.
+   * The task, at version 1 when just created, in the BASIC view (without its input).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -21,7 +21,7 @@ public interface CreateTaskResponseOrBuilder extends
   boolean hasTask();
   /**
    * <pre>
-   * The task, at version 1 when just created.
+   * The task, at version 1 when just created, in the BASIC view (without its input).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -30,7 +30,7 @@ public interface CreateTaskResponseOrBuilder extends
   dev.tasklife.v1.Task getTask();
   /**
    * <pre>
-   * The task, at version 1 when just created.
+   * The task, at version 1 when just created, in the BASIC view (without its input).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>

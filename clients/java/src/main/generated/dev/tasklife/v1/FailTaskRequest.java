@@ -144,8 +144,8 @@ private static final long serialVersionUID = 0L;
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -169,8 +169,8 @@ private static final long serialVersionUID = 0L;
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -395,6 +395,50 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int FAILURE_FIELD_NUMBER = 8;
+  private dev.tasklife.v1.TaskFailure failure_;
+  /**
+   * <pre>
+   * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+   * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+   * failure whose message is the reason. Limits: docs/reference/limits.md.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+   * @return Whether the failure field is set.
+   */
+  @java.lang.Override
+  public boolean hasFailure() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+   * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+   * failure whose message is the reason. Limits: docs/reference/limits.md.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+   * @return The failure.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskFailure getFailure() {
+    return failure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : failure_;
+  }
+  /**
+   * <pre>
+   * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+   * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+   * failure whose message is the reason. Limits: docs/reference/limits.md.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskFailureOrBuilder getFailureOrBuilder() {
+    return failure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : failure_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -430,6 +474,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 7, onBehalfOf_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(8, getFailure());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -455,6 +502,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(7, onBehalfOf_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, getFailure());
     }
     return size;
   }
@@ -497,6 +548,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getWorker())) return false;
     if (!getOnBehalfOf()
         .equals(other.getOnBehalfOf())) return false;
+    if (hasFailure() != other.hasFailure()) return false;
+    if (hasFailure()) {
+      if (!getFailure()
+          .equals(other.getFailure())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -525,6 +581,10 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getWorker().hashCode();
     hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
     hash = (53 * hash) + getOnBehalfOf().hashCode();
+    if (hasFailure()) {
+      hash = (37 * hash) + FAILURE_FIELD_NUMBER;
+      hash = (53 * hash) + getFailure().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -649,13 +709,19 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.tasklife.v1.FailTaskRequest.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetFailureFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -668,6 +734,11 @@ private static final long serialVersionUID = 0L;
       operator_ = "";
       worker_ = "";
       onBehalfOf_ = "";
+      failure_ = null;
+      if (failureBuilder_ != null) {
+        failureBuilder_.dispose();
+        failureBuilder_ = null;
+      }
       return this;
     }
 
@@ -724,6 +795,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.onBehalfOf_ = onBehalfOf_;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.failure_ = failureBuilder_ == null
+            ? failure_
+            : failureBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -771,6 +848,9 @@ private static final long serialVersionUID = 0L;
         onBehalfOf_ = other.onBehalfOf_;
         bitField0_ |= 0x00000040;
         onChanged();
+      }
+      if (other.hasFailure()) {
+        mergeFailure(other.getFailure());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -831,6 +911,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 58
+            case 66: {
+              input.readMessage(
+                  internalGetFailureFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1006,8 +1093,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1030,8 +1117,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1055,8 +1142,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1076,8 +1163,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1094,8 +1181,8 @@ private static final long serialVersionUID = 0L;
      * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
      * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
      * the first successful outcome and writes nothing: the event it recorded, and the task
-     * with the state, version and update_time that event left (its other fields as they
-     * are now). Empty means no de-duplication.
+     * exactly as that move left it (every field, rebuilt from the history). Empty means no
+     * de-duplication.
      * </pre>
      *
      * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -1518,6 +1605,179 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000040;
       onChanged();
       return this;
+    }
+
+    private dev.tasklife.v1.TaskFailure failure_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder> failureBuilder_;
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     * @return Whether the failure field is set.
+     */
+    public boolean hasFailure() {
+      return ((bitField0_ & 0x00000080) != 0);
+    }
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     * @return The failure.
+     */
+    public dev.tasklife.v1.TaskFailure getFailure() {
+      if (failureBuilder_ == null) {
+        return failure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : failure_;
+      } else {
+        return failureBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     */
+    public Builder setFailure(dev.tasklife.v1.TaskFailure value) {
+      if (failureBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        failure_ = value;
+      } else {
+        failureBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     */
+    public Builder setFailure(
+        dev.tasklife.v1.TaskFailure.Builder builderForValue) {
+      if (failureBuilder_ == null) {
+        failure_ = builderForValue.build();
+      } else {
+        failureBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     */
+    public Builder mergeFailure(dev.tasklife.v1.TaskFailure value) {
+      if (failureBuilder_ == null) {
+        if (((bitField0_ & 0x00000080) != 0) &&
+          failure_ != null &&
+          failure_ != dev.tasklife.v1.TaskFailure.getDefaultInstance()) {
+          getFailureBuilder().mergeFrom(value);
+        } else {
+          failure_ = value;
+        }
+      } else {
+        failureBuilder_.mergeFrom(value);
+      }
+      if (failure_ != null) {
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     */
+    public Builder clearFailure() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      failure_ = null;
+      if (failureBuilder_ != null) {
+        failureBuilder_.dispose();
+        failureBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     */
+    public dev.tasklife.v1.TaskFailure.Builder getFailureBuilder() {
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return internalGetFailureFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     */
+    public dev.tasklife.v1.TaskFailureOrBuilder getFailureOrBuilder() {
+      if (failureBuilder_ != null) {
+        return failureBuilder_.getMessageOrBuilder();
+      } else {
+        return failure_ == null ?
+            dev.tasklife.v1.TaskFailure.getDefaultInstance() : failure_;
+      }
+    }
+    /**
+     * <pre>
+     * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+     * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+     * failure whose message is the reason. Limits: docs/reference/limits.md.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder> 
+        internalGetFailureFieldBuilder() {
+      if (failureBuilder_ == null) {
+        failureBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder>(
+                getFailure(),
+                getParentForChildren(),
+                isClean());
+        failure_ = null;
+      }
+      return failureBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.FailTaskRequest)

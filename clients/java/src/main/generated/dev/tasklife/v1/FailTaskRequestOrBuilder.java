@@ -56,8 +56,8 @@ public interface FailTaskRequestOrBuilder extends
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -69,8 +69,8 @@ public interface FailTaskRequestOrBuilder extends
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -174,4 +174,37 @@ public interface FailTaskRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getOnBehalfOfBytes();
+
+  /**
+   * <pre>
+   * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+   * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+   * failure whose message is the reason. Limits: docs/reference/limits.md.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+   * @return Whether the failure field is set.
+   */
+  boolean hasFailure();
+  /**
+   * <pre>
+   * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+   * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+   * failure whose message is the reason. Limits: docs/reference/limits.md.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+   * @return The failure.
+   */
+  dev.tasklife.v1.TaskFailure getFailure();
+  /**
+   * <pre>
+   * Why the attempt failed, typed: recorded in the event (TaskEvent.failure) and kept as
+   * Task.last_failure. Its exit_code, when set, must not be 0. Unset: the service records a
+   * failure whose message is the reason. Limits: docs/reference/limits.md.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 8 [json_name = "failure"];</code>
+   */
+  dev.tasklife.v1.TaskFailureOrBuilder getFailureOrBuilder();
 }

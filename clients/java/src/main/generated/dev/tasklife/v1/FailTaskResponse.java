@@ -57,7 +57,7 @@ private static final long serialVersionUID = 0L;
   private dev.tasklife.v1.Task task_;
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -69,7 +69,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -81,7 +81,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, in the BASIC view (without input and result).
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -493,7 +493,7 @@ private static final long serialVersionUID = 0L;
         dev.tasklife.v1.Task, dev.tasklife.v1.Task.Builder, dev.tasklife.v1.TaskOrBuilder> taskBuilder_;
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -504,7 +504,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -519,7 +519,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -537,7 +537,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -555,7 +555,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -580,7 +580,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -597,7 +597,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -609,7 +609,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -624,7 +624,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The task after the move.
+     * The task after the move, in the BASIC view (without input and result).
      * </pre>
      *
      * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>

@@ -33,6 +33,7 @@ private static final long serialVersionUID = 0L;
   }
   private GetTaskRequest() {
     taskId_ = "";
+    view_ = 0;
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -151,6 +152,32 @@ private static final long serialVersionUID = 0L;
     return asOf_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
   }
 
+  public static final int VIEW_FIELD_NUMBER = 3;
+  private int view_ = 0;
+  /**
+   * <pre>
+   * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+   * @return The enum numeric value on the wire for view.
+   */
+  @java.lang.Override public int getViewValue() {
+    return view_;
+  }
+  /**
+   * <pre>
+   * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+   * @return The view.
+   */
+  @java.lang.Override public dev.tasklife.v1.TaskView getView() {
+    dev.tasklife.v1.TaskView result = dev.tasklife.v1.TaskView.forNumber(view_);
+    return result == null ? dev.tasklife.v1.TaskView.UNRECOGNIZED : result;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -171,6 +198,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(2, getAsOf());
     }
+    if (view_ != dev.tasklife.v1.TaskView.TASK_VIEW_UNSPECIFIED.getNumber()) {
+      output.writeEnum(3, view_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -181,6 +211,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(2, getAsOf());
+    }
+    if (view_ != dev.tasklife.v1.TaskView.TASK_VIEW_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(3, view_);
     }
     return size;
   }
@@ -213,6 +247,7 @@ private static final long serialVersionUID = 0L;
       if (!getAsOf()
           .equals(other.getAsOf())) return false;
     }
+    if (view_ != other.view_) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -230,6 +265,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + AS_OF_FIELD_NUMBER;
       hash = (53 * hash) + getAsOf().hashCode();
     }
+    hash = (37 * hash) + VIEW_FIELD_NUMBER;
+    hash = (53 * hash) + view_;
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -377,6 +414,7 @@ private static final long serialVersionUID = 0L;
         asOfBuilder_.dispose();
         asOfBuilder_ = null;
       }
+      view_ = 0;
       return this;
     }
 
@@ -420,6 +458,9 @@ private static final long serialVersionUID = 0L;
             : asOfBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.view_ = view_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -442,6 +483,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasAsOf()) {
         mergeAsOf(other.getAsOf());
+      }
+      if (other.view_ != 0) {
+        setViewValue(other.getViewValue());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -479,6 +523,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 18
+            case 24: {
+              view_ = input.readEnum();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 24
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -777,6 +826,78 @@ private static final long serialVersionUID = 0L;
         asOf_ = null;
       }
       return asOfBuilder_;
+    }
+
+    private int view_ = 0;
+    /**
+     * <pre>
+     * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+     * @return The enum numeric value on the wire for view.
+     */
+    @java.lang.Override public int getViewValue() {
+      return view_;
+    }
+    /**
+     * <pre>
+     * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+     * @param value The enum numeric value on the wire for view to set.
+     * @return This builder for chaining.
+     */
+    public Builder setViewValue(int value) {
+      view_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+     * @return The view.
+     */
+    @java.lang.Override
+    public dev.tasklife.v1.TaskView getView() {
+      dev.tasklife.v1.TaskView result = dev.tasklife.v1.TaskView.forNumber(view_);
+      return result == null ? dev.tasklife.v1.TaskView.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+     * @param value The view to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setView(dev.tasklife.v1.TaskView value) {
+      java.util.Objects.requireNonNull(value);
+      bitField0_ |= 0x00000004;
+      view_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearView() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      view_ = 0;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.GetTaskRequest)

@@ -68,4 +68,23 @@ public interface GetTaskRequestOrBuilder extends
    * <code>.google.protobuf.Timestamp as_of = 2 [json_name = "asOf"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getAsOfOrBuilder();
+
+  /**
+   * <pre>
+   * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+   * @return The enum numeric value on the wire for view.
+   */
+  int getViewValue();
+  /**
+   * <pre>
+   * How much of the task to return; unset means TASK_VIEW_FULL (with input and result).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskView view = 3 [json_name = "view"];</code>
+   * @return The view.
+   */
+  dev.tasklife.v1.TaskView getView();
 }

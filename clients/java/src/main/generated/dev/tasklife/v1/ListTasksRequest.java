@@ -36,6 +36,7 @@ private static final long serialVersionUID = 0L;
     states_ = emptyIntList();
     namespaces_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
+    view_ = 0;
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -414,6 +415,34 @@ java.lang.String defaultValue) {
     return asOf_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : asOf_;
   }
 
+  public static final int VIEW_FIELD_NUMBER = 7;
+  private int view_ = 0;
+  /**
+   * <pre>
+   * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+   * result, which may be large).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+   * @return The enum numeric value on the wire for view.
+   */
+  @java.lang.Override public int getViewValue() {
+    return view_;
+  }
+  /**
+   * <pre>
+   * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+   * result, which may be large).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+   * @return The view.
+   */
+  @java.lang.Override public dev.tasklife.v1.TaskView getView() {
+    dev.tasklife.v1.TaskView result = dev.tasklife.v1.TaskView.forNumber(view_);
+    return result == null ? dev.tasklife.v1.TaskView.UNRECOGNIZED : result;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -453,6 +482,9 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(6, getAsOf());
+    }
+    if (view_ != dev.tasklife.v1.TaskView.TASK_VIEW_UNSPECIFIED.getNumber()) {
+      output.writeEnum(7, view_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -499,6 +531,10 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(6, getAsOf());
     }
+    if (view_ != dev.tasklife.v1.TaskView.TASK_VIEW_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(7, view_);
+    }
     return size;
   }
   @java.lang.Override
@@ -537,6 +573,7 @@ java.lang.String defaultValue) {
       if (!getAsOf()
           .equals(other.getAsOf())) return false;
     }
+    if (view_ != other.view_) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -568,6 +605,8 @@ java.lang.String defaultValue) {
       hash = (37 * hash) + AS_OF_FIELD_NUMBER;
       hash = (53 * hash) + getAsOf().hashCode();
     }
+    hash = (37 * hash) + VIEW_FIELD_NUMBER;
+    hash = (53 * hash) + view_;
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -742,6 +781,7 @@ java.lang.String defaultValue) {
         asOfBuilder_.dispose();
         asOfBuilder_ = null;
       }
+      view_ = 0;
       return this;
     }
 
@@ -800,6 +840,9 @@ java.lang.String defaultValue) {
             : asOfBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.view_ = view_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -849,6 +892,9 @@ java.lang.String defaultValue) {
       }
       if (other.hasAsOf()) {
         mergeAsOf(other.getAsOf());
+      }
+      if (other.view_ != 0) {
+        setViewValue(other.getViewValue());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -921,6 +967,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000020;
               break;
             } // case 50
+            case 56: {
+              view_ = input.readEnum();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 56
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1762,6 +1813,83 @@ java.lang.String defaultValue) {
         asOf_ = null;
       }
       return asOfBuilder_;
+    }
+
+    private int view_ = 0;
+    /**
+     * <pre>
+     * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+     * result, which may be large).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+     * @return The enum numeric value on the wire for view.
+     */
+    @java.lang.Override public int getViewValue() {
+      return view_;
+    }
+    /**
+     * <pre>
+     * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+     * result, which may be large).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+     * @param value The enum numeric value on the wire for view to set.
+     * @return This builder for chaining.
+     */
+    public Builder setViewValue(int value) {
+      view_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+     * result, which may be large).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+     * @return The view.
+     */
+    @java.lang.Override
+    public dev.tasklife.v1.TaskView getView() {
+      dev.tasklife.v1.TaskView result = dev.tasklife.v1.TaskView.forNumber(view_);
+      return result == null ? dev.tasklife.v1.TaskView.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+     * result, which may be large).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+     * @param value The view to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setView(dev.tasklife.v1.TaskView value) {
+      java.util.Objects.requireNonNull(value);
+      bitField0_ |= 0x00000040;
+      view_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+     * result, which may be large).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearView() {
+      bitField0_ = (bitField0_ & ~0x00000040);
+      view_ = 0;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.ListTasksRequest)

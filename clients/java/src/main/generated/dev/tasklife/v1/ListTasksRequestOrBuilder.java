@@ -228,4 +228,25 @@ java.lang.String defaultValue);
    * <code>.google.protobuf.Timestamp as_of = 6 [json_name = "asOf"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getAsOfOrBuilder();
+
+  /**
+   * <pre>
+   * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+   * result, which may be large).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+   * @return The enum numeric value on the wire for view.
+   */
+  int getViewValue();
+  /**
+   * <pre>
+   * How much of each task to return; unset means TASK_VIEW_BASIC (without input and
+   * result, which may be large).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskView view = 7 [json_name = "view"];</code>
+   * @return The view.
+   */
+  dev.tasklife.v1.TaskView getView();
 }

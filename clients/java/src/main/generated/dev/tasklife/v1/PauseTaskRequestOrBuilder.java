@@ -56,8 +56,8 @@ public interface PauseTaskRequestOrBuilder extends
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>
@@ -69,8 +69,8 @@ public interface PauseTaskRequestOrBuilder extends
    * Idempotency key, up to 128 characters of letters, digits and `.`, `_`, `~`, `:`,
    * `-` (a UUID is ideal). A repeat with the same request_id on the same task returns
    * the first successful outcome and writes nothing: the event it recorded, and the task
-   * with the state, version and update_time that event left (its other fields as they
-   * are now). Empty means no de-duplication.
+   * exactly as that move left it (every field, rebuilt from the history). Empty means no
+   * de-duplication.
    * </pre>
    *
    * <code>string request_id = 3 [json_name = "requestId"];</code>

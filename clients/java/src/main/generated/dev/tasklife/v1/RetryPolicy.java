@@ -37,6 +37,8 @@ private static final long serialVersionUID = 0L;
     super(builder);
   }
   private RetryPolicy() {
+    nonRetryableErrorTypes_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -197,6 +199,71 @@ private static final long serialVersionUID = 0L;
     return jitter_;
   }
 
+  public static final int NON_RETRYABLE_ERROR_TYPES_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.LazyStringArrayList nonRetryableErrorTypes_ =
+      com.google.protobuf.LazyStringArrayList.emptyList();
+  /**
+   * <pre>
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   * </pre>
+   *
+   * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+   * @return A list containing the nonRetryableErrorTypes.
+   */
+  public com.google.protobuf.ProtocolStringList
+      getNonRetryableErrorTypesList() {
+    return nonRetryableErrorTypes_;
+  }
+  /**
+   * <pre>
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   * </pre>
+   *
+   * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+   * @return The count of nonRetryableErrorTypes.
+   */
+  public int getNonRetryableErrorTypesCount() {
+    return nonRetryableErrorTypes_.size();
+  }
+  /**
+   * <pre>
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   * </pre>
+   *
+   * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+   * @param index The index of the element to return.
+   * @return The nonRetryableErrorTypes at the given index.
+   */
+  public java.lang.String getNonRetryableErrorTypes(int index) {
+    return nonRetryableErrorTypes_.get(index);
+  }
+  /**
+   * <pre>
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   * </pre>
+   *
+   * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the nonRetryableErrorTypes at the given index.
+   */
+  public com.google.protobuf.ByteString
+      getNonRetryableErrorTypesBytes(int index) {
+    return nonRetryableErrorTypes_.getByteString(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -226,6 +293,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       output.writeDouble(5, jitter_);
     }
+    for (int i = 0; i < nonRetryableErrorTypes_.size(); i++) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, nonRetryableErrorTypes_.getRaw(i));
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -249,6 +319,14 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeDoubleSize(5, jitter_);
+    }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < nonRetryableErrorTypes_.size(); i++) {
+        dataSize += computeStringSizeNoTag(nonRetryableErrorTypes_.getRaw(i));
+      }
+      size += dataSize;
+      size += 1 * getNonRetryableErrorTypesList().size();
     }
     return size;
   }
@@ -295,6 +373,8 @@ private static final long serialVersionUID = 0L;
           != java.lang.Double.doubleToLongBits(
               other.getJitter())) return false;
     }
+    if (!getNonRetryableErrorTypesList()
+        .equals(other.getNonRetryableErrorTypesList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -323,6 +403,10 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + JITTER_FIELD_NUMBER;
       hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
           java.lang.Double.doubleToLongBits(getJitter()));
+    }
+    if (getNonRetryableErrorTypesCount() > 0) {
+      hash = (37 * hash) + NON_RETRYABLE_ERROR_TYPES_FIELD_NUMBER;
+      hash = (53 * hash) + getNonRetryableErrorTypesList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -484,6 +568,8 @@ private static final long serialVersionUID = 0L;
         maxBackoffBuilder_ = null;
       }
       jitter_ = 0D;
+      nonRetryableErrorTypes_ =
+          com.google.protobuf.LazyStringArrayList.emptyList();
       return this;
     }
 
@@ -540,6 +626,10 @@ private static final long serialVersionUID = 0L;
         result.jitter_ = jitter_;
         to_bitField0_ |= 0x00000004;
       }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        nonRetryableErrorTypes_.makeImmutable();
+        result.nonRetryableErrorTypes_ = nonRetryableErrorTypes_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -569,6 +659,16 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasJitter()) {
         setJitter(other.getJitter());
+      }
+      if (!other.nonRetryableErrorTypes_.isEmpty()) {
+        if (nonRetryableErrorTypes_.isEmpty()) {
+          nonRetryableErrorTypes_ = other.nonRetryableErrorTypes_;
+          bitField0_ |= 0x00000020;
+        } else {
+          ensureNonRetryableErrorTypesIsMutable();
+          nonRetryableErrorTypes_.addAll(other.nonRetryableErrorTypes_);
+        }
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -623,6 +723,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 41
+            case 50: {
+              ensureNonRetryableErrorTypesIsMutable();
+              nonRetryableErrorTypes_.add(input.readStringRequireUtf8());
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1106,6 +1211,180 @@ private static final long serialVersionUID = 0L;
     public Builder clearJitter() {
       bitField0_ = (bitField0_ & ~0x00000010);
       jitter_ = 0D;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.LazyStringArrayList nonRetryableErrorTypes_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    private void ensureNonRetryableErrorTypesIsMutable() {
+      if (!nonRetryableErrorTypes_.isModifiable()) {
+        nonRetryableErrorTypes_ = new com.google.protobuf.LazyStringArrayList(nonRetryableErrorTypes_);
+      }
+      bitField0_ |= 0x00000020;
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @return A list containing the nonRetryableErrorTypes.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getNonRetryableErrorTypesList() {
+      nonRetryableErrorTypes_.makeImmutable();
+      return nonRetryableErrorTypes_;
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @return The count of nonRetryableErrorTypes.
+     */
+    public int getNonRetryableErrorTypesCount() {
+      return nonRetryableErrorTypes_.size();
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @param index The index of the element to return.
+     * @return The nonRetryableErrorTypes at the given index.
+     */
+    public java.lang.String getNonRetryableErrorTypes(int index) {
+      return nonRetryableErrorTypes_.get(index);
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the nonRetryableErrorTypes at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getNonRetryableErrorTypesBytes(int index) {
+      return nonRetryableErrorTypes_.getByteString(index);
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @param index The index to set the value at.
+     * @param value The nonRetryableErrorTypes to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNonRetryableErrorTypes(
+        int index, java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureNonRetryableErrorTypesIsMutable();
+      nonRetryableErrorTypes_.set(index, value);
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @param value The nonRetryableErrorTypes to add.
+     * @return This builder for chaining.
+     */
+    public Builder addNonRetryableErrorTypes(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureNonRetryableErrorTypesIsMutable();
+      nonRetryableErrorTypes_.add(value);
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @param values The nonRetryableErrorTypes to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllNonRetryableErrorTypes(
+        java.lang.Iterable<java.lang.String> values) {
+      ensureNonRetryableErrorTypesIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, nonRetryableErrorTypes_);
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearNonRetryableErrorTypes() {
+      nonRetryableErrorTypes_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+      bitField0_ = (bitField0_ & ~0x00000020);;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+     * retried: the service marks such a failure non_retryable when it records it, so that the
+     * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+     * never retried either.
+     * </pre>
+     *
+     * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+     * @param value The bytes of the nonRetryableErrorTypes to add.
+     * @return This builder for chaining.
+     */
+    public Builder addNonRetryableErrorTypesBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      ensureNonRetryableErrorTypesIsMutable();
+      nonRetryableErrorTypes_.add(value);
+      bitField0_ |= 0x00000020;
       onChanged();
       return this;
     }

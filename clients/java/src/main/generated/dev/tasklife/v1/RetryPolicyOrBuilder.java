@@ -108,4 +108,57 @@ public interface RetryPolicyOrBuilder extends
    * @return The jitter.
    */
   double getJitter();
+
+  /**
+   * <pre>
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   * </pre>
+   *
+   * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+   * @return A list containing the nonRetryableErrorTypes.
+   */
+  java.util.List<java.lang.String>
+      getNonRetryableErrorTypesList();
+  /**
+   * <pre>
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   * </pre>
+   *
+   * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+   * @return The count of nonRetryableErrorTypes.
+   */
+  int getNonRetryableErrorTypesCount();
+  /**
+   * <pre>
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   * </pre>
+   *
+   * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+   * @param index The index of the element to return.
+   * @return The nonRetryableErrorTypes at the given index.
+   */
+  java.lang.String getNonRetryableErrorTypes(int index);
+  /**
+   * <pre>
+   * Failures of these error types (TaskFailure.error_type, up to 100 of them) are never
+   * retried: the service marks such a failure non_retryable when it records it, so that the
+   * FAIL event says why no retry follows. A failure its reporter marked non_retryable is
+   * never retried either.
+   * </pre>
+   *
+   * <code>repeated string non_retryable_error_types = 6 [json_name = "nonRetryableErrorTypes"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the nonRetryableErrorTypes at the given index.
+   */
+  com.google.protobuf.ByteString
+      getNonRetryableErrorTypesBytes(int index);
 }

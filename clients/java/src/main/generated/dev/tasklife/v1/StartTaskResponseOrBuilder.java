@@ -12,7 +12,7 @@ public interface StartTaskResponseOrBuilder extends
 
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, with its input: everything the worker needs to run it.
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -21,7 +21,7 @@ public interface StartTaskResponseOrBuilder extends
   boolean hasTask();
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, with its input: everything the worker needs to run it.
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
@@ -30,7 +30,7 @@ public interface StartTaskResponseOrBuilder extends
   dev.tasklife.v1.Task getTask();
   /**
    * <pre>
-   * The task after the move.
+   * The task after the move, with its input: everything the worker needs to run it.
    * </pre>
    *
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>

@@ -488,7 +488,9 @@ java.lang.String defaultValue) {
   private int attempt_ = 0;
   /**
    * <pre>
-   * How many times the task has been started: 0 before the first StartTask, then 1, 2...
+   * The number of the current or last attempt: 0 before the first StartTask, then 1, 2...
+   * One attempt per start (docs/concepts/attempts.md). An attempt ended by PauseTask does
+   * not use up the retry budget: RetryPolicy.max_attempts counts the attempts that failed.
    * </pre>
    *
    * <code>int32 attempt = 10 [json_name = "attempt"];</code>
@@ -504,8 +506,9 @@ java.lang.String defaultValue) {
   private volatile java.lang.Object worker_ = "";
   /**
    * <pre>
-   * The worker named by the StartTask of the current or last attempt; empty if none was
-   * named, or once its lease expired (the worker no longer holds the task).
+   * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+   * if one was named. Empty in every other state: a task that is not running has no worker.
+   * Who ran each attempt is in ListTaskAttempts.
    * </pre>
    *
    * <code>string worker = 11 [json_name = "worker"];</code>
@@ -526,8 +529,9 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * The worker named by the StartTask of the current or last attempt; empty if none was
-   * named, or once its lease expired (the worker no longer holds the task).
+   * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+   * if one was named. Empty in every other state: a task that is not running has no worker.
+   * Who ran each attempt is in ListTaskAttempts.
    * </pre>
    *
    * <code>string worker = 11 [json_name = "worker"];</code>
@@ -733,6 +737,132 @@ java.lang.String defaultValue) {
     }
   }
 
+  public static final int INPUT_FIELD_NUMBER = 17;
+  private dev.tasklife.v1.TaskPayload input_;
+  /**
+   * <pre>
+   * What the task was created with, for the worker that runs it; fixed at creation. Unset
+   * when it was created without one, and in the BASIC view (ListTasks' default) and the
+   * answers of moves other than StartTask (ClaimTasks' claims carry it).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+   * @return Whether the input field is set.
+   */
+  @java.lang.Override
+  public boolean hasInput() {
+    return ((bitField0_ & 0x00000040) != 0);
+  }
+  /**
+   * <pre>
+   * What the task was created with, for the worker that runs it; fixed at creation. Unset
+   * when it was created without one, and in the BASIC view (ListTasks' default) and the
+   * answers of moves other than StartTask (ClaimTasks' claims carry it).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+   * @return The input.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskPayload getInput() {
+    return input_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
+  }
+  /**
+   * <pre>
+   * What the task was created with, for the worker that runs it; fixed at creation. Unset
+   * when it was created without one, and in the BASIC view (ListTasks' default) and the
+   * answers of moves other than StartTask (ClaimTasks' claims carry it).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskPayloadOrBuilder getInputOrBuilder() {
+    return input_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
+  }
+
+  public static final int RESULT_FIELD_NUMBER = 18;
+  private dev.tasklife.v1.TaskPayload result_;
+  /**
+   * <pre>
+   * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+   * in the answers of moves.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+   * @return Whether the result field is set.
+   */
+  @java.lang.Override
+  public boolean hasResult() {
+    return ((bitField0_ & 0x00000080) != 0);
+  }
+  /**
+   * <pre>
+   * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+   * in the answers of moves.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+   * @return The result.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskPayload getResult() {
+    return result_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : result_;
+  }
+  /**
+   * <pre>
+   * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+   * in the answers of moves.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskPayloadOrBuilder getResultOrBuilder() {
+    return result_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : result_;
+  }
+
+  public static final int LAST_FAILURE_FIELD_NUMBER = 19;
+  private dev.tasklife.v1.TaskFailure lastFailure_;
+  /**
+   * <pre>
+   * The failure of the latest failed attempt, kept after retries: unset when no attempt
+   * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+   * @return Whether the lastFailure field is set.
+   */
+  @java.lang.Override
+  public boolean hasLastFailure() {
+    return ((bitField0_ & 0x00000100) != 0);
+  }
+  /**
+   * <pre>
+   * The failure of the latest failed attempt, kept after retries: unset when no attempt
+   * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+   * @return The lastFailure.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskFailure getLastFailure() {
+    return lastFailure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : lastFailure_;
+  }
+  /**
+   * <pre>
+   * The failure of the latest failed attempt, kept after retries: unset when no attempt
+   * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskFailureOrBuilder getLastFailureOrBuilder() {
+    return lastFailure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : lastFailure_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -797,6 +927,15 @@ java.lang.String defaultValue) {
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(namespace_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 16, namespace_);
+    }
+    if (((bitField0_ & 0x00000040) != 0)) {
+      output.writeMessage(17, getInput());
+    }
+    if (((bitField0_ & 0x00000080) != 0)) {
+      output.writeMessage(18, getResult());
+    }
+    if (((bitField0_ & 0x00000100) != 0)) {
+      output.writeMessage(19, getLastFailure());
     }
     getUnknownFields().writeTo(output);
   }
@@ -872,6 +1011,18 @@ java.lang.String defaultValue) {
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(namespace_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(16, namespace_);
     }
+    if (((bitField0_ & 0x00000040) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(17, getInput());
+    }
+    if (((bitField0_ & 0x00000080) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(18, getResult());
+    }
+    if (((bitField0_ & 0x00000100) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(19, getLastFailure());
+    }
     return size;
   }
   @java.lang.Override
@@ -945,6 +1096,21 @@ java.lang.String defaultValue) {
         != other.getAutoEnqueue()) return false;
     if (!getNamespace()
         .equals(other.getNamespace())) return false;
+    if (hasInput() != other.hasInput()) return false;
+    if (hasInput()) {
+      if (!getInput()
+          .equals(other.getInput())) return false;
+    }
+    if (hasResult() != other.hasResult()) return false;
+    if (hasResult()) {
+      if (!getResult()
+          .equals(other.getResult())) return false;
+    }
+    if (hasLastFailure() != other.hasLastFailure()) return false;
+    if (hasLastFailure()) {
+      if (!getLastFailure()
+          .equals(other.getLastFailure())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1006,6 +1172,18 @@ java.lang.String defaultValue) {
         getAutoEnqueue());
     hash = (37 * hash) + NAMESPACE_FIELD_NUMBER;
     hash = (53 * hash) + getNamespace().hashCode();
+    if (hasInput()) {
+      hash = (37 * hash) + INPUT_FIELD_NUMBER;
+      hash = (53 * hash) + getInput().hashCode();
+    }
+    if (hasResult()) {
+      hash = (37 * hash) + RESULT_FIELD_NUMBER;
+      hash = (53 * hash) + getResult().hashCode();
+    }
+    if (hasLastFailure()) {
+      hash = (37 * hash) + LAST_FAILURE_FIELD_NUMBER;
+      hash = (53 * hash) + getLastFailure().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1168,6 +1346,9 @@ java.lang.String defaultValue) {
         internalGetLeaseExpireTimeFieldBuilder();
         internalGetLastHeartbeatTimeFieldBuilder();
         internalGetNextAttemptTimeFieldBuilder();
+        internalGetInputFieldBuilder();
+        internalGetResultFieldBuilder();
+        internalGetLastFailureFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1215,6 +1396,21 @@ java.lang.String defaultValue) {
       }
       autoEnqueue_ = false;
       namespace_ = "";
+      input_ = null;
+      if (inputBuilder_ != null) {
+        inputBuilder_.dispose();
+        inputBuilder_ = null;
+      }
+      result_ = null;
+      if (resultBuilder_ != null) {
+        resultBuilder_.dispose();
+        resultBuilder_ = null;
+      }
+      lastFailure_ = null;
+      if (lastFailureBuilder_ != null) {
+        lastFailureBuilder_.dispose();
+        lastFailureBuilder_ = null;
+      }
       return this;
     }
 
@@ -1317,6 +1513,24 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00008000) != 0)) {
         result.namespace_ = namespace_;
       }
+      if (((from_bitField0_ & 0x00010000) != 0)) {
+        result.input_ = inputBuilder_ == null
+            ? input_
+            : inputBuilder_.build();
+        to_bitField0_ |= 0x00000040;
+      }
+      if (((from_bitField0_ & 0x00020000) != 0)) {
+        result.result_ = resultBuilder_ == null
+            ? result_
+            : resultBuilder_.build();
+        to_bitField0_ |= 0x00000080;
+      }
+      if (((from_bitField0_ & 0x00040000) != 0)) {
+        result.lastFailure_ = lastFailureBuilder_ == null
+            ? lastFailure_
+            : lastFailureBuilder_.build();
+        to_bitField0_ |= 0x00000100;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1394,6 +1608,15 @@ java.lang.String defaultValue) {
         namespace_ = other.namespace_;
         bitField0_ |= 0x00008000;
         onChanged();
+      }
+      if (other.hasInput()) {
+        mergeInput(other.getInput());
+      }
+      if (other.hasResult()) {
+        mergeResult(other.getResult());
+      }
+      if (other.hasLastFailure()) {
+        mergeLastFailure(other.getLastFailure());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1515,6 +1738,27 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00008000;
               break;
             } // case 130
+            case 138: {
+              input.readMessage(
+                  internalGetInputFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00010000;
+              break;
+            } // case 138
+            case 146: {
+              input.readMessage(
+                  internalGetResultFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00020000;
+              break;
+            } // case 146
+            case 154: {
+              input.readMessage(
+                  internalGetLastFailureFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00040000;
+              break;
+            } // case 154
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2638,7 +2882,9 @@ java.lang.String defaultValue) {
     private int attempt_ ;
     /**
      * <pre>
-     * How many times the task has been started: 0 before the first StartTask, then 1, 2...
+     * The number of the current or last attempt: 0 before the first StartTask, then 1, 2...
+     * One attempt per start (docs/concepts/attempts.md). An attempt ended by PauseTask does
+     * not use up the retry budget: RetryPolicy.max_attempts counts the attempts that failed.
      * </pre>
      *
      * <code>int32 attempt = 10 [json_name = "attempt"];</code>
@@ -2650,7 +2896,9 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How many times the task has been started: 0 before the first StartTask, then 1, 2...
+     * The number of the current or last attempt: 0 before the first StartTask, then 1, 2...
+     * One attempt per start (docs/concepts/attempts.md). An attempt ended by PauseTask does
+     * not use up the retry budget: RetryPolicy.max_attempts counts the attempts that failed.
      * </pre>
      *
      * <code>int32 attempt = 10 [json_name = "attempt"];</code>
@@ -2666,7 +2914,9 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How many times the task has been started: 0 before the first StartTask, then 1, 2...
+     * The number of the current or last attempt: 0 before the first StartTask, then 1, 2...
+     * One attempt per start (docs/concepts/attempts.md). An attempt ended by PauseTask does
+     * not use up the retry budget: RetryPolicy.max_attempts counts the attempts that failed.
      * </pre>
      *
      * <code>int32 attempt = 10 [json_name = "attempt"];</code>
@@ -2682,8 +2932,9 @@ java.lang.String defaultValue) {
     private java.lang.Object worker_ = "";
     /**
      * <pre>
-     * The worker named by the StartTask of the current or last attempt; empty if none was
-     * named, or once its lease expired (the worker no longer holds the task).
+     * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+     * if one was named. Empty in every other state: a task that is not running has no worker.
+     * Who ran each attempt is in ListTaskAttempts.
      * </pre>
      *
      * <code>string worker = 11 [json_name = "worker"];</code>
@@ -2703,8 +2954,9 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * The worker named by the StartTask of the current or last attempt; empty if none was
-     * named, or once its lease expired (the worker no longer holds the task).
+     * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+     * if one was named. Empty in every other state: a task that is not running has no worker.
+     * Who ran each attempt is in ListTaskAttempts.
      * </pre>
      *
      * <code>string worker = 11 [json_name = "worker"];</code>
@@ -2725,8 +2977,9 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * The worker named by the StartTask of the current or last attempt; empty if none was
-     * named, or once its lease expired (the worker no longer holds the task).
+     * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+     * if one was named. Empty in every other state: a task that is not running has no worker.
+     * Who ran each attempt is in ListTaskAttempts.
      * </pre>
      *
      * <code>string worker = 11 [json_name = "worker"];</code>
@@ -2743,8 +2996,9 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * The worker named by the StartTask of the current or last attempt; empty if none was
-     * named, or once its lease expired (the worker no longer holds the task).
+     * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+     * if one was named. Empty in every other state: a task that is not running has no worker.
+     * Who ran each attempt is in ListTaskAttempts.
      * </pre>
      *
      * <code>string worker = 11 [json_name = "worker"];</code>
@@ -2758,8 +3012,9 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * The worker named by the StartTask of the current or last attempt; empty if none was
-     * named, or once its lease expired (the worker no longer holds the task).
+     * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+     * if one was named. Empty in every other state: a task that is not running has no worker.
+     * Who ran each attempt is in ListTaskAttempts.
      * </pre>
      *
      * <code>string worker = 11 [json_name = "worker"];</code>
@@ -3401,6 +3656,507 @@ java.lang.String defaultValue) {
       bitField0_ |= 0x00008000;
       onChanged();
       return this;
+    }
+
+    private dev.tasklife.v1.TaskPayload input_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder> inputBuilder_;
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     * @return Whether the input field is set.
+     */
+    public boolean hasInput() {
+      return ((bitField0_ & 0x00010000) != 0);
+    }
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     * @return The input.
+     */
+    public dev.tasklife.v1.TaskPayload getInput() {
+      if (inputBuilder_ == null) {
+        return input_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
+      } else {
+        return inputBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     */
+    public Builder setInput(dev.tasklife.v1.TaskPayload value) {
+      if (inputBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        input_ = value;
+      } else {
+        inputBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     */
+    public Builder setInput(
+        dev.tasklife.v1.TaskPayload.Builder builderForValue) {
+      if (inputBuilder_ == null) {
+        input_ = builderForValue.build();
+      } else {
+        inputBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     */
+    public Builder mergeInput(dev.tasklife.v1.TaskPayload value) {
+      if (inputBuilder_ == null) {
+        if (((bitField0_ & 0x00010000) != 0) &&
+          input_ != null &&
+          input_ != dev.tasklife.v1.TaskPayload.getDefaultInstance()) {
+          getInputBuilder().mergeFrom(value);
+        } else {
+          input_ = value;
+        }
+      } else {
+        inputBuilder_.mergeFrom(value);
+      }
+      if (input_ != null) {
+        bitField0_ |= 0x00010000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     */
+    public Builder clearInput() {
+      bitField0_ = (bitField0_ & ~0x00010000);
+      input_ = null;
+      if (inputBuilder_ != null) {
+        inputBuilder_.dispose();
+        inputBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     */
+    public dev.tasklife.v1.TaskPayload.Builder getInputBuilder() {
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return internalGetInputFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     */
+    public dev.tasklife.v1.TaskPayloadOrBuilder getInputOrBuilder() {
+      if (inputBuilder_ != null) {
+        return inputBuilder_.getMessageOrBuilder();
+      } else {
+        return input_ == null ?
+            dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
+      }
+    }
+    /**
+     * <pre>
+     * What the task was created with, for the worker that runs it; fixed at creation. Unset
+     * when it was created without one, and in the BASIC view (ListTasks' default) and the
+     * answers of moves other than StartTask (ClaimTasks' claims carry it).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder> 
+        internalGetInputFieldBuilder() {
+      if (inputBuilder_ == null) {
+        inputBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder>(
+                getInput(),
+                getParentForChildren(),
+                isClean());
+        input_ = null;
+      }
+      return inputBuilder_;
+    }
+
+    private dev.tasklife.v1.TaskPayload result_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder> resultBuilder_;
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     * @return Whether the result field is set.
+     */
+    public boolean hasResult() {
+      return ((bitField0_ & 0x00020000) != 0);
+    }
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     * @return The result.
+     */
+    public dev.tasklife.v1.TaskPayload getResult() {
+      if (resultBuilder_ == null) {
+        return result_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : result_;
+      } else {
+        return resultBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     */
+    public Builder setResult(dev.tasklife.v1.TaskPayload value) {
+      if (resultBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        result_ = value;
+      } else {
+        resultBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     */
+    public Builder setResult(
+        dev.tasklife.v1.TaskPayload.Builder builderForValue) {
+      if (resultBuilder_ == null) {
+        result_ = builderForValue.build();
+      } else {
+        resultBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     */
+    public Builder mergeResult(dev.tasklife.v1.TaskPayload value) {
+      if (resultBuilder_ == null) {
+        if (((bitField0_ & 0x00020000) != 0) &&
+          result_ != null &&
+          result_ != dev.tasklife.v1.TaskPayload.getDefaultInstance()) {
+          getResultBuilder().mergeFrom(value);
+        } else {
+          result_ = value;
+        }
+      } else {
+        resultBuilder_.mergeFrom(value);
+      }
+      if (result_ != null) {
+        bitField0_ |= 0x00020000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     */
+    public Builder clearResult() {
+      bitField0_ = (bitField0_ & ~0x00020000);
+      result_ = null;
+      if (resultBuilder_ != null) {
+        resultBuilder_.dispose();
+        resultBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     */
+    public dev.tasklife.v1.TaskPayload.Builder getResultBuilder() {
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return internalGetResultFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     */
+    public dev.tasklife.v1.TaskPayloadOrBuilder getResultOrBuilder() {
+      if (resultBuilder_ != null) {
+        return resultBuilder_.getMessageOrBuilder();
+      } else {
+        return result_ == null ?
+            dev.tasklife.v1.TaskPayload.getDefaultInstance() : result_;
+      }
+    }
+    /**
+     * <pre>
+     * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+     * in the answers of moves.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder> 
+        internalGetResultFieldBuilder() {
+      if (resultBuilder_ == null) {
+        resultBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskPayload, dev.tasklife.v1.TaskPayload.Builder, dev.tasklife.v1.TaskPayloadOrBuilder>(
+                getResult(),
+                getParentForChildren(),
+                isClean());
+        result_ = null;
+      }
+      return resultBuilder_;
+    }
+
+    private dev.tasklife.v1.TaskFailure lastFailure_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder> lastFailureBuilder_;
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     * @return Whether the lastFailure field is set.
+     */
+    public boolean hasLastFailure() {
+      return ((bitField0_ & 0x00040000) != 0);
+    }
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     * @return The lastFailure.
+     */
+    public dev.tasklife.v1.TaskFailure getLastFailure() {
+      if (lastFailureBuilder_ == null) {
+        return lastFailure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : lastFailure_;
+      } else {
+        return lastFailureBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     */
+    public Builder setLastFailure(dev.tasklife.v1.TaskFailure value) {
+      if (lastFailureBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        lastFailure_ = value;
+      } else {
+        lastFailureBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00040000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     */
+    public Builder setLastFailure(
+        dev.tasklife.v1.TaskFailure.Builder builderForValue) {
+      if (lastFailureBuilder_ == null) {
+        lastFailure_ = builderForValue.build();
+      } else {
+        lastFailureBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00040000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     */
+    public Builder mergeLastFailure(dev.tasklife.v1.TaskFailure value) {
+      if (lastFailureBuilder_ == null) {
+        if (((bitField0_ & 0x00040000) != 0) &&
+          lastFailure_ != null &&
+          lastFailure_ != dev.tasklife.v1.TaskFailure.getDefaultInstance()) {
+          getLastFailureBuilder().mergeFrom(value);
+        } else {
+          lastFailure_ = value;
+        }
+      } else {
+        lastFailureBuilder_.mergeFrom(value);
+      }
+      if (lastFailure_ != null) {
+        bitField0_ |= 0x00040000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     */
+    public Builder clearLastFailure() {
+      bitField0_ = (bitField0_ & ~0x00040000);
+      lastFailure_ = null;
+      if (lastFailureBuilder_ != null) {
+        lastFailureBuilder_.dispose();
+        lastFailureBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     */
+    public dev.tasklife.v1.TaskFailure.Builder getLastFailureBuilder() {
+      bitField0_ |= 0x00040000;
+      onChanged();
+      return internalGetLastFailureFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     */
+    public dev.tasklife.v1.TaskFailureOrBuilder getLastFailureOrBuilder() {
+      if (lastFailureBuilder_ != null) {
+        return lastFailureBuilder_.getMessageOrBuilder();
+      } else {
+        return lastFailure_ == null ?
+            dev.tasklife.v1.TaskFailure.getDefaultInstance() : lastFailure_;
+      }
+    }
+    /**
+     * <pre>
+     * The failure of the latest failed attempt, kept after retries: unset when no attempt
+     * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder> 
+        internalGetLastFailureFieldBuilder() {
+      if (lastFailureBuilder_ == null) {
+        lastFailureBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder>(
+                getLastFailure(),
+                getParentForChildren(),
+                isClean());
+        lastFailure_ = null;
+      }
+      return lastFailureBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

@@ -43,6 +43,7 @@ private static final long serialVersionUID = 0L;
     requestId_ = "";
     namespace_ = "";
     onBehalfOf_ = "";
+    worker_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -534,6 +535,143 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int WORKER_FIELD_NUMBER = 13;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object worker_ = "";
+  /**
+   * <pre>
+   * The worker the move names: the worker a StartTask started the attempt for, the worker
+   * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+   * service failed the task (operator `system:lease`). Empty when the move named none.
+   * </pre>
+   *
+   * <code>string worker = 13 [json_name = "worker"];</code>
+   * @return The worker.
+   */
+  @java.lang.Override
+  public java.lang.String getWorker() {
+    java.lang.Object ref = worker_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      worker_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The worker the move names: the worker a StartTask started the attempt for, the worker
+   * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+   * service failed the task (operator `system:lease`). Empty when the move named none.
+   * </pre>
+   *
+   * <code>string worker = 13 [json_name = "worker"];</code>
+   * @return The bytes for worker.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getWorkerBytes() {
+    java.lang.Object ref = worker_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      worker_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int ATTEMPT_FIELD_NUMBER = 14;
+  private int attempt_ = 0;
+  /**
+   * <pre>
+   * The attempt the event belongs to: the task's attempt after the move (0 before its first
+   * start; a StartTask event opens attempt n).
+   * </pre>
+   *
+   * <code>int32 attempt = 14 [json_name = "attempt"];</code>
+   * @return The attempt.
+   */
+  @java.lang.Override
+  public int getAttempt() {
+    return attempt_;
+  }
+
+  public static final int FAILURE_FIELD_NUMBER = 15;
+  private dev.tasklife.v1.TaskFailure failure_;
+  /**
+   * <pre>
+   * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+   * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+   * @return Whether the failure field is set.
+   */
+  @java.lang.Override
+  public boolean hasFailure() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+   * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+   * @return The failure.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskFailure getFailure() {
+    return failure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : failure_;
+  }
+  /**
+   * <pre>
+   * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+   * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskFailureOrBuilder getFailureOrBuilder() {
+    return failure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : failure_;
+  }
+
+  public static final int EXIT_CODE_FIELD_NUMBER = 16;
+  private int exitCode_ = 0;
+  /**
+   * <pre>
+   * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+   * exit_code on a FailTask that gave one; unset otherwise.
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 16 [json_name = "exitCode"];</code>
+   * @return Whether the exitCode field is set.
+   */
+  @java.lang.Override
+  public boolean hasExitCode() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+   * exit_code on a FailTask that gave one; unset otherwise.
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 16 [json_name = "exitCode"];</code>
+   * @return The exitCode.
+   */
+  @java.lang.Override
+  public int getExitCode() {
+    return exitCode_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -584,6 +722,18 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 12, onBehalfOf_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(worker_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 13, worker_);
+    }
+    if (attempt_ != 0) {
+      output.writeInt32(14, attempt_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(15, getFailure());
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeInt32(16, exitCode_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -628,6 +778,21 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(12, onBehalfOf_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(worker_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(13, worker_);
+    }
+    if (attempt_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(14, attempt_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(15, getFailure());
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(16, exitCode_);
     }
     return size;
   }
@@ -677,6 +842,20 @@ private static final long serialVersionUID = 0L;
         .equals(other.getNamespace())) return false;
     if (!getOnBehalfOf()
         .equals(other.getOnBehalfOf())) return false;
+    if (!getWorker()
+        .equals(other.getWorker())) return false;
+    if (getAttempt()
+        != other.getAttempt()) return false;
+    if (hasFailure() != other.hasFailure()) return false;
+    if (hasFailure()) {
+      if (!getFailure()
+          .equals(other.getFailure())) return false;
+    }
+    if (hasExitCode() != other.hasExitCode()) return false;
+    if (hasExitCode()) {
+      if (getExitCode()
+          != other.getExitCode()) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -715,6 +894,18 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getNamespace().hashCode();
     hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
     hash = (53 * hash) + getOnBehalfOf().hashCode();
+    hash = (37 * hash) + WORKER_FIELD_NUMBER;
+    hash = (53 * hash) + getWorker().hashCode();
+    hash = (37 * hash) + ATTEMPT_FIELD_NUMBER;
+    hash = (53 * hash) + getAttempt();
+    if (hasFailure()) {
+      hash = (37 * hash) + FAILURE_FIELD_NUMBER;
+      hash = (53 * hash) + getFailure().hashCode();
+    }
+    if (hasExitCode()) {
+      hash = (37 * hash) + EXIT_CODE_FIELD_NUMBER;
+      hash = (53 * hash) + getExitCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -851,6 +1042,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetCreateTimeFieldBuilder();
+        internalGetFailureFieldBuilder();
       }
     }
     @java.lang.Override
@@ -873,6 +1065,14 @@ private static final long serialVersionUID = 0L;
       }
       namespace_ = "";
       onBehalfOf_ = "";
+      worker_ = "";
+      attempt_ = 0;
+      failure_ = null;
+      if (failureBuilder_ != null) {
+        failureBuilder_.dispose();
+        failureBuilder_ = null;
+      }
+      exitCode_ = 0;
       return this;
     }
 
@@ -946,6 +1146,22 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000800) != 0)) {
         result.onBehalfOf_ = onBehalfOf_;
       }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.worker_ = worker_;
+      }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.attempt_ = attempt_;
+      }
+      if (((from_bitField0_ & 0x00004000) != 0)) {
+        result.failure_ = failureBuilder_ == null
+            ? failure_
+            : failureBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
+      if (((from_bitField0_ & 0x00008000) != 0)) {
+        result.exitCode_ = exitCode_;
+        to_bitField0_ |= 0x00000004;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1010,6 +1226,20 @@ private static final long serialVersionUID = 0L;
         onBehalfOf_ = other.onBehalfOf_;
         bitField0_ |= 0x00000800;
         onChanged();
+      }
+      if (!other.getWorker().isEmpty()) {
+        worker_ = other.worker_;
+        bitField0_ |= 0x00001000;
+        onChanged();
+      }
+      if (other.getAttempt() != 0) {
+        setAttempt(other.getAttempt());
+      }
+      if (other.hasFailure()) {
+        mergeFailure(other.getFailure());
+      }
+      if (other.hasExitCode()) {
+        setExitCode(other.getExitCode());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1097,6 +1327,28 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000800;
               break;
             } // case 98
+            case 106: {
+              worker_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 106
+            case 112: {
+              attempt_ = input.readInt32();
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 112
+            case 122: {
+              input.readMessage(
+                  internalGetFailureFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00004000;
+              break;
+            } // case 122
+            case 128: {
+              exitCode_ = input.readInt32();
+              bitField0_ |= 0x00008000;
+              break;
+            } // case 128
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2196,6 +2448,379 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       onBehalfOf_ = value;
       bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object worker_ = "";
+    /**
+     * <pre>
+     * The worker the move names: the worker a StartTask started the attempt for, the worker
+     * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+     * service failed the task (operator `system:lease`). Empty when the move named none.
+     * </pre>
+     *
+     * <code>string worker = 13 [json_name = "worker"];</code>
+     * @return The worker.
+     */
+    public java.lang.String getWorker() {
+      java.lang.Object ref = worker_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        worker_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The worker the move names: the worker a StartTask started the attempt for, the worker
+     * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+     * service failed the task (operator `system:lease`). Empty when the move named none.
+     * </pre>
+     *
+     * <code>string worker = 13 [json_name = "worker"];</code>
+     * @return The bytes for worker.
+     */
+    public com.google.protobuf.ByteString
+        getWorkerBytes() {
+      java.lang.Object ref = worker_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        worker_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The worker the move names: the worker a StartTask started the attempt for, the worker
+     * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+     * service failed the task (operator `system:lease`). Empty when the move named none.
+     * </pre>
+     *
+     * <code>string worker = 13 [json_name = "worker"];</code>
+     * @param value The worker to set.
+     * @return This builder for chaining.
+     */
+    public Builder setWorker(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      worker_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The worker the move names: the worker a StartTask started the attempt for, the worker
+     * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+     * service failed the task (operator `system:lease`). Empty when the move named none.
+     * </pre>
+     *
+     * <code>string worker = 13 [json_name = "worker"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearWorker() {
+      worker_ = getDefaultInstance().getWorker();
+      bitField0_ = (bitField0_ & ~0x00001000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The worker the move names: the worker a StartTask started the attempt for, the worker
+     * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+     * service failed the task (operator `system:lease`). Empty when the move named none.
+     * </pre>
+     *
+     * <code>string worker = 13 [json_name = "worker"];</code>
+     * @param value The bytes for worker to set.
+     * @return This builder for chaining.
+     */
+    public Builder setWorkerBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      worker_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+
+    private int attempt_ ;
+    /**
+     * <pre>
+     * The attempt the event belongs to: the task's attempt after the move (0 before its first
+     * start; a StartTask event opens attempt n).
+     * </pre>
+     *
+     * <code>int32 attempt = 14 [json_name = "attempt"];</code>
+     * @return The attempt.
+     */
+    @java.lang.Override
+    public int getAttempt() {
+      return attempt_;
+    }
+    /**
+     * <pre>
+     * The attempt the event belongs to: the task's attempt after the move (0 before its first
+     * start; a StartTask event opens attempt n).
+     * </pre>
+     *
+     * <code>int32 attempt = 14 [json_name = "attempt"];</code>
+     * @param value The attempt to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAttempt(int value) {
+
+      attempt_ = value;
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The attempt the event belongs to: the task's attempt after the move (0 before its first
+     * start; a StartTask event opens attempt n).
+     * </pre>
+     *
+     * <code>int32 attempt = 14 [json_name = "attempt"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAttempt() {
+      bitField0_ = (bitField0_ & ~0x00002000);
+      attempt_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private dev.tasklife.v1.TaskFailure failure_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder> failureBuilder_;
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     * @return Whether the failure field is set.
+     */
+    public boolean hasFailure() {
+      return ((bitField0_ & 0x00004000) != 0);
+    }
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     * @return The failure.
+     */
+    public dev.tasklife.v1.TaskFailure getFailure() {
+      if (failureBuilder_ == null) {
+        return failure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : failure_;
+      } else {
+        return failureBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     */
+    public Builder setFailure(dev.tasklife.v1.TaskFailure value) {
+      if (failureBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        failure_ = value;
+      } else {
+        failureBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     */
+    public Builder setFailure(
+        dev.tasklife.v1.TaskFailure.Builder builderForValue) {
+      if (failureBuilder_ == null) {
+        failure_ = builderForValue.build();
+      } else {
+        failureBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     */
+    public Builder mergeFailure(dev.tasklife.v1.TaskFailure value) {
+      if (failureBuilder_ == null) {
+        if (((bitField0_ & 0x00004000) != 0) &&
+          failure_ != null &&
+          failure_ != dev.tasklife.v1.TaskFailure.getDefaultInstance()) {
+          getFailureBuilder().mergeFrom(value);
+        } else {
+          failure_ = value;
+        }
+      } else {
+        failureBuilder_.mergeFrom(value);
+      }
+      if (failure_ != null) {
+        bitField0_ |= 0x00004000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     */
+    public Builder clearFailure() {
+      bitField0_ = (bitField0_ & ~0x00004000);
+      failure_ = null;
+      if (failureBuilder_ != null) {
+        failureBuilder_.dispose();
+        failureBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     */
+    public dev.tasklife.v1.TaskFailure.Builder getFailureBuilder() {
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return internalGetFailureFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     */
+    public dev.tasklife.v1.TaskFailureOrBuilder getFailureOrBuilder() {
+      if (failureBuilder_ != null) {
+        return failureBuilder_.getMessageOrBuilder();
+      } else {
+        return failure_ == null ?
+            dev.tasklife.v1.TaskFailure.getDefaultInstance() : failure_;
+      }
+    }
+    /**
+     * <pre>
+     * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+     * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder> 
+        internalGetFailureFieldBuilder() {
+      if (failureBuilder_ == null) {
+        failureBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskFailure, dev.tasklife.v1.TaskFailure.Builder, dev.tasklife.v1.TaskFailureOrBuilder>(
+                getFailure(),
+                getParentForChildren(),
+                isClean());
+        failure_ = null;
+      }
+      return failureBuilder_;
+    }
+
+    private int exitCode_ ;
+    /**
+     * <pre>
+     * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+     * exit_code on a FailTask that gave one; unset otherwise.
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 16 [json_name = "exitCode"];</code>
+     * @return Whether the exitCode field is set.
+     */
+    @java.lang.Override
+    public boolean hasExitCode() {
+      return ((bitField0_ & 0x00008000) != 0);
+    }
+    /**
+     * <pre>
+     * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+     * exit_code on a FailTask that gave one; unset otherwise.
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 16 [json_name = "exitCode"];</code>
+     * @return The exitCode.
+     */
+    @java.lang.Override
+    public int getExitCode() {
+      return exitCode_;
+    }
+    /**
+     * <pre>
+     * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+     * exit_code on a FailTask that gave one; unset otherwise.
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 16 [json_name = "exitCode"];</code>
+     * @param value The exitCode to set.
+     * @return This builder for chaining.
+     */
+    public Builder setExitCode(int value) {
+
+      exitCode_ = value;
+      bitField0_ |= 0x00008000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+     * exit_code on a FailTask that gave one; unset otherwise.
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 16 [json_name = "exitCode"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearExitCode() {
+      bitField0_ = (bitField0_ & ~0x00008000);
+      exitCode_ = 0;
       onChanged();
       return this;
     }

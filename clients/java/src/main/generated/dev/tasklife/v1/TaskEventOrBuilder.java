@@ -253,4 +253,90 @@ public interface TaskEventOrBuilder extends
    */
   com.google.protobuf.ByteString
       getOnBehalfOfBytes();
+
+  /**
+   * <pre>
+   * The worker the move names: the worker a StartTask started the attempt for, the worker
+   * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+   * service failed the task (operator `system:lease`). Empty when the move named none.
+   * </pre>
+   *
+   * <code>string worker = 13 [json_name = "worker"];</code>
+   * @return The worker.
+   */
+  java.lang.String getWorker();
+  /**
+   * <pre>
+   * The worker the move names: the worker a StartTask started the attempt for, the worker
+   * that reported a CompleteTask or FailTask, or the worker whose lease expired when the
+   * service failed the task (operator `system:lease`). Empty when the move named none.
+   * </pre>
+   *
+   * <code>string worker = 13 [json_name = "worker"];</code>
+   * @return The bytes for worker.
+   */
+  com.google.protobuf.ByteString
+      getWorkerBytes();
+
+  /**
+   * <pre>
+   * The attempt the event belongs to: the task's attempt after the move (0 before its first
+   * start; a StartTask event opens attempt n).
+   * </pre>
+   *
+   * <code>int32 attempt = 14 [json_name = "attempt"];</code>
+   * @return The attempt.
+   */
+  int getAttempt();
+
+  /**
+   * <pre>
+   * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+   * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+   * @return Whether the failure field is set.
+   */
+  boolean hasFailure();
+  /**
+   * <pre>
+   * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+   * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+   * @return The failure.
+   */
+  dev.tasklife.v1.TaskFailure getFailure();
+  /**
+   * <pre>
+   * On every move into TASK_STATE_FAILED, why: the reporter's failure, or the service's own
+   * (error_type LEASE_EXPIRED when a lease runs out). Unset on every other move.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure failure = 15 [json_name = "failure"];</code>
+   */
+  dev.tasklife.v1.TaskFailureOrBuilder getFailureOrBuilder();
+
+  /**
+   * <pre>
+   * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+   * exit_code on a FailTask that gave one; unset otherwise.
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 16 [json_name = "exitCode"];</code>
+   * @return Whether the exitCode field is set.
+   */
+  boolean hasExitCode();
+  /**
+   * <pre>
+   * The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
+   * exit_code on a FailTask that gave one; unset otherwise.
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 16 [json_name = "exitCode"];</code>
+   * @return The exitCode.
+   */
+  int getExitCode();
 }

@@ -272,7 +272,9 @@ java.lang.String defaultValue);
 
   /**
    * <pre>
-   * How many times the task has been started: 0 before the first StartTask, then 1, 2...
+   * The number of the current or last attempt: 0 before the first StartTask, then 1, 2...
+   * One attempt per start (docs/concepts/attempts.md). An attempt ended by PauseTask does
+   * not use up the retry budget: RetryPolicy.max_attempts counts the attempts that failed.
    * </pre>
    *
    * <code>int32 attempt = 10 [json_name = "attempt"];</code>
@@ -282,8 +284,9 @@ java.lang.String defaultValue);
 
   /**
    * <pre>
-   * The worker named by the StartTask of the current or last attempt; empty if none was
-   * named, or once its lease expired (the worker no longer holds the task).
+   * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+   * if one was named. Empty in every other state: a task that is not running has no worker.
+   * Who ran each attempt is in ListTaskAttempts.
    * </pre>
    *
    * <code>string worker = 11 [json_name = "worker"];</code>
@@ -292,8 +295,9 @@ java.lang.String defaultValue);
   java.lang.String getWorker();
   /**
    * <pre>
-   * The worker named by the StartTask of the current or last attempt; empty if none was
-   * named, or once its lease expired (the worker no longer holds the task).
+   * While RUNNING: the worker named by the StartTask (or ClaimTasks) of the current attempt,
+   * if one was named. Empty in every other state: a task that is not running has no worker.
+   * Who ran each attempt is in ListTaskAttempts.
    * </pre>
    *
    * <code>string worker = 11 [json_name = "worker"];</code>
@@ -421,4 +425,97 @@ java.lang.String defaultValue);
    */
   com.google.protobuf.ByteString
       getNamespaceBytes();
+
+  /**
+   * <pre>
+   * What the task was created with, for the worker that runs it; fixed at creation. Unset
+   * when it was created without one, and in the BASIC view (ListTasks' default) and the
+   * answers of moves other than StartTask (ClaimTasks' claims carry it).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+   * @return Whether the input field is set.
+   */
+  boolean hasInput();
+  /**
+   * <pre>
+   * What the task was created with, for the worker that runs it; fixed at creation. Unset
+   * when it was created without one, and in the BASIC view (ListTasks' default) and the
+   * answers of moves other than StartTask (ClaimTasks' claims carry it).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+   * @return The input.
+   */
+  dev.tasklife.v1.TaskPayload getInput();
+  /**
+   * <pre>
+   * What the task was created with, for the worker that runs it; fixed at creation. Unset
+   * when it was created without one, and in the BASIC view (ListTasks' default) and the
+   * answers of moves other than StartTask (ClaimTasks' claims carry it).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload input = 17 [json_name = "input"];</code>
+   */
+  dev.tasklife.v1.TaskPayloadOrBuilder getInputOrBuilder();
+
+  /**
+   * <pre>
+   * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+   * in the answers of moves.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+   * @return Whether the result field is set.
+   */
+  boolean hasResult();
+  /**
+   * <pre>
+   * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+   * in the answers of moves.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+   * @return The result.
+   */
+  dev.tasklife.v1.TaskPayload getResult();
+  /**
+   * <pre>
+   * What CompleteTask reported; set once the task succeeded. Unset in the BASIC view and
+   * in the answers of moves.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskPayload result = 18 [json_name = "result"];</code>
+   */
+  dev.tasklife.v1.TaskPayloadOrBuilder getResultOrBuilder();
+
+  /**
+   * <pre>
+   * The failure of the latest failed attempt, kept after retries: unset when no attempt
+   * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+   * @return Whether the lastFailure field is set.
+   */
+  boolean hasLastFailure();
+  /**
+   * <pre>
+   * The failure of the latest failed attempt, kept after retries: unset when no attempt
+   * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+   * @return The lastFailure.
+   */
+  dev.tasklife.v1.TaskFailure getLastFailure();
+  /**
+   * <pre>
+   * The failure of the latest failed attempt, kept after retries: unset when no attempt
+   * has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
+   */
+  dev.tasklife.v1.TaskFailureOrBuilder getLastFailureOrBuilder();
 }

@@ -32,6 +32,16 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_RetryPolicy_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_TaskPayload_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_TaskPayload_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_TaskFailure_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_TaskFailure_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_tasklife_v1_Task_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -46,6 +56,11 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_TaskEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_TaskAttempt_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_TaskAttempt_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -57,63 +72,93 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     java.lang.String[] descriptorData = {
       "\n\026tasklife/v1/task.proto\022\013tasklife.v1\032\036g" +
       "oogle/protobuf/duration.proto\032\037google/pr" +
-      "otobuf/timestamp.proto\"\207\002\n\013RetryPolicy\022!" +
+      "otobuf/timestamp.proto\"\302\002\n\013RetryPolicy\022!" +
       "\n\014max_attempts\030\001 \001(\005R\013maxAttempts\022B\n\017ini" +
       "tial_backoff\030\002 \001(\0132\031.google.protobuf.Dur" +
       "ationR\016initialBackoff\022-\n\022backoff_multipl" +
       "ier\030\003 \001(\001R\021backoffMultiplier\022:\n\013max_back" +
       "off\030\004 \001(\0132\031.google.protobuf.DurationR\nma" +
-      "xBackoff\022\033\n\006jitter\030\005 \001(\001H\000R\006jitter\210\001\001B\t\n" +
-      "\007_jitter\"\231\006\n\004Task\022\027\n\007task_id\030\001 \001(\tR\006task" +
-      "Id\022,\n\005state\030\002 \001(\0162\026.tasklife.v1.TaskStat" +
-      "eR\005state\022\030\n\007version\030\003 \001(\003R\007version\0225\n\006la" +
-      "bels\030\004 \003(\0132\035.tasklife.v1.Task.LabelsEntr" +
-      "yR\006labels\022\035\n\ndepends_on\030\005 \003(\tR\tdependsOn" +
-      "\022\031\n\010rerun_of\030\006 \001(\tR\007rerunOf\022;\n\014retry_pol" +
-      "icy\030\007 \001(\0132\030.tasklife.v1.RetryPolicyR\013ret" +
-      "ryPolicy\022;\n\013create_time\030\010 \001(\0132\032.google.p" +
-      "rotobuf.TimestampR\ncreateTime\022;\n\013update_" +
-      "time\030\t \001(\0132\032.google.protobuf.TimestampR\n" +
-      "updateTime\022\030\n\007attempt\030\n \001(\005R\007attempt\022\026\n\006" +
-      "worker\030\013 \001(\tR\006worker\022F\n\021lease_expire_tim" +
-      "e\030\014 \001(\0132\032.google.protobuf.TimestampR\017lea" +
-      "seExpireTime\022J\n\023last_heartbeat_time\030\r \001(" +
-      "\0132\032.google.protobuf.TimestampR\021lastHeart" +
-      "beatTime\022F\n\021next_attempt_time\030\016 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\017nextAttemptTime" +
-      "\022!\n\014auto_enqueue\030\017 \001(\010R\013autoEnqueue\022\034\n\tn" +
-      "amespace\030\020 \001(\tR\tnamespace\0329\n\013LabelsEntry" +
-      "\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value" +
-      ":\0028\001\"\301\003\n\tTaskEvent\022\027\n\007task_id\030\001 \001(\tR\006tas" +
-      "kId\022\030\n\007version\030\002 \001(\003R\007version\022\026\n\006cursor\030" +
-      "\003 \001(\tR\006cursor\0225\n\nfrom_state\030\004 \001(\0162\026.task" +
-      "life.v1.TaskStateR\tfromState\0221\n\010to_state" +
-      "\030\005 \001(\0162\026.tasklife.v1.TaskStateR\007toState\022" +
-      "/\n\006action\030\006 \001(\0162\027.tasklife.v1.TaskAction" +
-      "R\006action\022\032\n\010operator\030\007 \001(\tR\010operator\022\026\n\006" +
-      "reason\030\010 \001(\tR\006reason\022\035\n\nrequest_id\030\t \001(\t" +
-      "R\trequestId\022;\n\013create_time\030\n \001(\0132\032.googl" +
-      "e.protobuf.TimestampR\ncreateTime\022\034\n\tname" +
-      "space\030\013 \001(\tR\tnamespace\022 \n\014on_behalf_of\030\014" +
-      " \001(\tR\nonBehalfOf*\377\001\n\tTaskState\022\032\n\026TASK_S" +
-      "TATE_UNSPECIFIED\020\000\022\026\n\022TASK_STATE_CREATED" +
-      "\020\001\022\024\n\020TASK_STATE_READY\020\002\022\026\n\022TASK_STATE_R" +
-      "UNNING\020\003\022\030\n\024TASK_STATE_SUCCEEDED\020\004\022\025\n\021TA" +
-      "SK_STATE_FAILED\020\005\022\027\n\023TASK_STATE_RETRYING" +
-      "\020\006\022\025\n\021TASK_STATE_PAUSED\020\007\022\025\n\021TASK_STATE_" +
-      "KILLED\020\010\022\030\n\024TASK_STATE_ABANDONED\020\t*\214\001\n\tS" +
-      "tateKind\022\032\n\026STATE_KIND_UNSPECIFIED\020\000\022\026\n\022" +
-      "STATE_KIND_INITIAL\020\001\022\025\n\021STATE_KIND_STABL" +
-      "E\020\002\022\033\n\027STATE_KIND_TRANSITIONAL\020\003\022\027\n\023STAT" +
-      "E_KIND_TERMINAL\020\004*\226\002\n\nTaskAction\022\033\n\027TASK" +
-      "_ACTION_UNSPECIFIED\020\000\022\026\n\022TASK_ACTION_CRE" +
-      "ATE\020\001\022\027\n\023TASK_ACTION_ENQUEUE\020\002\022\025\n\021TASK_A" +
-      "CTION_START\020\003\022\030\n\024TASK_ACTION_COMPLETE\020\004\022" +
-      "\024\n\020TASK_ACTION_FAIL\020\005\022\025\n\021TASK_ACTION_RET" +
-      "RY\020\006\022\025\n\021TASK_ACTION_PAUSE\020\007\022\026\n\022TASK_ACTI" +
-      "ON_RESUME\020\010\022\024\n\020TASK_ACTION_KILL\020\t\022\027\n\023TAS" +
-      "K_ACTION_ABANDON\020\nB\036\n\017dev.tasklife.v1B\tT" +
-      "askProtoP\001b\006proto3"
+      "xBackoff\022\033\n\006jitter\030\005 \001(\001H\000R\006jitter\210\001\001\0229\n" +
+      "\031non_retryable_error_types\030\006 \003(\tR\026nonRet" +
+      "ryableErrorTypesB\t\n\007_jitter\"D\n\013TaskPaylo" +
+      "ad\022\022\n\004data\030\001 \001(\014R\004data\022!\n\014content_type\030\002" +
+      " \001(\tR\013contentType\"\360\001\n\013TaskFailure\022\035\n\nerr" +
+      "or_type\030\001 \001(\tR\terrorType\022\030\n\007message\030\002 \001(" +
+      "\tR\007message\022\037\n\013stack_trace\030\003 \001(\tR\nstackTr" +
+      "ace\022 \n\texit_code\030\004 \001(\005H\000R\010exitCode\210\001\001\022#\n" +
+      "\rnon_retryable\030\005 \001(\010R\014nonRetryable\0222\n\007de" +
+      "tails\030\006 \001(\0132\030.tasklife.v1.TaskPayloadR\007d" +
+      "etailsB\014\n\n_exit_code\"\270\007\n\004Task\022\027\n\007task_id" +
+      "\030\001 \001(\tR\006taskId\022,\n\005state\030\002 \001(\0162\026.tasklife" +
+      ".v1.TaskStateR\005state\022\030\n\007version\030\003 \001(\003R\007v" +
+      "ersion\0225\n\006labels\030\004 \003(\0132\035.tasklife.v1.Tas" +
+      "k.LabelsEntryR\006labels\022\035\n\ndepends_on\030\005 \003(" +
+      "\tR\tdependsOn\022\031\n\010rerun_of\030\006 \001(\tR\007rerunOf\022" +
+      ";\n\014retry_policy\030\007 \001(\0132\030.tasklife.v1.Retr" +
+      "yPolicyR\013retryPolicy\022;\n\013create_time\030\010 \001(" +
+      "\0132\032.google.protobuf.TimestampR\ncreateTim" +
+      "e\022;\n\013update_time\030\t \001(\0132\032.google.protobuf" +
+      ".TimestampR\nupdateTime\022\030\n\007attempt\030\n \001(\005R" +
+      "\007attempt\022\026\n\006worker\030\013 \001(\tR\006worker\022F\n\021leas" +
+      "e_expire_time\030\014 \001(\0132\032.google.protobuf.Ti" +
+      "mestampR\017leaseExpireTime\022J\n\023last_heartbe" +
+      "at_time\030\r \001(\0132\032.google.protobuf.Timestam" +
+      "pR\021lastHeartbeatTime\022F\n\021next_attempt_tim" +
+      "e\030\016 \001(\0132\032.google.protobuf.TimestampR\017nex" +
+      "tAttemptTime\022!\n\014auto_enqueue\030\017 \001(\010R\013auto" +
+      "Enqueue\022\034\n\tnamespace\030\020 \001(\tR\tnamespace\022.\n" +
+      "\005input\030\021 \001(\0132\030.tasklife.v1.TaskPayloadR\005" +
+      "input\0220\n\006result\030\022 \001(\0132\030.tasklife.v1.Task" +
+      "PayloadR\006result\022;\n\014last_failure\030\023 \001(\0132\030." +
+      "tasklife.v1.TaskFailureR\013lastFailure\0329\n\013" +
+      "LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002" +
+      " \001(\tR\005value:\0028\001\"\327\004\n\tTaskEvent\022\027\n\007task_id" +
+      "\030\001 \001(\tR\006taskId\022\030\n\007version\030\002 \001(\003R\007version" +
+      "\022\026\n\006cursor\030\003 \001(\tR\006cursor\0225\n\nfrom_state\030\004" +
+      " \001(\0162\026.tasklife.v1.TaskStateR\tfromState\022" +
+      "1\n\010to_state\030\005 \001(\0162\026.tasklife.v1.TaskStat" +
+      "eR\007toState\022/\n\006action\030\006 \001(\0162\027.tasklife.v1" +
+      ".TaskActionR\006action\022\032\n\010operator\030\007 \001(\tR\010o" +
+      "perator\022\026\n\006reason\030\010 \001(\tR\006reason\022\035\n\nreque" +
+      "st_id\030\t \001(\tR\trequestId\022;\n\013create_time\030\n " +
+      "\001(\0132\032.google.protobuf.TimestampR\ncreateT" +
+      "ime\022\034\n\tnamespace\030\013 \001(\tR\tnamespace\022 \n\014on_" +
+      "behalf_of\030\014 \001(\tR\nonBehalfOf\022\026\n\006worker\030\r " +
+      "\001(\tR\006worker\022\030\n\007attempt\030\016 \001(\005R\007attempt\0222\n" +
+      "\007failure\030\017 \001(\0132\030.tasklife.v1.TaskFailure" +
+      "R\007failure\022 \n\texit_code\030\020 \001(\005H\000R\010exitCode" +
+      "\210\001\001B\014\n\n_exit_code\"\304\003\n\013TaskAttempt\022\030\n\007att" +
+      "empt\030\001 \001(\005R\007attempt\022\026\n\006worker\030\002 \001(\tR\006wor" +
+      "ker\0229\n\nstart_time\030\003 \001(\0132\032.google.protobu" +
+      "f.TimestampR\tstartTime\0225\n\010end_time\030\004 \001(\013" +
+      "2\032.google.protobuf.TimestampR\007endTime\0226\n" +
+      "\nend_action\030\005 \001(\0162\027.tasklife.v1.TaskActi" +
+      "onR\tendAction\0223\n\tend_state\030\006 \001(\0162\026.taskl" +
+      "ife.v1.TaskStateR\010endState\022!\n\014end_operat" +
+      "or\030\007 \001(\tR\013endOperator\0222\n\007failure\030\010 \001(\0132\030" +
+      ".tasklife.v1.TaskFailureR\007failure\022 \n\texi" +
+      "t_code\030\t \001(\005H\000R\010exitCode\210\001\001\022\035\n\nhas_resul" +
+      "t\030\n \001(\010R\thasResultB\014\n\n_exit_code*\377\001\n\tTas" +
+      "kState\022\032\n\026TASK_STATE_UNSPECIFIED\020\000\022\026\n\022TA" +
+      "SK_STATE_CREATED\020\001\022\024\n\020TASK_STATE_READY\020\002" +
+      "\022\026\n\022TASK_STATE_RUNNING\020\003\022\030\n\024TASK_STATE_S" +
+      "UCCEEDED\020\004\022\025\n\021TASK_STATE_FAILED\020\005\022\027\n\023TAS" +
+      "K_STATE_RETRYING\020\006\022\025\n\021TASK_STATE_PAUSED\020" +
+      "\007\022\025\n\021TASK_STATE_KILLED\020\010\022\030\n\024TASK_STATE_A" +
+      "BANDONED\020\t*\214\001\n\tStateKind\022\032\n\026STATE_KIND_U" +
+      "NSPECIFIED\020\000\022\026\n\022STATE_KIND_INITIAL\020\001\022\025\n\021" +
+      "STATE_KIND_STABLE\020\002\022\033\n\027STATE_KIND_TRANSI" +
+      "TIONAL\020\003\022\027\n\023STATE_KIND_TERMINAL\020\004*\226\002\n\nTa" +
+      "skAction\022\033\n\027TASK_ACTION_UNSPECIFIED\020\000\022\026\n" +
+      "\022TASK_ACTION_CREATE\020\001\022\027\n\023TASK_ACTION_ENQ" +
+      "UEUE\020\002\022\025\n\021TASK_ACTION_START\020\003\022\030\n\024TASK_AC" +
+      "TION_COMPLETE\020\004\022\024\n\020TASK_ACTION_FAIL\020\005\022\025\n" +
+      "\021TASK_ACTION_RETRY\020\006\022\025\n\021TASK_ACTION_PAUS" +
+      "E\020\007\022\026\n\022TASK_ACTION_RESUME\020\010\022\024\n\020TASK_ACTI" +
+      "ON_KILL\020\t\022\027\n\023TASK_ACTION_ABANDON\020\n*N\n\010Ta" +
+      "skView\022\031\n\025TASK_VIEW_UNSPECIFIED\020\000\022\023\n\017TAS" +
+      "K_VIEW_BASIC\020\001\022\022\n\016TASK_VIEW_FULL\020\002B\036\n\017de" +
+      "v.tasklife.v1B\tTaskProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -126,13 +171,25 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_RetryPolicy_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_RetryPolicy_descriptor,
-        new java.lang.String[] { "MaxAttempts", "InitialBackoff", "BackoffMultiplier", "MaxBackoff", "Jitter", });
-    internal_static_tasklife_v1_Task_descriptor =
+        new java.lang.String[] { "MaxAttempts", "InitialBackoff", "BackoffMultiplier", "MaxBackoff", "Jitter", "NonRetryableErrorTypes", });
+    internal_static_tasklife_v1_TaskPayload_descriptor =
       getDescriptor().getMessageType(1);
+    internal_static_tasklife_v1_TaskPayload_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_TaskPayload_descriptor,
+        new java.lang.String[] { "Data", "ContentType", });
+    internal_static_tasklife_v1_TaskFailure_descriptor =
+      getDescriptor().getMessageType(2);
+    internal_static_tasklife_v1_TaskFailure_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_TaskFailure_descriptor,
+        new java.lang.String[] { "ErrorType", "Message", "StackTrace", "ExitCode", "NonRetryable", "Details", });
+    internal_static_tasklife_v1_Task_descriptor =
+      getDescriptor().getMessageType(3);
     internal_static_tasklife_v1_Task_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_Task_descriptor,
-        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", });
+        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", });
     internal_static_tasklife_v1_Task_LabelsEntry_descriptor =
       internal_static_tasklife_v1_Task_descriptor.getNestedType(0);
     internal_static_tasklife_v1_Task_LabelsEntry_fieldAccessorTable = new
@@ -140,11 +197,17 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
         internal_static_tasklife_v1_Task_LabelsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_tasklife_v1_TaskEvent_descriptor =
-      getDescriptor().getMessageType(2);
+      getDescriptor().getMessageType(4);
     internal_static_tasklife_v1_TaskEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskEvent_descriptor,
-        new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", });
+        new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", "Worker", "Attempt", "Failure", "ExitCode", });
+    internal_static_tasklife_v1_TaskAttempt_descriptor =
+      getDescriptor().getMessageType(5);
+    internal_static_tasklife_v1_TaskAttempt_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_TaskAttempt_descriptor,
+        new java.lang.String[] { "Attempt", "Worker", "StartTime", "EndTime", "EndAction", "EndState", "EndOperator", "Failure", "ExitCode", "HasResult", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

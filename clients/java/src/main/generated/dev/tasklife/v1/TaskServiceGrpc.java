@@ -192,6 +192,68 @@ public final class TaskServiceGrpc {
     return getListTaskEventsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskAttemptsRequest,
+      dev.tasklife.v1.ListTaskAttemptsResponse> getListTaskAttemptsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListTaskAttempts",
+      requestType = dev.tasklife.v1.ListTaskAttemptsRequest.class,
+      responseType = dev.tasklife.v1.ListTaskAttemptsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskAttemptsRequest,
+      dev.tasklife.v1.ListTaskAttemptsResponse> getListTaskAttemptsMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskAttemptsRequest, dev.tasklife.v1.ListTaskAttemptsResponse> getListTaskAttemptsMethod;
+    if ((getListTaskAttemptsMethod = TaskServiceGrpc.getListTaskAttemptsMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getListTaskAttemptsMethod = TaskServiceGrpc.getListTaskAttemptsMethod) == null) {
+          TaskServiceGrpc.getListTaskAttemptsMethod = getListTaskAttemptsMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ListTaskAttemptsRequest, dev.tasklife.v1.ListTaskAttemptsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListTaskAttempts"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListTaskAttemptsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListTaskAttemptsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ListTaskAttempts"))
+              .build();
+        }
+      }
+    }
+    return getListTaskAttemptsMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskFailuresRequest,
+      dev.tasklife.v1.ListTaskFailuresResponse> getListTaskFailuresMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListTaskFailures",
+      requestType = dev.tasklife.v1.ListTaskFailuresRequest.class,
+      responseType = dev.tasklife.v1.ListTaskFailuresResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskFailuresRequest,
+      dev.tasklife.v1.ListTaskFailuresResponse> getListTaskFailuresMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskFailuresRequest, dev.tasklife.v1.ListTaskFailuresResponse> getListTaskFailuresMethod;
+    if ((getListTaskFailuresMethod = TaskServiceGrpc.getListTaskFailuresMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getListTaskFailuresMethod = TaskServiceGrpc.getListTaskFailuresMethod) == null) {
+          TaskServiceGrpc.getListTaskFailuresMethod = getListTaskFailuresMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ListTaskFailuresRequest, dev.tasklife.v1.ListTaskFailuresResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListTaskFailures"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListTaskFailuresRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListTaskFailuresResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ListTaskFailures"))
+              .build();
+        }
+      }
+    }
+    return getListTaskFailuresMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.GetStateMachineRequest,
       dev.tasklife.v1.GetStateMachineResponse> getGetStateMachineMethod;
 
@@ -824,6 +886,31 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
+     * Returns a task's attempts, first first, a page at a time: each start with the move that
+     * ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+     * (HISTORY_NOT_RETAINED, with as_of).
+     * </pre>
+     */
+    default void listTaskAttempts(dev.tasklife.v1.ListTaskAttemptsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskAttemptsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListTaskAttemptsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+     * caller reaches, newest first, with how many of each error type match, so that "why do
+     * tasks fail?" needs no client-side counting. Failures that were retried are included.
+     * Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    default void listTaskFailures(dev.tasklife.v1.ListTaskFailuresRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskFailuresResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListTaskFailuresMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
      * Describes the state machine: every state with its kind, every action with its RPC,
      * and every allowed transition. Generated from the server's one transition table.
      * </pre>
@@ -1226,6 +1313,33 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
+     * Returns a task's attempts, first first, a page at a time: each start with the move that
+     * ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+     * (HISTORY_NOT_RETAINED, with as_of).
+     * </pre>
+     */
+    public void listTaskAttempts(dev.tasklife.v1.ListTaskAttemptsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskAttemptsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListTaskAttemptsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+     * caller reaches, newest first, with how many of each error type match, so that "why do
+     * tasks fail?" needs no client-side counting. Failures that were retried are included.
+     * Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public void listTaskFailures(dev.tasklife.v1.ListTaskFailuresRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskFailuresResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListTaskFailuresMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
      * Describes the state machine: every state with its kind, every action with its RPC,
      * and every allowed transition. Generated from the server's one transition table.
      * </pre>
@@ -1572,6 +1686,31 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
+     * Returns a task's attempts, first first, a page at a time: each start with the move that
+     * ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+     * (HISTORY_NOT_RETAINED, with as_of).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListTaskAttemptsResponse listTaskAttempts(dev.tasklife.v1.ListTaskAttemptsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListTaskAttemptsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+     * caller reaches, newest first, with how many of each error type match, so that "why do
+     * tasks fail?" needs no client-side counting. Failures that were retried are included.
+     * Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListTaskFailuresResponse listTaskFailures(dev.tasklife.v1.ListTaskFailuresRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListTaskFailuresMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * Describes the state machine: every state with its kind, every action with its RPC,
      * and every allowed transition. Generated from the server's one transition table.
      * </pre>
@@ -1901,6 +2040,31 @@ public final class TaskServiceGrpc {
     public dev.tasklife.v1.ListTaskEventsResponse listTaskEvents(dev.tasklife.v1.ListTaskEventsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListTaskEventsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Returns a task's attempts, first first, a page at a time: each start with the move that
+     * ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+     * (HISTORY_NOT_RETAINED, with as_of).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListTaskAttemptsResponse listTaskAttempts(dev.tasklife.v1.ListTaskAttemptsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListTaskAttemptsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+     * caller reaches, newest first, with how many of each error type match, so that "why do
+     * tasks fail?" needs no client-side counting. Failures that were retried are included.
+     * Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListTaskFailuresResponse listTaskFailures(dev.tasklife.v1.ListTaskFailuresRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListTaskFailuresMethod(), getCallOptions(), request);
     }
 
     /**
@@ -2241,6 +2405,33 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
+     * Returns a task's attempts, first first, a page at a time: each start with the move that
+     * ended it, derived from the history. Errors: INVALID_ARGUMENT, NOT_FOUND, OUT_OF_RANGE
+     * (HISTORY_NOT_RETAINED, with as_of).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListTaskAttemptsResponse> listTaskAttempts(
+        dev.tasklife.v1.ListTaskAttemptsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListTaskAttemptsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Lists failures across tasks: the FAIL events (each with its TaskFailure) of every task the
+     * caller reaches, newest first, with how many of each error type match, so that "why do
+     * tasks fail?" needs no client-side counting. Failures that were retried are included.
+     * Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListTaskFailuresResponse> listTaskFailures(
+        dev.tasklife.v1.ListTaskFailuresRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListTaskFailuresMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
      * Describes the state machine: every state with its kind, every action with its RPC,
      * and every allowed transition. Generated from the server's one transition table.
      * </pre>
@@ -2453,21 +2644,23 @@ public final class TaskServiceGrpc {
   private static final int METHODID_GET_TASK = 1;
   private static final int METHODID_LIST_TASKS = 2;
   private static final int METHODID_LIST_TASK_EVENTS = 3;
-  private static final int METHODID_GET_STATE_MACHINE = 4;
-  private static final int METHODID_WATCH_TASK_EVENTS = 5;
-  private static final int METHODID_HEARTBEAT = 6;
-  private static final int METHODID_ENQUEUE_TASK = 7;
-  private static final int METHODID_START_TASK = 8;
-  private static final int METHODID_COMPLETE_TASK = 9;
-  private static final int METHODID_FAIL_TASK = 10;
-  private static final int METHODID_RETRY_TASK = 11;
-  private static final int METHODID_PAUSE_TASK = 12;
-  private static final int METHODID_RESUME_TASK = 13;
-  private static final int METHODID_KILL_TASK = 14;
-  private static final int METHODID_ABANDON_TASK = 15;
-  private static final int METHODID_BATCH_CREATE_TASKS = 16;
-  private static final int METHODID_BATCH_TRANSITION_TASKS = 17;
-  private static final int METHODID_CLAIM_TASKS = 18;
+  private static final int METHODID_LIST_TASK_ATTEMPTS = 4;
+  private static final int METHODID_LIST_TASK_FAILURES = 5;
+  private static final int METHODID_GET_STATE_MACHINE = 6;
+  private static final int METHODID_WATCH_TASK_EVENTS = 7;
+  private static final int METHODID_HEARTBEAT = 8;
+  private static final int METHODID_ENQUEUE_TASK = 9;
+  private static final int METHODID_START_TASK = 10;
+  private static final int METHODID_COMPLETE_TASK = 11;
+  private static final int METHODID_FAIL_TASK = 12;
+  private static final int METHODID_RETRY_TASK = 13;
+  private static final int METHODID_PAUSE_TASK = 14;
+  private static final int METHODID_RESUME_TASK = 15;
+  private static final int METHODID_KILL_TASK = 16;
+  private static final int METHODID_ABANDON_TASK = 17;
+  private static final int METHODID_BATCH_CREATE_TASKS = 18;
+  private static final int METHODID_BATCH_TRANSITION_TASKS = 19;
+  private static final int METHODID_CLAIM_TASKS = 20;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -2501,6 +2694,14 @@ public final class TaskServiceGrpc {
         case METHODID_LIST_TASK_EVENTS:
           serviceImpl.listTaskEvents((dev.tasklife.v1.ListTaskEventsRequest) request,
               (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskEventsResponse>) responseObserver);
+          break;
+        case METHODID_LIST_TASK_ATTEMPTS:
+          serviceImpl.listTaskAttempts((dev.tasklife.v1.ListTaskAttemptsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskAttemptsResponse>) responseObserver);
+          break;
+        case METHODID_LIST_TASK_FAILURES:
+          serviceImpl.listTaskFailures((dev.tasklife.v1.ListTaskFailuresRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTaskFailuresResponse>) responseObserver);
           break;
         case METHODID_GET_STATE_MACHINE:
           serviceImpl.getStateMachine((dev.tasklife.v1.GetStateMachineRequest) request,
@@ -2608,6 +2809,20 @@ public final class TaskServiceGrpc {
               dev.tasklife.v1.ListTaskEventsRequest,
               dev.tasklife.v1.ListTaskEventsResponse>(
                 service, METHODID_LIST_TASK_EVENTS)))
+        .addMethod(
+          getListTaskAttemptsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ListTaskAttemptsRequest,
+              dev.tasklife.v1.ListTaskAttemptsResponse>(
+                service, METHODID_LIST_TASK_ATTEMPTS)))
+        .addMethod(
+          getListTaskFailuresMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ListTaskFailuresRequest,
+              dev.tasklife.v1.ListTaskFailuresResponse>(
+                service, METHODID_LIST_TASK_FAILURES)))
         .addMethod(
           getGetStateMachineMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -2765,6 +2980,8 @@ public final class TaskServiceGrpc {
               .addMethod(getGetTaskMethod())
               .addMethod(getListTasksMethod())
               .addMethod(getListTaskEventsMethod())
+              .addMethod(getListTaskAttemptsMethod())
+              .addMethod(getListTaskFailuresMethod())
               .addMethod(getGetStateMachineMethod())
               .addMethod(getWatchTaskEventsMethod())
               .addMethod(getHeartbeatMethod())

@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
     states_ = emptyIntList();
     namespaces_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
+    actions_ = emptyIntList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -542,6 +543,90 @@ java.lang.String defaultValue) {
     return namespaces_.getByteString(index);
   }
 
+  public static final int ACTIONS_FIELD_NUMBER = 8;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.Internal.IntList actions_ =
+      emptyIntList();
+  private static final     com.google.protobuf.Internal.IntListAdapter.IntConverter<
+      dev.tasklife.v1.TaskAction> actions_converter_ =
+          new com.google.protobuf.Internal.IntListAdapter.IntConverter<
+              dev.tasklife.v1.TaskAction>() {
+            public dev.tasklife.v1.TaskAction convert(int from) {
+              dev.tasklife.v1.TaskAction result = dev.tasklife.v1.TaskAction.forNumber(from);
+              return result == null ? dev.tasklife.v1.TaskAction.UNRECOGNIZED : result;
+            }
+          };
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @return A list containing the actions.
+   */
+  @java.lang.Override
+  public java.util.List<dev.tasklife.v1.TaskAction> getActionsList() {
+    return new com.google.protobuf.Internal.IntListAdapter<
+        dev.tasklife.v1.TaskAction>(actions_, actions_converter_);
+  }
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @return The count of actions.
+   */
+  @java.lang.Override
+  public int getActionsCount() {
+    return actions_.size();
+  }
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @param index The index of the element to return.
+   * @return The actions at the given index.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskAction getActions(int index) {
+    return actions_converter_.convert(actions_.getInt(index));
+  }
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @return A list containing the enum numeric values on the wire for actions.
+   */
+  @java.lang.Override
+  public java.util.List<java.lang.Integer>
+  getActionsValueList() {
+    return actions_;
+  }
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @param index The index of the value to return.
+   * @return The enum numeric value on the wire of actions at the given index.
+   */
+  @java.lang.Override
+  public int getActionsValue(int index) {
+    return actions_.getInt(index);
+  }
+  private int actionsMemoizedSerializedSize;
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -585,6 +670,13 @@ java.lang.String defaultValue) {
     }
     for (int i = 0; i < namespaces_.size(); i++) {
       com.google.protobuf.GeneratedMessage.writeString(output, 7, namespaces_.getRaw(i));
+    }
+    if (getActionsList().size() > 0) {
+      output.writeUInt32NoTag(66);
+      output.writeUInt32NoTag(actionsMemoizedSerializedSize);
+    }
+    for (int i = 0; i < actions_.size(); i++) {
+      output.writeEnumNoTag(actions_.getInt(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -640,6 +732,18 @@ java.lang.String defaultValue) {
       size += dataSize;
       size += 1 * getNamespacesList().size();
     }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < actions_.size(); i++) {
+        dataSize += com.google.protobuf.CodedOutputStream
+          .computeEnumSizeNoTag(actions_.getInt(i));
+      }
+      size += dataSize;
+      if (!getActionsList().isEmpty()) {  size += 1;
+        size += com.google.protobuf.CodedOutputStream
+          .computeUInt32SizeNoTag(dataSize);
+      }actionsMemoizedSerializedSize = dataSize;
+    }
     return size;
   }
   @java.lang.Override
@@ -676,6 +780,7 @@ java.lang.String defaultValue) {
     }
     if (!getNamespacesList()
         .equals(other.getNamespacesList())) return false;
+    if (!actions_.equals(other.actions_)) return false;
     if (!getStartCase().equals(other.getStartCase())) return false;
     switch (startCase_) {
       case 1:
@@ -719,6 +824,10 @@ java.lang.String defaultValue) {
     if (getNamespacesCount() > 0) {
       hash = (37 * hash) + NAMESPACES_FIELD_NUMBER;
       hash = (53 * hash) + getNamespacesList().hashCode();
+    }
+    if (getActionsCount() > 0) {
+      hash = (37 * hash) + ACTIONS_FIELD_NUMBER;
+      hash = (53 * hash) + actions_.hashCode();
     }
     switch (startCase_) {
       case 1:
@@ -908,6 +1017,7 @@ java.lang.String defaultValue) {
       }
       namespaces_ =
           com.google.protobuf.LazyStringArrayList.emptyList();
+      actions_ = emptyIntList();
       startCase_ = 0;
       start_ = null;
       return this;
@@ -967,6 +1077,10 @@ java.lang.String defaultValue) {
         namespaces_.makeImmutable();
         result.namespaces_ = namespaces_;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        actions_.makeImmutable();
+        result.actions_ = actions_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1021,6 +1135,17 @@ java.lang.String defaultValue) {
         } else {
           ensureNamespacesIsMutable();
           namespaces_.addAll(other.namespaces_);
+        }
+        onChanged();
+      }
+      if (!other.actions_.isEmpty()) {
+        if (actions_.isEmpty()) {
+          actions_ = other.actions_;
+          actions_.makeImmutable();
+          bitField0_ |= 0x00000080;
+        } else {
+          ensureActionsIsMutable();
+          actions_.addAll(other.actions_);
         }
         onChanged();
       }
@@ -1115,6 +1240,22 @@ java.lang.String defaultValue) {
               namespaces_.add(input.readStringRequireUtf8());
               break;
             } // case 58
+            case 64: {
+              int tmpRaw = input.readEnum();
+              ensureActionsIsMutable();
+              actions_.addInt(tmpRaw);
+              break;
+            } // case 64
+            case 66: {
+              int length = input.readRawVarint32();
+              int limit = input.pushLimit(length);
+              ensureActionsIsMutable();
+              while (input.getBytesUntilLimit() > 0) {
+                actions_.addInt(input.readEnum());
+              }
+              input.popLimit(limit);
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2155,6 +2296,204 @@ java.lang.String defaultValue) {
       ensureNamespacesIsMutable();
       namespaces_.add(value);
       bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.Internal.IntList actions_ = emptyIntList();
+    private void ensureActionsIsMutable() {
+      if (!actions_.isModifiable()) {
+        actions_ = makeMutableCopy(actions_);
+      }
+      bitField0_ |= 0x00000080;
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @return A list containing the actions.
+     */
+    public java.util.List<dev.tasklife.v1.TaskAction> getActionsList() {
+      return new com.google.protobuf.Internal.IntListAdapter<
+          dev.tasklife.v1.TaskAction>(actions_, actions_converter_);
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @return The count of actions.
+     */
+    public int getActionsCount() {
+      return actions_.size();
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @param index The index of the element to return.
+     * @return The actions at the given index.
+     */
+    public dev.tasklife.v1.TaskAction getActions(int index) {
+      return actions_converter_.convert(actions_.getInt(index));
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @param index The index to set the value at.
+     * @param value The actions to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setActions(
+        int index, dev.tasklife.v1.TaskAction value) {
+      java.util.Objects.requireNonNull(value);
+      ensureActionsIsMutable();
+      actions_.setInt(index, value.getNumber());
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @param value The actions to add.
+     * @return This builder for chaining.
+     */
+    public Builder addActions(dev.tasklife.v1.TaskAction value) {
+      java.util.Objects.requireNonNull(value);
+      ensureActionsIsMutable();
+      actions_.addInt(value.getNumber());
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @param values The actions to add.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder addAllActions(
+        java.lang.Iterable<? extends dev.tasklife.v1.TaskAction> values) {
+      ensureActionsIsMutable();
+      for (dev.tasklife.v1.TaskAction value : values) {
+        actions_.addInt(value.getNumber());
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearActions() {
+      actions_ = emptyIntList();
+      bitField0_ = (bitField0_ & ~0x00000080);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @return A list containing the enum numeric values on the wire for actions.
+     */
+    public java.util.List<java.lang.Integer>
+    getActionsValueList() {
+      actions_.makeImmutable();
+      return actions_;
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @param index The index of the value to return.
+     * @return The enum numeric value on the wire of actions at the given index.
+     */
+    public int getActionsValue(int index) {
+      return actions_.getInt(index);
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @param index The index to set the value at.
+     * @param value The enum numeric value on the wire for actions to set.
+     * @return This builder for chaining.
+     */
+    public Builder setActionsValue(
+        int index, int value) {
+      ensureActionsIsMutable();
+      actions_.setInt(index, value);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @param value The enum numeric value on the wire for actions to add.
+     * @return This builder for chaining.
+     */
+    public Builder addActionsValue(int value) {
+      ensureActionsIsMutable();
+      actions_.addInt(value);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+     * duplicates and no TASK_ACTION_UNSPECIFIED.
+     * </pre>
+     *
+     * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+     * @param values The enum numeric values on the wire for actions to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllActionsValue(
+        java.lang.Iterable<java.lang.Integer> values) {
+      ensureActionsIsMutable();
+      for (int value : values) {
+        actions_.addInt(value);
+      }
       onChanged();
       return this;
     }

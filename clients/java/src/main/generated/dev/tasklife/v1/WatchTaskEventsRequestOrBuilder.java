@@ -292,5 +292,59 @@ java.lang.String defaultValue);
   com.google.protobuf.ByteString
       getNamespacesBytes(int index);
 
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @return A list containing the actions.
+   */
+  java.util.List<dev.tasklife.v1.TaskAction> getActionsList();
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @return The count of actions.
+   */
+  int getActionsCount();
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @param index The index of the element to return.
+   * @return The actions at the given index.
+   */
+  dev.tasklife.v1.TaskAction getActions(int index);
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @return A list containing the enum numeric values on the wire for actions.
+   */
+  java.util.List<java.lang.Integer>
+  getActionsValueList();
+  /**
+   * <pre>
+   * Only events of these actions, such as TASK_ACTION_FAIL to follow failures. No
+   * duplicates and no TASK_ACTION_UNSPECIFIED.
+   * </pre>
+   *
+   * <code>repeated .tasklife.v1.TaskAction actions = 8 [json_name = "actions"];</code>
+   * @param index The index of the value to return.
+   * @return The enum numeric value on the wire of actions at the given index.
+   */
+  int getActionsValue(int index);
+
   dev.tasklife.v1.WatchTaskEventsRequest.StartCase getStartCase();
 }
