@@ -131,6 +131,9 @@ def test_create_prints_every_field_of_the_new_task(cli, client: TasklifeClient) 
         "retry_policy:         max_attempts=3\n"
         "attempt:              0\n"
         "worker:               -\n"
+        "input:                -\n"
+        "result:               -\n"
+        "last_failure:         -\n"
         f"create_time:          {utc(task.create_time)}\n"
         f"update_time:          {utc(task.update_time)}\n"
         "lease_expire_time:    -\n"
@@ -204,16 +207,16 @@ def test_history_shows_every_event_and_the_time_spent_in_each_state(cli, client:
     stays = [render.to_datetime(b.create_time) - render.to_datetime(a.create_time) for a, b in zip(events, events[1:])]
     assert stays[1] >= timedelta(seconds=1.1)
     expected_rows = [
-        ["VERSION", "TIME", "FROM → TO", "ACTION", "OPERATOR", "REASON", "TIME IN STATE"],
-        ["1", local[0], "- → created", "create", OPERATOR, "made", render.duration(stays[0])],
-        ["2", local[1], "created → ready", "enqueue", OPERATOR, "-", render.duration(stays[1])],
-        ["3", local[2], "ready → running", "start", "bob", "line one\\nline two", None],
+        ["VERSION", "TIME", "FROM → TO", "ACTION", "ATTEMPT", "WORKER", "OPERATOR", "REASON", "TIME IN STATE"],
+        ["1", local[0], "- → created", "create", "0", "-", OPERATOR, "made", render.duration(stays[0])],
+        ["2", local[1], "created → ready", "enqueue", "0", "-", OPERATOR, "-", render.duration(stays[1])],
+        ["3", local[2], "ready → running", "start", "1", "-", "bob", "line one\\nline two", None],
     ]
     rows = [re.split(r"\s{2,}", line.strip()) for line in run.lines]  # cells: two spaces apart
-    assert [row[:6] for row in rows] == [row[:6] for row in expected_rows]
-    assert [row[6] for row in rows[:3]] == [row[6] for row in expected_rows[:3]]
-    assert re.fullmatch(r"\d+ms so far|\d+\.\ds so far", rows[3][6]), rows[3][6]
-    assert re.fullmatch(r"\d+\.\ds", rows[2][6])  # the 1.1 s sleep in ready, shown in seconds
+    assert [row[:8] for row in rows] == [row[:8] for row in expected_rows]
+    assert [row[8] for row in rows[:3]] == [row[8] for row in expected_rows[:3]]
+    assert re.fullmatch(r"\d+ms so far|\d+\.\ds so far", rows[3][8]), rows[3][8]
+    assert re.fullmatch(r"\d+\.\ds", rows[2][8])  # the 1.1 s sleep in ready, shown in seconds
     # Columns are aligned: every header starts where its cells start.
     starts = [run.lines[0].index(header) for header in expected_rows[0]]
     for line, row in zip(run.lines[1:], rows[1:]):
@@ -577,7 +580,7 @@ def test_the_help_and_the_cli_doc_list_every_command_and_exit_code() -> None:
     help_text = tasklife("--help").out
     doc = CLI_DOC.read_text()
     commands = re.findall(r"^    (\S+)  ", help_text.split("commands:")[1].split("environment:")[0], re.MULTILINE)
-    assert len(commands) == 17
+    assert len(commands) == 19
     for command in commands:
         assert f"tasklife {command}" in doc, f"CLI.md has no synopsis for {command}"
     for code in ("0", "1", "2", "3", "4", "5", "6", "7", "130"):

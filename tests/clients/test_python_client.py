@@ -8,14 +8,17 @@ A step after a failed one is skipped: the scenario builds on its earlier steps.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +28,14 @@ from google.protobuf import json_format
 from google.protobuf import message as protobuf_message
 from tasklife.client import InvalidTransition, TasklifeClient, TasklifeError, TaskNotFound, VersionMismatch
 from tasklife.v1 import task_pb2, task_service_pb2
+from tasklife.worker import TaskError, Worker
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = json.loads((ROOT / "clients" / "conformance" / "scenario.json").read_text())
 STEPS: list[dict[str, Any]] = SCENARIO["steps"]
 
 WATCH_DEADLINE_SECONDS = 10.0
+WORKER_DEADLINE_SECONDS = 20.0
 ERROR_KINDS: dict[str, type[TasklifeError]] = {
     "invalid_transition": InvalidTransition,
     "version_mismatch": VersionMismatch,
@@ -41,9 +46,12 @@ ERROR_KINDS: dict[str, type[TasklifeError]] = {
 STEP_KEYS = {
     "call": {"id", "op", "method", "request", "expect", "expect_same_as", "expect_error"},
     "cas": {"id", "op", "method", "request", "expect"},
-    "history": {"id", "op", "task_id", "expect_versions", "expect_to_states"},
+    "history": {"id", "op", "task_id", "expect_versions", "expect_to_states", "expect_workers", "expect_operators",
+                "expect_attempts"},
     "watch": {"id", "op", "request", "disconnect_after_events", "expect_versions"},
+    "worker": {"id", "op", "worker", "labels", "handle", "until"},
 }
+HANDLE_KEYS = {"expect_input", "fail", "complete"}
 ERROR_KEYS = {"kind", "code", "reason", "current_state", "allowed_actions", "current_version"}
 
 
@@ -52,6 +60,7 @@ class ScenarioRun:
     """One run of the scenario: the client, the run id, and each step's response so far."""
 
     client: TasklifeClient
+    address: str
     run_id: str = field(default_factory=lambda: f"py-{uuid.uuid4().hex[:12]}")
     responses: dict[str, protobuf_message.Message] = field(default_factory=dict)
     failed_step: str | None = None
@@ -62,8 +71,8 @@ class ScenarioRun:
             return re.sub(r"\$\{run\}|\$\{cursor:([^}]+)\}", self._placeholder, value)
         if isinstance(value, list):
             return [self.substitute(v) for v in value]
-        if isinstance(value, dict):
-            return {k: self.substitute(v) for k, v in value.items()}
+        if isinstance(value, dict):  # keys too: a worker step's `handle` and `until` are keyed by task id
+            return {self.substitute(k): self.substitute(v) for k, v in value.items()}
         return value
 
     def _placeholder(self, match: re.Match[str]) -> str:
@@ -82,7 +91,7 @@ def address(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="module")
 def scenario_run(address: str) -> Iterator[ScenarioRun]:
     with TasklifeClient.connect(address) as client:
-        yield ScenarioRun(client)
+        yield ScenarioRun(client, address)
 
 
 @pytest.mark.parametrize("step", STEPS, ids=[step["id"] for step in STEPS])
@@ -128,6 +137,53 @@ def run_history(run: ScenarioRun, step: dict[str, Any]) -> None:
     events = list(run.client.iter_task_events(run.substitute(step["task_id"]), page_size=2))
     assert [e.version for e in events] == step["expect_versions"]
     assert [task_pb2.TaskState.Name(e.to_state) for e in events] == step["expect_to_states"]
+    for key, field_name in (("expect_workers", "worker"), ("expect_operators", "operator"), ("expect_attempts", "attempt")):
+        if key in step:
+            assert [getattr(e, field_name) for e in events] == run.substitute(step[key]), key
+
+
+def run_worker(run: ScenarioRun, step: dict[str, Any]) -> None:
+    """The worker runtime runs the step's scripted handler until every task of `until` is in
+    its state (clients/conformance/README.md)."""
+    scripts: dict[str, list[dict[str, Any]]] = run.substitute(step["handle"])
+    until: dict[str, str] = run.substitute(step["until"])
+    calls: Counter[str] = Counter()
+    problems: list[str] = []
+
+    async def handle(task: task_pb2.Task) -> Any:
+        entries = scripts.get(task.task_id, [])
+        n = calls[task.task_id]
+        calls[task.task_id] += 1
+        if n >= len(entries):
+            problems.append(f"{task.task_id}: call {n + 1}, but the script has {len(entries)}")
+            raise TaskError("not in the script", error_type="ConformanceUnscripted", non_retryable=True)
+        entry = entries[n]
+        assert set(entry) <= HANDLE_KEYS, f"handler keys this runner does not know: {set(entry) - HANDLE_KEYS}"
+        if "expect_input" in entry and task.input != json_format.ParseDict(entry["expect_input"], task_pb2.TaskPayload()):
+            problems.append(f"{task.task_id}: call {n + 1} got the input {task.input}")
+        if "fail" in entry:
+            fail = entry["fail"]
+            raise TaskError(fail["message"], error_type=fail["errorType"], exit_code=fail.get("exitCode"),
+                            non_retryable=fail.get("nonRetryable", False))
+        return json_format.ParseDict(entry["complete"]["result"], task_pb2.TaskPayload())
+
+    worker = Worker.connect(run.address, handle, name=run.substitute(step["worker"]), labels=run.substitute(step["labels"]),
+                            concurrency=2, claim_wait=timedelta(seconds=1), install_signal_handlers=False)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_until_complete, args=(worker.run(),), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + WORKER_DEADLINE_SECONDS
+        while not all(task_pb2.TaskState.Name(run.client.get_task(task_id).task.state) == state
+                      for task_id, state in until.items()):
+            assert time.monotonic() < deadline, f"within {WORKER_DEADLINE_SECONDS} s the tasks did not reach {until}"
+            time.sleep(0.05)
+    finally:
+        loop.call_soon_threadsafe(worker.stop)
+        thread.join(30)
+        loop.close()
+    assert problems == []
+    assert dict(calls) == {task_id: len(entries) for task_id, entries in scripts.items()}
 
 
 def run_watch(run: ScenarioRun, step: dict[str, Any]) -> None:
@@ -160,6 +216,7 @@ RUN_OP: dict[str, Callable[[ScenarioRun, dict[str, Any]], None]] = {
     "cas": run_cas,
     "history": run_history,
     "watch": run_watch,
+    "worker": run_worker,
 }
 
 
@@ -198,15 +255,23 @@ def check_response(run: ScenarioRun, step: dict[str, Any], response: protobuf_me
 def assert_subset(
     expected: dict[str, Any], actual: dict[str, Any], descriptor: protobuf_descriptor.Descriptor, path: str
 ) -> None:
-    """Every field in `expected` matches: messages recursively, maps and lists exactly."""
+    """Every field in `expected` matches: messages recursively, maps exactly, lists element by
+    element (as many elements; each message element a subset, each scalar exactly)."""
     for key, want in expected.items():
         where = f"{path}.{key}"
         field_descriptor = descriptor.fields_by_camelcase_name.get(key)
         assert field_descriptor is not None, f"{where}: {descriptor.full_name} has no such field"
         got = actual.get(key)
-        if field_descriptor.message_type is not None and not field_descriptor.is_repeated:
+        message_type = field_descriptor.message_type
+        if message_type is not None and _is_map(field_descriptor):
+            assert got == want, f"{where}: expected {want!r}, got {got!r}"
+        elif message_type is not None and field_descriptor.is_repeated:
+            assert isinstance(got, list) and len(got) == len(want), f"{where}: expected {len(want)} elements, got {got!r}"
+            for index, (element, wanted) in enumerate(zip(got, want)):
+                assert_subset(wanted, element, message_type, f"{where}[{index}]")
+        elif message_type is not None:
             assert isinstance(got, dict), f"{where}: expected a message, got {got!r}"
-            assert_subset(want, got, field_descriptor.message_type, where)
+            assert_subset(want, got, message_type, where)
         else:
             assert got == want, f"{where}: expected {want!r}, got {got!r}"
 

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from tasklife.client import InvalidTransition, TasklifeClient, batch_error, transition_item
 from tasklife.v1 import task_pb2
-from tasklife.worker import Worker
+from tasklife.payloads import from_payload
+from tasklife.worker import TaskError, Worker, failure_of
 
 from tests.conftest import ServerProcess
 
@@ -318,3 +319,145 @@ def test_a_lease_that_expires_under_a_blocked_handler_drops_its_late_result(serv
     history = actions(client, task_id)
     assert history[:4] == ["create", "enqueue", "start", "fail"] and "complete" not in history
     assert worker.stats().completed == 0
+
+
+# Attempts: input, result, typed failures (docs/concepts/attempts.md).
+
+
+def created_tasks(client: TasklifeClient, ns: str, **fields: Any) -> str:
+    task = client.create_task(namespace=ns, **fields).task
+    client.enqueue_task(task.task_id)
+    return task.task_id
+
+
+def test_the_handler_gets_the_input_and_its_return_value_is_the_result(server: ServerProcess,
+                                                                       client: TasklifeClient) -> None:
+    ns = namespace()
+    task_id = created_tasks(client, ns, input={"table": "orders"})
+    received: list[Any] = []
+
+    async def handler(task: task_pb2.Task) -> Any:
+        received.append(from_payload(task.input))
+        return {"rows": 1234}
+
+    worker = make_worker(server, handler, ns)
+    asyncio.run(run_until(worker, lambda: worker.stats().completed == 1))
+    assert received == [{"table": "orders"}]
+    task = client.get_task(task_id).task
+    assert task.result == task_pb2.TaskPayload(data=b'{"rows":1234}', content_type="application/json")
+    assert from_payload(task.result) == {"rows": 1234}
+
+
+def test_a_task_error_is_recorded_exactly_and_a_non_retryable_one_is_not_retried(server: ServerProcess,
+                                                                                client: TasklifeClient) -> None:
+    ns = namespace()
+    task_id = created_tasks(client, ns, retry_policy={"max_attempts": 3, "initial_backoff": timedelta(0)})
+
+    async def handler(task: task_pb2.Task) -> None:
+        raise TaskError("no space left on /data", error_type="DiskFull", exit_code=28, non_retryable=True,
+                        details={"free": 0})
+
+    worker = make_worker(server, handler, ns)
+    asyncio.run(run_until(worker, lambda: worker.stats().failed == 1))
+    failure = client.get_task(task_id).task.last_failure
+    assert (failure.error_type, failure.message, failure.exit_code, failure.non_retryable) == (
+        "DiskFull", "no space left on /data", 28, True)
+    assert failure.details == task_pb2.TaskPayload(data=b'{"free":0}', content_type="application/json")
+    assert "raise TaskError(" in failure.stack_trace
+    assert actions(client, task_id) == ["create", "enqueue", "start", "fail"]
+
+
+def test_a_plain_exception_is_a_failure_of_its_class_with_its_traceback(server: ServerProcess,
+                                                                         client: TasklifeClient) -> None:
+    ns = namespace()
+    task_id = created_tasks(client, ns)
+
+    async def handler(task: task_pb2.Task) -> None:
+        raise KeyError("table")
+
+    worker = make_worker(server, handler, ns)
+    asyncio.run(run_until(worker, lambda: worker.stats().failed == 1))
+    event = list(client.iter_task_events(task_id))[-1]
+    assert (event.failure.error_type, event.failure.message, event.failure.non_retryable) == ("KeyError", "'table'", False)
+    assert event.failure.stack_trace.startswith("Traceback (most recent call last):")
+    assert event.failure.stack_trace.rstrip().endswith("KeyError: 'table'")
+    assert event.reason == "KeyError: 'table'"
+
+
+def test_a_failed_subprocess_reports_its_exit_code(server: ServerProcess, client: TasklifeClient) -> None:
+    ns = namespace()
+    task_id = created_tasks(client, ns)
+
+    async def handler(task: task_pb2.Task) -> None:
+        subprocess.run(["sh", "-c", "exit 3"], check=True)
+
+    worker = make_worker(server, handler, ns)
+    asyncio.run(run_until(worker, lambda: worker.stats().failed == 1))
+    failure = client.get_task(task_id).task.last_failure
+    assert (failure.error_type, failure.exit_code) == ("CalledProcessError", 3)
+
+
+def test_an_invalid_error_type_is_made_valid_not_dropped() -> None:
+    assert failure_of(TaskError("x", error_type="9 lives/bad")).error_type == "E9_lives_bad"
+    assert failure_of(TaskError("x", error_type="T" * 300)).error_type == "T" * 128
+
+
+def test_the_moves_of_the_worker_name_it_as_worker_and_operator(server: ServerProcess, client: TasklifeClient) -> None:
+    ns = namespace()
+    task_id = created_tasks(client, ns)
+
+    async def handler(task: task_pb2.Task) -> None:
+        return None
+
+    worker = make_worker(server, handler, ns)
+    asyncio.run(run_until(worker, lambda: worker.stats().completed == 1))
+    events = list(client.iter_task_events(task_id))[2:]
+    assert [(e.worker, e.operator) for e in events] == [(worker.name, worker.name)] * 2
+
+
+def test_a_result_the_server_refuses_fails_the_task_as_an_invalid_result(server: ServerProcess,
+                                                                         client: TasklifeClient) -> None:
+    ns = namespace()
+    task_id = created_tasks(client, ns)
+
+    async def handler(task: task_pb2.Task) -> bytes:
+        return b"x" * (256 * 1024 + 1)
+
+    worker = make_worker(server, handler, ns)
+    asyncio.run(run_until(worker, lambda: worker.stats().failed == 1))
+    failure = client.get_task(task_id).task.last_failure
+    assert (failure.error_type, failure.non_retryable) == ("tasklife.InvalidResult", True)
+    assert "result.data: must be at most 262144 bytes" in failure.message
+
+
+def test_a_failing_handler_is_logged_in_one_line_with_task_attempt_and_type(
+    server: ServerProcess, client: TasklifeClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    ns = namespace()
+    task_id = created_tasks(client, ns)
+
+    async def handler(task: task_pb2.Task) -> None:
+        raise TaskError("bad input\nsecond line", error_type="BadInput")
+
+    worker = make_worker(server, handler, ns)
+    with caplog.at_level("WARNING", logger="tasklife.worker"):
+        asyncio.run(run_until(worker, lambda: worker.stats().failed == 1))
+    assert f"worker {worker.name}: task {task_id} attempt 1 failed: BadInput: bad input" in caplog.messages
+
+
+def test_a_worker_that_cannot_reach_the_server_says_so_within_two_seconds(caplog: pytest.LogCaptureFixture) -> None:
+    async def handler(task: task_pb2.Task) -> None:
+        return None
+
+    worker = Worker.connect("127.0.0.1:9", handler, **FAST)  # the discard port: nothing listens
+
+    async def run_briefly() -> None:
+        running = asyncio.create_task(worker.run())
+        await asyncio.sleep(2.0)
+        worker.stop()
+        await asyncio.wait_for(running, 10)
+
+    with caplog.at_level("WARNING", logger="tasklife.worker"):
+        asyncio.run(run_briefly())
+    lines = [m for m in caplog.messages if "cannot reach 127.0.0.1:9" in m]
+    assert len(lines) == 1 and "UNAVAILABLE" in lines[0]

@@ -16,7 +16,7 @@ from tests.conftest import ServerProcess
 # Every column, so that a changed value anywhere shows.
 _EVERY_EVENT = (
     "SELECT id, xid::text, task_id, version, action, from_state, to_state, operator, reason, request_id, "
-    "expected_version, created_at, namespace, on_behalf_of FROM task_events ORDER BY xid, id"
+    "expected_version, created_at, namespace, on_behalf_of FROM task_events AS e ORDER BY e.xid, e.id"
 )
 
 

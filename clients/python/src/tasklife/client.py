@@ -23,6 +23,7 @@ from google.protobuf import message as protobuf_message
 
 from tasklife.connection import open_channel
 from tasklife.errors import InvalidTransition, TasklifeError, TaskNotFound, VersionMismatch
+from tasklife.payloads import to_payload
 from tasklife.v1 import task_pb2, task_service_pb2_grpc
 from tasklife.v1 import task_service_pb2 as pb
 from tasklife.watch import TaskWatch
@@ -72,6 +73,13 @@ Duration: TypeAlias = timedelta | duration_pb2.Duration
 Instant: TypeAlias = datetime | timestamp_pb2.Timestamp
 # Enum fields accept the value (task_pb2.TASK_STATE_READY) or its name ("TASK_STATE_READY").
 State: TypeAlias = task_pb2.TaskState | str
+Action: TypeAlias = task_pb2.TaskAction | str
+View: TypeAlias = task_pb2.TaskView | str
+# A task's input or result: a TaskPayload, or a value tasklife.payloads.to_payload turns into
+# one (bytes, str, or anything JSON can hold).
+Payload: TypeAlias = Any
+# A FailTask's failure: a TaskFailure, or a dict of its fields.
+Failure: TypeAlias = task_pb2.TaskFailure | Mapping[str, Any]
 
 TransitionResponse: TypeAlias = (
     pb.EnqueueTaskResponse
@@ -178,21 +186,25 @@ class TasklifeClient:
         auto_enqueue: bool | None = None,
         namespace: str | None = None,
         on_behalf_of: str | None = None,
+        input: Payload = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.CreateTaskResponse:
-        """Creates a task in TASK_STATE_CREATED at version 1 (the server picks an id if none)."""
+        """Creates a task in TASK_STATE_CREATED at version 1 (the server picks an id if none).
+        `input` (bytes, text, a JSON value or a TaskPayload) is what its worker gets."""
         request = _request(
             pb.CreateTaskRequest, task_id=task_id, labels=labels, depends_on=depends_on, rerun_of=rerun_of,
             retry_policy=retry_policy, reason=reason, operator=operator, auto_enqueue=auto_enqueue,
-            namespace=namespace, on_behalf_of=on_behalf_of,
+            namespace=namespace, on_behalf_of=on_behalf_of, input=to_payload(input),
         )
         return self._unary("CreateTask", request, timeout)
 
     def get_task(
-        self, task_id: str, *, as_of: Instant | None = None, timeout: Timeout = _Default.TIMEOUT
+        self, task_id: str, *, as_of: Instant | None = None, view: View | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.GetTaskResponse:
-        """The task now, or with `as_of` as it stood at that instant (rebuilt from its history)."""
-        return self._unary("GetTask", _request(pb.GetTaskRequest, task_id=task_id, as_of=as_of), timeout)
+        """The task now, or with `as_of` as it stood at that instant (rebuilt from its history),
+        with its input and result unless `view` is TASK_VIEW_BASIC."""
+        return self._unary("GetTask", _request(pb.GetTaskRequest, task_id=task_id, as_of=as_of, view=view), timeout)
 
     def batch_create_tasks(
         self, requests: Iterable[pb.CreateTaskRequest | Mapping[str, Any]], *, timeout: Timeout = _Default.TIMEOUT
@@ -211,13 +223,15 @@ class TasklifeClient:
         labels: Mapping[str, str] | None = None,
         namespaces: Iterable[str] | None = None,
         as_of: Instant | None = None,
+        view: View | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.ListTasksResponse:
         """One page of tasks, oldest first; iter_tasks() follows the pages for you. With
-        `as_of`, the tasks as they stood at that instant (`states` then filters on those)."""
+        `as_of`, the tasks as they stood at that instant (`states` then filters on those).
+        Without input and result unless `view` is TASK_VIEW_FULL."""
         request = _request(
             pb.ListTasksRequest, page_size=page_size, page_token=page_token, states=states, labels=labels,
-            namespaces=namespaces, as_of=as_of,
+            namespaces=namespaces, as_of=as_of, view=view,
         )
         return self._unary("ListTasks", request, timeout)
 
@@ -229,21 +243,16 @@ class TasklifeClient:
         page_size: int | None = None,
         namespaces: Iterable[str] | None = None,
         as_of: Instant | None = None,
+        view: View | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> Iterator[task_pb2.Task]:
         """Every matching task, oldest first, fetched a page at a time (`timeout` is per page)."""
         states = list(states) if states is not None else None
         namespaces = list(namespaces) if namespaces is not None else None
-        token = ""
-        while True:
-            page = self.list_tasks(
-                page_size=page_size, page_token=token, states=states, labels=labels, namespaces=namespaces,
-                as_of=as_of, timeout=timeout,
-            )
-            yield from page.tasks
-            token = page.next_page_token
-            if not token:
-                return
+        return _pages(lambda token: self.list_tasks(
+            page_size=page_size, page_token=token, states=states, labels=labels, namespaces=namespaces,
+            as_of=as_of, view=view, timeout=timeout,
+        ), "tasks")
 
     def list_task_events(
         self,
@@ -274,16 +283,71 @@ class TasklifeClient:
     ) -> Iterator[task_pb2.TaskEvent]:
         """A task's history (within the time range, if given), oldest first, a page at a time
         (`timeout` is per page)."""
-        token = ""
-        while True:
-            page = self.list_task_events(
-                task_id, page_size=page_size, page_token=token, start_time=start_time, end_time=end_time,
-                timeout=timeout,
-            )
-            yield from page.events
-            token = page.next_page_token
-            if not token:
-                return
+        return _pages(lambda token: self.list_task_events(
+            task_id, page_size=page_size, page_token=token, start_time=start_time, end_time=end_time,
+            timeout=timeout,
+        ), "events")
+
+    def list_task_attempts(
+        self,
+        task_id: str,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        as_of: Instant | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.ListTaskAttemptsResponse:
+        """One page of a task's attempts, the first first (each start with the move that ended
+        it, derived from the history); iter_task_attempts() follows the pages."""
+        request = _request(pb.ListTaskAttemptsRequest, task_id=task_id, page_size=page_size, page_token=page_token,
+                           as_of=as_of)
+        return self._unary("ListTaskAttempts", request, timeout)
+
+    def iter_task_attempts(
+        self, task_id: str, *, page_size: int | None = None, as_of: Instant | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> Iterator[task_pb2.TaskAttempt]:
+        """Every attempt of the task (as recorded by `as_of`, if given), a page at a time."""
+        return _pages(lambda token: self.list_task_attempts(
+            task_id, page_size=page_size, page_token=token, as_of=as_of, timeout=timeout,
+        ), "attempts")
+
+    def list_task_failures(
+        self,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        namespaces: Iterable[str] | None = None,
+        error_types: Iterable[str] | None = None,
+        start_time: Instant | None = None,
+        end_time: Instant | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.ListTaskFailuresResponse:
+        """One page of failures across tasks (FAIL events, newest first), with every match
+        counted by error type; by default those of the last 24 hours."""
+        request = _request(
+            pb.ListTaskFailuresRequest, page_size=page_size, page_token=page_token, namespaces=namespaces,
+            error_types=error_types, start_time=start_time, end_time=end_time,
+        )
+        return self._unary("ListTaskFailures", request, timeout)
+
+    def iter_task_failures(
+        self,
+        *,
+        page_size: int | None = None,
+        namespaces: Iterable[str] | None = None,
+        error_types: Iterable[str] | None = None,
+        start_time: Instant | None = None,
+        end_time: Instant | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> Iterator[task_pb2.TaskEvent]:
+        """Every matching failure, newest first, a page at a time."""
+        namespaces = list(namespaces) if namespaces is not None else None
+        error_types = list(error_types) if error_types is not None else None
+        return _pages(lambda token: self.list_task_failures(
+            page_size=page_size, page_token=token, namespaces=namespaces, error_types=error_types,
+            start_time=start_time, end_time=end_time, timeout=timeout,
+        ), "failures")
 
     def get_state_machine(self, *, timeout: Timeout = _Default.TIMEOUT) -> pb.GetStateMachineResponse:
         return self._unary("GetStateMachine", pb.GetStateMachineRequest(), timeout)
@@ -351,12 +415,17 @@ class TasklifeClient:
         operator: str | None = None,
         on_behalf_of: str | None = None,
         worker: str | None = None,
+        result: Payload = None,
+        exit_code: int | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.CompleteTaskResponse:
-        """RUNNING -> SUCCEEDED; with `worker`, only while that worker holds the task."""
+        """RUNNING -> SUCCEEDED; with `worker`, only while that worker holds the task. `result`
+        (bytes, text, a JSON value or a TaskPayload) is kept as the task's result; `exit_code`,
+        if given, must be 0."""
         request = _request(
             pb.CompleteTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator, on_behalf_of=on_behalf_of, worker=worker,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of, worker=worker, result=to_payload(result),
+            exit_code=exit_code,
         )
         return self._unary("CompleteTask", request, timeout)
 
@@ -370,12 +439,15 @@ class TasklifeClient:
         operator: str | None = None,
         on_behalf_of: str | None = None,
         worker: str | None = None,
+        failure: Failure | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.FailTaskResponse:
-        """RUNNING -> FAILED; with `worker`, only while that worker holds the task."""
+        """RUNNING -> FAILED; with `worker`, only while that worker holds the task. `failure`
+        (a TaskFailure or a dict of its fields: error_type, message, stack_trace, exit_code,
+        non_retryable, details) says why; without it the reason is recorded as its message."""
         request = _request(
             pb.FailTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator, on_behalf_of=on_behalf_of, worker=worker,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of, worker=worker, failure=failure,
         )
         return self._unary("FailTask", request, timeout)
 
@@ -552,6 +624,7 @@ class TasklifeClient:
         labels: Mapping[str, str] | None = None,
         progress_interval: Duration | None = None,
         namespaces: Iterable[str] | None = None,
+        actions: Iterable[Action] | None = None,
         timeout: float | None = None,
     ) -> Generator[pb.WatchTaskEventsResponse, None, None]:
         """One WatchTaskEvents stream, message by message, as the server sends it.
@@ -559,7 +632,8 @@ class TasklifeClient:
         It does not resume when it breaks (it raises TasklifeError); watch() does. `timeout`
         bounds the whole stream (none by default). Stop early with the iterator's close().
         """
-        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval, namespaces)
+        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval, namespaces,
+                                 actions)
         return _typed_errors(self._open_watch(request, timeout))
 
     def watch(
@@ -572,6 +646,7 @@ class TasklifeClient:
         labels: Mapping[str, str] | None = None,
         progress_interval: Duration | None = None,
         namespaces: Iterable[str] | None = None,
+        actions: Iterable[Action] | None = None,
         max_reconnect_attempts: int | None = 10,
         reconnect_delay: float = 0.1,
         max_reconnect_delay: float = 5.0,
@@ -579,14 +654,16 @@ class TasklifeClient:
         """The matching events, each exactly once, resuming by itself when a stream breaks.
 
         Starts after `after_cursor`, or with the oldest retained event (`from_beginning`),
-        or else from now. The filters combine with AND. Returns once the server has
+        or else from now. The filters combine with AND (`actions`: only events of these
+        actions, e.g. ["TASK_ACTION_FAIL"]). Returns once the server has
         confirmed the start, so every change committed afterwards is delivered. A broken
         stream (UNAVAILABLE, or a cancelled call) is reopened after the last cursor
         received, waiting `reconnect_delay` seconds, doubling up to `max_reconnect_delay`,
         while reconnecting fails; after `max_reconnect_attempts` failures in a row (None:
         never give up) the error is raised. See TaskWatch.
         """
-        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval, namespaces)
+        request = _watch_request(after_cursor, from_beginning, task_ids, states, labels, progress_interval, namespaces,
+                                 actions)
         return TaskWatch(
             lambda resume: self._open_watch(resume, None),
             request,
@@ -616,6 +693,8 @@ def transition_item(action: str, task_id: str, **fields: Any) -> pb.BatchTransit
     rest of its request (worker, request_id, reason, expected_version...)."""
     if action not in TRANSITION_RPCS:
         raise ValueError(f"{action!r} is not a transition RPC; use one of {', '.join(TRANSITION_RPCS)}")
+    if "result" in fields:
+        fields["result"] = to_payload(fields["result"])
     request = _request(getattr(pb, f"{action}Request"), task_id=task_id, **fields)
     return pb.BatchTransitionTasksItem(**{_ITEM_FIELDS[action]: request})
 
@@ -647,13 +726,25 @@ def _watch_request(
     labels: Mapping[str, str] | None,
     progress_interval: Duration | None,
     namespaces: Iterable[str] | None = None,
+    actions: Iterable[Action] | None = None,
 ) -> pb.WatchTaskEventsRequest:
     if after_cursor is not None and from_beginning:
         raise ValueError("give after_cursor or from_beginning, not both")
     return _request(
         pb.WatchTaskEventsRequest, after_cursor=after_cursor, from_beginning=from_beginning, task_ids=task_ids,
-        states=states, labels=labels, progress_interval=progress_interval, namespaces=namespaces,
+        states=states, labels=labels, progress_interval=progress_interval, namespaces=namespaces, actions=actions,
     )
+
+
+def _pages(page: Any, field: str) -> Iterator[Any]:
+    """The items in `field` of every page `page(token)` returns, following next_page_token."""
+    token = ""
+    while True:
+        answer = page(token)
+        yield from getattr(answer, field)
+        token = answer.next_page_token
+        if not token:
+            return
 
 
 def _typed_errors(call: Any) -> Generator[pb.WatchTaskEventsResponse, None, None]:

@@ -1,7 +1,9 @@
 """Worker: claims ready tasks, runs your handler on each, keeps their leases alive, reports outcomes.
 
-    async def handle(task: task_pb2.Task) -> None:
-        ...  # return: CompleteTask; raise: FailTask with the error as reason
+    async def handle(task: task_pb2.Task) -> Any:
+        order = from_payload(task.input)  # the task's input, e.g. parsed JSON
+        ...                               # return a result (or None): CompleteTask with it
+        raise TaskError("disk full", error_type="DiskFull", exit_code=28, non_retryable=True)
 
     worker = Worker.connect("127.0.0.1:50051", handle, namespace="etl", concurrency=8)
     asyncio.run(worker.run())  # until SIGTERM/SIGINT or worker.stop()
@@ -16,10 +18,19 @@ The design is the same in the four clients (docs/how-to/workers.md):
 - Each handler is an asyncio task. Heartbeats run every `heartbeat_interval` (a third of the
   lease by default); LEASE_LOST or NOT_FOUND (the lease expired, an operator paused or killed
   the task) cancels the handler (it sees asyncio.CancelledError) and drops its result.
-- Outcomes are reported through BatchTransitionTasks (CompleteTask, or FailTask with the error's
-  text, at most 1024 bytes), sent at once when no report is in flight, so outcomes that finish
-  together share a call. Each report has the stable request_id
+- Outcomes are reported through BatchTransitionTasks, sent at once when no report is in flight,
+  so outcomes that finish together share a call: CompleteTask with the handler's return value
+  as the result (tasklife.payloads.to_payload: bytes, text, JSON or a TaskPayload), or FailTask
+  with a TaskFailure made from what it raised (`failure_of`: the exception's class as the error
+  type, its text, its traceback; a TaskError's type, exit code and non-retryable mark; a
+  subprocess.CalledProcessError's exit code), each failure logged in one line. A result the
+  server refuses (too large, a bad content type) fails the task as `tasklife.InvalidResult`,
+  never retried. Each report has the stable request_id
   `<worker>:<task_id>:<attempt>:complete|fail`: a retry after a lost answer records nothing twice.
+- Every call names the worker, and the operator is the worker's name, unless `operator` is given
+  or the worker was given a token or credentials (an authenticating server records the principal).
+- A server it cannot reach is logged at once (once per outage, and when it answers again);
+  the worker keeps retrying with backoff.
 - stop() (or SIGTERM/SIGINT while run() owns the main thread): no new claims; in-flight handlers
   get `grace_period` to finish; the rest are cancelled and failed with the reason
   `worker <name> stopping: grace period of <N>s passed` (failed rather than left to expire, so the
@@ -35,10 +46,13 @@ import dataclasses
 import logging
 import os
 import random
+import re
 import signal
 import socket
+import subprocess
 import threading
 import time
+import traceback
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
@@ -47,15 +61,23 @@ from typing import Any
 import grpc
 
 from tasklife.errors import TasklifeError
+from tasklife.payloads import to_payload
 from tasklife.v1 import task_pb2, task_service_pb2_grpc
 from tasklife.v1 import task_service_pb2 as pb
 
-__all__ = ["Handler", "Worker", "WorkerStats", "default_worker_name"]
+__all__ = ["Handler", "TaskError", "Worker", "WorkerStats", "default_worker_name", "failure_of"]
 
 Handler = Callable[[task_pb2.Task], Awaitable[Any]]
-"""An async function of the claimed task: returning completes it, raising fails it."""
+"""An async function of the claimed task (with its input): returning completes it with the
+value returned as its result (None: no result), raising fails it."""
 
 MAX_REASON_BYTES = 1024
+# The server's limits of a TaskFailure (docs/reference/limits.md).
+MAX_MESSAGE_BYTES = 4 * 1024
+MAX_STACK_TRACE_BYTES = 32 * 1024
+MAX_ERROR_TYPE_CHARS = 128
+INVALID_RESULT = "tasklife.InvalidResult"
+_ERROR_TYPE_CHARACTER = re.compile(r"[^A-Za-z0-9_.:-]")
 TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
                        grpc.StatusCode.RESOURCE_EXHAUSTED})
 # A report item refused for one of these reasons means the task was taken away from this
@@ -69,6 +91,75 @@ log = logging.getLogger("tasklife.worker")
 
 def default_worker_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+class _WorkerName:
+    """The default operator: the worker's own name."""
+
+
+_WORKER_NAME = _WorkerName()
+
+
+class TaskError(Exception):
+    """Raise it from a handler to fail the task with a failure of your making: its error type
+    (default: the class name), exit code (never 0), whether it must not be retried, and details
+    (a payload or a value tasklife.payloads.to_payload turns into one). Any exception with
+    attributes of these names works too."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        error_type: str | None = None,
+        exit_code: int | None = None,
+        non_retryable: bool = False,
+        details: Any = None,
+    ) -> None:
+        super().__init__(message)
+        if exit_code == 0:
+            raise ValueError("exit_code 0 means success: return from the handler instead")
+        self.error_type = error_type
+        self.exit_code = exit_code
+        self.non_retryable = non_retryable
+        self.details = details
+
+
+def failure_of(error: BaseException) -> task_pb2.TaskFailure:
+    """The TaskFailure a handler's exception is reported as, within the server's limits."""
+    exit_code = getattr(error, "exit_code", None)
+    if exit_code is None and isinstance(error, subprocess.CalledProcessError):
+        exit_code = error.returncode
+    details = getattr(error, "details", None)
+    return task_pb2.TaskFailure(
+        error_type=_error_type(getattr(error, "error_type", None) or type(error).__name__),
+        message=_cut(str(error), MAX_MESSAGE_BYTES),
+        stack_trace=_cut_head("".join(traceback.format_exception(error)), MAX_STACK_TRACE_BYTES),
+        exit_code=exit_code or None,
+        non_retryable=bool(getattr(error, "non_retryable", False)),
+        details=to_payload(details) if details is not None else None,
+    )
+
+
+def _error_type(name: str) -> str:
+    """`name` made to match [A-Za-z][A-Za-z0-9_.:-]{0,127}."""
+    cleaned = _ERROR_TYPE_CHARACTER.sub("_", name)
+    if not cleaned[:1].isascii() or not cleaned[:1].isalpha():
+        cleaned = "E" + cleaned
+    return cleaned[:MAX_ERROR_TYPE_CHARS]
+
+
+def _cut(text: str, limit: int) -> str:
+    """At most `limit` bytes of UTF-8, from the start, cut on a character boundary; no NUL."""
+    return text.replace("\x00", "").encode()[:limit].decode("utf-8", "ignore")
+
+
+def _cut_head(text: str, limit: int) -> str:
+    """At most `limit` bytes of UTF-8, keeping the end (where a traceback names the raise)."""
+    data = text.replace("\x00", "").encode()
+    if len(data) <= limit:
+        return data.decode()
+    marker = "...(cut)\n".encode()
+    return (marker + data[len(data) - limit + len(marker):]).decode("utf-8", "ignore")
 
 
 @dataclasses.dataclass
@@ -89,6 +180,8 @@ class _Outcome:
     task: task_pb2.Task
     action: str  # "CompleteTask" or "FailTask"
     reason: str
+    result: task_pb2.TaskPayload | None = None
+    failure: task_pb2.TaskFailure | None = None
 
     @property
     def request_id(self) -> str:
@@ -114,6 +207,8 @@ class Worker:
         metadata: Sequence[tuple[str, str]] = (),
         on_event: Callable[[str, task_pb2.Task], None] | None = None,
         install_signal_handlers: bool = True,
+        operator: str | None | _WorkerName = _WORKER_NAME,
+        address: str | None = None,
     ) -> None:
         """A worker over a grpc.aio channel you opened, or a function that opens one when run()
         starts (grpc.aio channels belong to the event loop they are opened in); connect()
@@ -121,6 +216,10 @@ class Worker:
 
         `on_event(kind, task)` is called for `claimed`, `completed`, `failed` and `dropped`.
         `metadata` is sent with every call (e.g. an `authorization: Bearer ...` pair).
+        `operator` is recorded as the operator of every move: by default the worker's name;
+        None sends none (on a server that authenticates callers, the principal is recorded
+        whatever is sent, and anything but it is refused: pass None there, as connect() does
+        when given a token or credentials). `address` names the server in log lines.
         """
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -143,6 +242,8 @@ class Worker:
         self._metadata = tuple(metadata) or None
         self._on_event = on_event
         self._install_signals = install_signal_handlers
+        self._operator = self.name if operator is _WORKER_NAME else operator
+        self._reach = _Reachability(self.name, address or "the server")
         self._stats = WorkerStats()
         self._stopping = asyncio.Event()
         self._jobs: dict[str, asyncio.Task[None]] = {}
@@ -176,6 +277,9 @@ class Worker:
         metadata = list(options.pop("metadata", ()))
         if token:
             metadata.append(("authorization", f"Bearer {token}"))
+        if token or credentials is not None:
+            options.setdefault("operator", None)  # the server records the principal
+        options.setdefault("address", address)
         worker = cls(open_channel, handler, metadata=metadata, **options)
         worker._owns_channel = True
         return worker
@@ -229,7 +333,7 @@ class Worker:
         server may already have claimed for it, which then runs like any other task."""
         request = pb.ClaimTasksRequest(
             worker=self.name, max_tasks=free, namespace=self._namespace or "", labels=self._labels,
-            request_id=f"{self.name}:claim:{uuid.uuid4().hex}",
+            request_id=f"{self.name}:claim:{uuid.uuid4().hex}", operator=self._operator or "",
         )
         request.lease_duration.FromTimedelta(self._lease)
         request.wait.FromTimedelta(self._claim_wait)
@@ -244,12 +348,15 @@ class Worker:
                 raise
             except grpc.RpcError as error:
                 failure = TasklifeError.from_rpc_error(error)
-                if failure.code not in TRANSIENT:
+                if failure.code in TRANSIENT:
+                    self._reach.failed(failure)
+                else:
                     log.error("worker %s: ClaimTasks failed: %s", self.name, failure)
                 if self._stopping.is_set():
                     return []
                 await self._sleep_unless_stopping(backoff.next())
                 continue
+            self._reach.answered()
             if answer is None:  # stop() came first: collect what the claim may have taken
                 request.ClearField("wait")
                 try:
@@ -293,12 +400,22 @@ class Worker:
         elif handler.cancelled():
             reason = (f"worker {self.name} stopping: grace period of {self._grace.total_seconds():g}s passed"
                       if self._grace_over else f"worker {self.name}: the handler was cancelled")
-            self._report(_Outcome(task, "FailTask", reason))
+            self._report(_Outcome(task, "FailTask", reason, failure=task_pb2.TaskFailure(
+                error_type="tasklife.Cancelled", message=reason)))
         elif handler.exception() is not None:
-            error = handler.exception()
-            self._report(_Outcome(task, "FailTask", _bounded(f"{type(error).__name__}: {error}")))
+            self._report(self._failed(task, failure_of(handler.exception())))
         else:
-            self._report(_Outcome(task, "CompleteTask", ""))
+            try:
+                result = to_payload(handler.result())
+            except (TypeError, ValueError) as error:  # a value JSON cannot hold
+                self._report(self._failed(task, _invalid_result(f"the handler's return value is not a payload: {error}")))
+            else:
+                self._report(_Outcome(task, "CompleteTask", "", result=result))
+
+    def _failed(self, task: task_pb2.Task, failure: task_pb2.TaskFailure) -> _Outcome:
+        log.warning("worker %s: task %s attempt %d failed: %s: %s", self.name, task.task_id, task.attempt,
+                    failure.error_type, failure.message.splitlines()[0] if failure.message else "")
+        return _Outcome(task, "FailTask", _bounded(f"{failure.error_type}: {failure.message}"), failure=failure)
 
     async def _heartbeats(self, task: task_pb2.Task, handler: asyncio.Task[Any]) -> None:
         request = pb.HeartbeatRequest(task_id=task.task_id, worker=self.name)
@@ -309,10 +426,13 @@ class Worker:
             await asyncio.sleep(interval)
             try:
                 await self._stub.Heartbeat(request, timeout=max(interval, 1.0), metadata=self._metadata)
+                self._reach.answered()
                 lease_ends = time.monotonic() + self._lease.total_seconds()
                 continue
             except grpc.RpcError as error:
                 failure = TasklifeError.from_rpc_error(error)
+                if failure.code in TRANSIENT:
+                    self._reach.failed(failure)
             if failure.reason in ("LEASE_LOST", "TASK_NOT_FOUND"):
                 state = failure.metadata.get("current_state", "unknown")
                 holder = failure.metadata.get("lease_holder", "")
@@ -347,7 +467,7 @@ class Worker:
             await self._send(batch)
 
     async def _send(self, batch: list[_Outcome]) -> None:
-        request = pb.BatchTransitionTasksRequest(items=[_item(outcome) for outcome in batch])
+        request = pb.BatchTransitionTasksRequest(items=[_item(outcome, self._operator) for outcome in batch])
         backoff = _Backoff()
         while True:
             try:
@@ -360,7 +480,9 @@ class Worker:
                     log.error("worker %s: reporting %d outcomes failed: %s", self.name, len(batch), failure)
                     self._stats.report_failures += len(batch)
                     return
+                self._reach.failed(failure)
                 await asyncio.sleep(backoff.next())
+        self._reach.answered()
         for outcome, result in zip(batch, answer.results):
             self._settled_report(outcome, result)
         self.last_report_at = time.monotonic()
@@ -373,6 +495,11 @@ class Worker:
             self._emit(kind, result.task)
             return
         refusal = TasklifeError.from_status(result.error)
+        if outcome.action == "CompleteTask" and refusal.code == grpc.StatusCode.INVALID_ARGUMENT:
+            # The result broke a server limit: nothing else would end the task but its lease.
+            self._busy += 1  # the fail report takes the slot the completion gave back
+            self._report(self._failed(outcome.task, _invalid_result(f"the server refused the result: {refusal}")))
+            return
         if refusal.reason in TAKEN_AWAY:
             self._stats.dropped += 1
             log.warning("worker %s: task %s: %s refused (%s): result dropped", self.name, task_id, outcome.action,
@@ -444,13 +571,38 @@ class _Backoff:
         return delay
 
 
-def _item(outcome: _Outcome) -> pb.BatchTransitionTasksItem:
+def _item(outcome: _Outcome, operator: str | None) -> pb.BatchTransitionTasksItem:
     task = outcome.task
     if outcome.action == "CompleteTask":
         return pb.BatchTransitionTasksItem(complete=pb.CompleteTaskRequest(
-            task_id=task.task_id, worker=task.worker, request_id=outcome.request_id))
+            task_id=task.task_id, worker=task.worker, request_id=outcome.request_id, operator=operator or "",
+            result=outcome.result))
     return pb.BatchTransitionTasksItem(fail=pb.FailTaskRequest(
-        task_id=task.task_id, worker=task.worker, request_id=outcome.request_id, reason=outcome.reason))
+        task_id=task.task_id, worker=task.worker, request_id=outcome.request_id, reason=outcome.reason,
+        operator=operator or "", failure=outcome.failure))
+
+
+def _invalid_result(message: str) -> task_pb2.TaskFailure:
+    return task_pb2.TaskFailure(error_type=INVALID_RESULT, message=_cut(message, MAX_MESSAGE_BYTES), non_retryable=True)
+
+
+class _Reachability:
+    """Says once when the server stops answering, and once when it answers again."""
+
+    def __init__(self, worker: str, address: str) -> None:
+        self._worker, self._address = worker, address
+        self._down = False
+
+    def failed(self, failure: TasklifeError) -> None:
+        if not self._down:
+            self._down = True
+            log.warning("worker %s: cannot reach %s (%s: %s); retrying until it answers", self._worker,
+                        self._address, failure.code.name, failure.message)
+
+    def answered(self) -> None:
+        if self._down:
+            self._down = False
+            log.info("worker %s: %s answers again", self._worker, self._address)
 
 
 def _bounded(text: str) -> str:

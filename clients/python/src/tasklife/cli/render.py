@@ -183,7 +183,35 @@ def retry_policy(policy: task_pb2.RetryPolicy) -> str:
         parts.append(f"max_backoff={proto_duration(policy.max_backoff)}")
     if policy.HasField("jitter"):
         parts.append(f"jitter={policy.jitter:g}")
+    if policy.non_retryable_error_types:
+        parts.append(f"non_retryable_error_types={','.join(policy.non_retryable_error_types)}")
     return " ".join(parts) or "server default"
+
+
+def size(value: int) -> str:
+    """A size in bytes: "512 B", "4.0 KiB", "1.5 MiB"."""
+    if value < 1024:
+        return f"{value} B"
+    if value < 1024 * 1024:
+        return f"{value / 1024:.1f} KiB"
+    return f"{value / (1024 * 1024):.1f} MiB"
+
+
+def payload(message: protobuf_message.Message, field: str) -> str:
+    """A payload field as its size and MIME type: "1.2 KiB application/json"; "-" when unset."""
+    if not message.HasField(field):
+        return NONE
+    value = getattr(message, field)
+    return f"{size(len(value.data))} {value.content_type}"
+
+
+def failure(value: task_pb2.TaskFailure) -> str:
+    """"DiskFull: no space left (exit 28, non-retryable)": the type, the message's first line, facts."""
+    facts = ([f"exit {value.exit_code}"] if value.HasField("exit_code") else []) + (
+        ["non-retryable"] if value.non_retryable else [])
+    first_line = value.message.splitlines()[0] if value.message else ""
+    text = ": ".join(part for part in (value.error_type, first_line) if part) or "(no message)"
+    return text + (f" ({', '.join(facts)})" if facts else "")
 
 
 def task_details(task: task_pb2.Task) -> str:
@@ -201,6 +229,9 @@ def task_details(task: task_pb2.Task) -> str:
             ("retry_policy", retry_policy(task.retry_policy)),
             ("attempt", task.attempt),
             ("worker", task.worker or NONE),
+            ("input", payload(task, "input")),
+            ("result", payload(task, "result")),
+            ("last_failure", failure(task.last_failure) if task.HasField("last_failure") else NONE),
             ("create_time", optional_time(task, "create_time")),
             ("update_time", optional_time(task, "update_time")),
             ("lease_expire_time", optional_time(task, "lease_expire_time")),
@@ -220,7 +251,8 @@ def task_row(task: task_pb2.Task) -> tuple[object, ...]:
     )
 
 
-HISTORY_HEADERS = ("version", "time", f"from {ARROW} to", "action", "operator", "reason", "time in state")
+HISTORY_HEADERS = ("version", "time", f"from {ARROW} to", "action", "attempt", "worker", "operator", "reason",
+                   "time in state")
 
 
 def history_rows(
@@ -234,12 +266,39 @@ def history_rows(
                 local_time(event.create_time),
                 move(event.from_state, event.to_state),
                 action(event.action),
+                event.attempt,
+                event.worker or NONE,
                 operator(event),
                 event.reason,
                 f"{duration(span)} so far" if current else duration(span),
             )
         )
     return rows
+
+
+ATTEMPT_HEADERS = ("attempt", "worker", "started", "ran for", "ended by", "operator", "failure")
+
+
+def attempt_row(attempt: task_pb2.TaskAttempt) -> tuple[object, ...]:
+    started = to_datetime(attempt.start_time)
+    if attempt.HasField("end_time"):
+        ran = duration(to_datetime(attempt.end_time) - started)
+        ended = f"{action(attempt.end_action)} {ARROW} {state(attempt.end_state)}"
+        if attempt.has_result:
+            ended += " (with a result)"
+    else:
+        ran, ended = f"{duration(datetime.now(timezone.utc) - started)} so far", "(running)"
+    return (
+        attempt.attempt, attempt.worker or NONE, local_time(started), ran, ended, attempt.end_operator or NONE,
+        failure(attempt.failure) if attempt.HasField("failure") else NONE,
+    )
+
+
+FAILURE_HEADERS = ("time", "task id", "attempt", "worker", "failure")
+
+
+def failure_row(event: task_pb2.TaskEvent) -> tuple[object, ...]:
+    return (local_time(event.create_time), event.task_id, event.attempt, event.worker or NONE, failure(event.failure))
 
 
 def operator(event: task_pb2.TaskEvent) -> str:
@@ -258,6 +317,8 @@ def event_line(event: task_pb2.TaskEvent) -> str:
         f"{action(event.action):<{_ACTION_WIDTH}}",
         cell(operator(event)),
     ]
+    if event.worker:
+        parts.append(f"worker={cell(event.worker)}")
     if event.reason:
         parts.append(cell(event.reason))
     return "  ".join(parts)

@@ -1,12 +1,15 @@
-"""Task commands: create, get, list, history, and one command per transition RPC."""
+"""Task commands: create, get, list, history, attempts, failures, and one command per transition RPC."""
 
 from __future__ import annotations
 
 import argparse
+import mimetypes
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tasklife.cli import render
+from tasklife.cli import failures, render
+from tasklife.cli.failures import CliError
 
 if TYPE_CHECKING:
     from tasklife.cli.app import Session
@@ -25,6 +28,11 @@ TRANSITIONS = (
 )
 
 ON_BEHALF_OF_HELP = "whom you act for (say the person behind a UI), recorded in the event next to the operator"
+PAYLOAD_HELP = (
+    "@FILE reads it from a file (@- from standard input), anything else is the text itself; its MIME "
+    "type is --content-type, else guessed from the file's name (.json: application/json), else "
+    "text/plain for text and application/octet-stream for a file"
+)
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
@@ -55,8 +63,14 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         help="the task's namespace, fixed for good (default: yours if you are granted exactly one, else default)",
     )
     create.add_argument("--on-behalf-of", metavar="WHO", help=ON_BEHALF_OF_HELP)
+    create.add_argument(
+        "--non-retryable-error-type", dest="non_retryable", action="append", metavar="TYPE",
+        help="failures of this error type are never retried (retry policy; repeatable)",
+    )
+    create.add_argument("--input", metavar="@FILE|TEXT", help=f"what the task's worker gets: {PAYLOAD_HELP}")
+    create.add_argument("--content-type", metavar="MIME", help="the MIME type of --input")
 
-    get = add("get", run_get, "show a task")
+    get = add("get", run_get, "show a task, with its last failure and the sizes of its input and result")
     get.add_argument("task_id", metavar="ID")
     get.add_argument("--as-of", type=instant, metavar="TIME", help=f"the task as it stood then; {TIME_HELP}")
 
@@ -106,6 +120,32 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     for option, meaning in (("--since", "then or later"), ("--until", "before then")):
         history.add_argument(option, type=instant, metavar="TIME", help=f"only events recorded {meaning}; {TIME_HELP}")
 
+    attempts = add(
+        "attempts",
+        run_attempts,
+        "show a task's attempts: who ran each, when, and how it ended",
+        description="Show a task's attempts, the first first: each start, the worker it was for, and the move "
+        "that ended it (complete, fail, pause or kill) with its failure or exit code. Derived from the history.",
+    )
+    attempts.add_argument("task_id", metavar="ID")
+    attempts.add_argument("--as-of", type=instant, metavar="TIME", help=f"the attempts as they stood then; {TIME_HELP}")
+
+    failed = add(
+        "failures",
+        run_failures,
+        "count recent failures by error type and list the latest",
+        description="Count the failures (FAIL events, retried ones included) of every task you reach by error "
+        "type, then list the latest, newest first. By default those of the last 24 hours.",
+    )
+    failed.add_argument("--namespace", dest="namespaces", action="append", metavar="NAME",
+                        help="only this namespace (repeatable)")
+    failed.add_argument("--error-type", dest="error_types", action="append", metavar="TYPE",
+                        help="only failures of this type (repeatable)")
+    for option, meaning in (("--since", "then or later (default: 24 hours before --until)"),
+                            ("--until", "before then (default: now)")):
+        failed.add_argument(option, type=instant, metavar="TIME", help=f"only failures recorded {meaning}; {TIME_HELP}")
+    failed.add_argument("--limit", type=positive_int, default=20, metavar="N", help="list at most N (default 20)")
+
     for command, rpc, move in TRANSITIONS:
         sub = add(
             command,
@@ -140,6 +180,16 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
             )
         if command in ("complete", "fail"):
             sub.add_argument("--worker", help="succeed only while this worker holds the task (else LEASE_LOST)")
+        if command == "complete":
+            sub.add_argument("--result", metavar="@FILE|TEXT", help=f"what the task produced: {PAYLOAD_HELP}")
+            sub.add_argument("--content-type", metavar="MIME", help="the MIME type of --result")
+            sub.add_argument("--exit-code", type=int, metavar="0", help="the process's exit code: only 0 is accepted")
+        if command == "fail":
+            sub.add_argument("--error-type", metavar="TYPE", help="the kind of failure, for grouping (e.g. DiskFull)")
+            sub.add_argument("--message", help="what went wrong (default: --reason)")
+            sub.add_argument("--exit-code", type=int, metavar="N", help="the process's exit code (not 0)")
+            sub.add_argument("--non-retryable", action="store_true", help="never retry this failure")
+            sub.add_argument("--stack-trace", metavar="@FILE|TEXT", help="where it went wrong (@FILE reads a file)")
 
 
 def _emit_task(session: Session, response: Any) -> None:
@@ -149,17 +199,22 @@ def _emit_task(session: Session, response: Any) -> None:
 def run_create(args: argparse.Namespace, session: Session) -> int:
     from tasklife.cli.app import labels_of
 
+    policy = {"max_attempts": args.max_attempts, "non_retryable_error_types": args.non_retryable}
     response = session.client.create_task(
         task_id=args.task_id,
         labels=labels_of(args.labels),
         depends_on=args.depends_on,
         rerun_of=args.rerun_of,
-        retry_policy={"max_attempts": args.max_attempts} if args.max_attempts else None,
+        retry_policy={k: v for k, v in policy.items() if v} or None,
         reason=args.reason,
         auto_enqueue=args.auto_enqueue,
         namespace=args.namespace,
         on_behalf_of=args.on_behalf_of,
+        input=payload_argument(args.input, args.content_type, "--input"),
     )
+    if args.input is not None and not session.json:
+        # A create answers without the input (the BASIC view): read it back to show it.
+        response = session.client.get_task(response.task.task_id)
     _emit_task(session, response)
     return 0
 
@@ -195,6 +250,38 @@ def run_list(args: argparse.Namespace, session: Session) -> int:
     return 0
 
 
+def run_attempts(args: argparse.Namespace, session: Session) -> int:
+    attempts = list(session.client.iter_task_attempts(args.task_id, as_of=args.as_of))
+    if session.json:
+        for attempt in attempts:
+            session.print(render.json_line(attempt))
+    elif attempts:
+        session.print(render.table(render.ATTEMPT_HEADERS, [render.attempt_row(a) for a in attempts]))
+    else:
+        session.note(f"task {args.task_id!r} has not been started yet")
+    return 0
+
+
+def run_failures(args: argparse.Namespace, session: Session) -> int:
+    page = session.client.list_task_failures(
+        namespaces=args.namespaces, error_types=args.error_types, start_time=args.since, end_time=args.until,
+        page_size=args.limit,
+    )
+    if session.json:
+        session.print(render.json_document(page))
+        return 0
+    if not page.counts:
+        session.note("no failures in that time range")
+        return 0
+    session.print(render.table(("error type", "failures"), [(c.error_type or NO_TYPE, c.count) for c in page.counts]))
+    session.print()
+    session.print(render.table(render.FAILURE_HEADERS, [render.failure_row(e) for e in page.failures]))
+    return 0
+
+
+NO_TYPE = "(no type)"
+
+
 def run_history(args: argparse.Namespace, session: Session) -> int:
     events = list(session.client.iter_task_events(args.task_id, start_time=args.since, end_time=args.until))
     if session.json:
@@ -219,6 +306,11 @@ def _transition(command: str) -> Callable[[argparse.Namespace, Session], int]:
             extra["worker"] = args.worker
         if getattr(args, "lease", None) is not None:
             extra["lease_duration"] = args.lease
+        if command == "complete":
+            extra["result"] = payload_argument(args.result, args.content_type, "--result")
+            extra["exit_code"] = args.exit_code
+        if command == "fail":
+            extra["failure"] = failure_argument(args)
         response = getattr(session.client, f"{command}_task")(
             args.task_id,
             expected_version=args.expected_version,
@@ -232,3 +324,42 @@ def _transition(command: str) -> Callable[[argparse.Namespace, Session], int]:
 
     run.__name__ = f"run_{command}"
     return run
+
+
+def payload_argument(value: str | None, content_type: str | None, option: str) -> Any:
+    """The TaskPayload of a --input/--result: @FILE (or @- for standard input), or the text."""
+    from tasklife.payloads import OCTET_STREAM, TEXT, payload
+
+    if value is None:
+        if content_type is not None:
+            raise CliError(f"--content-type needs {option}", failures.USAGE)
+        return None
+    if not value.startswith("@"):
+        return payload(value.encode(), content_type or TEXT)
+    data = read_argument_file(value[1:], option)
+    guessed = mimetypes.guess_type(value[1:])[0] if value != "@-" else None
+    return payload(data, content_type or guessed or OCTET_STREAM)
+
+
+def failure_argument(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The failure of `fail`, or None (the server then records the reason as its message)."""
+    stack_trace = args.stack_trace
+    if stack_trace is not None and stack_trace.startswith("@"):
+        stack_trace = read_argument_file(stack_trace[1:], "--stack-trace").decode("utf-8", "replace")
+    given = {"error_type": args.error_type, "message": args.message, "exit_code": args.exit_code,
+             "non_retryable": args.non_retryable or None, "stack_trace": stack_trace}
+    if all(value is None for value in given.values()):
+        return None
+    if given["message"] is None:
+        given["message"] = args.reason
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def read_argument_file(path: str, option: str) -> bytes:
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError as error:
+        raise CliError(f"{option}: cannot read {path!r}: {error.strerror}", failures.USAGE) from None
