@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
+import os
+
+# Before gRPC is imported: the embedded PostgreSQL starts and stops with subprocesses, and gRPC's
+# fork handlers, which this server never needs, then print a warning at every stop.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
+
+import asyncio  # noqa: E402 - after the environment above
 import gc
 import logging
 import signal
@@ -88,7 +94,8 @@ async def serve(
         if telemetry.metrics_url:
             print(f"tasklife: metrics on {telemetry.metrics_url}", flush=True)
         if http_socket is not None:
-            print(f"tasklife: http on {http_socket.url}", flush=True)
+            print(f"tasklife: http on {http_socket.url} (the web console)", flush=True)
+        print("tasklife: stop with Ctrl-C (SIGINT) or SIGTERM", flush=True)
         await stop.wait()
         log.info("shutting down: finishing in-flight calls for up to %ss", settings.grace_seconds)
         await health_servicer.enter_graceful_shutdown()
@@ -177,7 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if database_url is None:
         embedded = EmbeddedPostgres(settings.data_dir)
         database_url = embedded.url
-        log.info("using the embedded PostgreSQL in %s", settings.data_dir.resolve())
+        kept = "a new database" if embedded.created else "kept between runs"
+        print(f"tasklife: data in {embedded.data_dir} (the embedded PostgreSQL; {kept})", flush=True)
     try:
         asyncio.run(serve(settings, database_url, authenticator, credentials, telemetry, http_socket))
     except server.BindError as exc:

@@ -112,7 +112,9 @@ def bind(server: grpc.aio.Server, listen: str, credentials: grpc.ServerCredentia
     except RuntimeError:
         port = 0
     if port == 0:
-        raise BindError(f"cannot listen on {listen}: {_bind_problem(listen)}")
+        raise BindError(
+            f"cannot listen on {listen}: {_bind_problem(listen)}; choose another address with --listen or TASKLIFE_LISTEN"
+        )
     return port
 
 

@@ -23,6 +23,8 @@ from tasklife_server.http.cors import CorsPolicy
 from tasklife_server.http.gateway import Gateway
 
 log = logging.getLogger("tasklife.http")
+# Hypercorn's "Running on http://... (CTRL + C to quit)" repeats the server's own "http on" line.
+log.addFilter(lambda record: not record.getMessage().startswith("Running on "))
 # In-flight HTTP calls get this long after the gRPC server's own grace period has begun.
 _HTTP_GRACE_SECONDS = 1.0
 _BACKLOG = 128
@@ -58,7 +60,10 @@ def bind(listen: str, security: SecuritySettings) -> HttpSocket:
         # Listening from now: connections wait in the backlog until hypercorn accepts them.
         sock.listen(_BACKLOG)
     except OSError as exc:
-        raise transport.BindError(f"cannot listen for HTTP on {listen}: {exc.strerror or exc}") from None
+        raise transport.BindError(
+            f"cannot listen for HTTP on {listen}: {exc.strerror or exc}; choose another address with --http-listen "
+            "or TASKLIFE_HTTP_LISTEN (an empty one turns the HTTP listener off)"
+        ) from None
     return HttpSocket(sock, host, sock.getsockname()[1], tls=security.tls)
 
 

@@ -46,7 +46,10 @@ class MetricsEndpoint:
             server_class = type("MetricsServer", (_Server,), {"address_family": family})
             self._server = make_server(host, port, make_wsgi_app(registry), server_class, handler_class=_QuietHandler)
         except OSError as exc:
-            raise EndpointError(f"cannot serve metrics on {listen}: {exc.strerror or exc}") from exc
+            raise EndpointError(
+                f"cannot serve metrics on {listen}: {exc.strerror or exc}; choose another address with "
+                "--metrics-listen or TASKLIFE_METRICS_LISTEN (an empty one turns metrics off)"
+            ) from exc
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": _POLL_INTERVAL},

