@@ -60,6 +60,21 @@ type runningWorker struct {
 // startWorker runs a worker with the test settings on namespace; opts may change them.
 func startWorker(t *testing.T, client *tasklife.Client, namespace string, handler tasklife.Handler, opts ...func(*tasklife.WorkerOptions)) *runningWorker {
 	t.Helper()
+	return startWorkerMadeBy(t, namespace, func(options tasklife.WorkerOptions) (*tasklife.Worker, error) {
+		return tasklife.NewWorker(client, handler, options)
+	}, opts...)
+}
+
+// startResultWorker is startWorker for a handler that returns a result.
+func startResultWorker(t *testing.T, client *tasklife.Client, namespace string, handler tasklife.ResultHandler, opts ...func(*tasklife.WorkerOptions)) *runningWorker {
+	t.Helper()
+	return startWorkerMadeBy(t, namespace, func(options tasklife.WorkerOptions) (*tasklife.Worker, error) {
+		return tasklife.NewResultWorker(client, handler, options)
+	}, opts...)
+}
+
+func startWorkerMadeBy(t *testing.T, namespace string, newWorker func(tasklife.WorkerOptions) (*tasklife.Worker, error), opts ...func(*tasklife.WorkerOptions)) *runningWorker {
+	t.Helper()
 	logs := &logBuffer{}
 	options := tasklife.WorkerOptions{
 		Namespace:         namespace,
@@ -73,7 +88,7 @@ func startWorker(t *testing.T, client *tasklife.Client, namespace string, handle
 	for _, opt := range opts {
 		opt(&options)
 	}
-	worker, err := tasklife.NewWorker(client, handler, options)
+	worker, err := newWorker(options)
 	if err != nil {
 		t.Fatalf("NewWorker: %v", err)
 	}
