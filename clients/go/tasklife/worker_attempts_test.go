@@ -275,3 +275,30 @@ func TestWorkerLogsAnOutageOnceAndOnceThatItIsOver(t *testing.T) {
 		t.Fatalf("want one line for the outage and none per retry, got %d:\n%s", n, logs)
 	}
 }
+
+// Twenty results of 250 KiB are 5 MB, more than the server takes in one call (4 MiB): the
+// worker reports them in calls small enough, never as one call refused again and again.
+func TestWorkerReportsResultsThatTogetherExceedTheServersMessageLimit(t *testing.T) {
+	t.Parallel()
+	injected := newFaults()
+	client := connect(t, injected.option())
+	namespace := uniqueNamespace("wa")
+	const tasks = 20
+	ids := readyTasks(t, client, namespace, tasks)
+	injected.set("BatchTransitionTasks", hold) // until every outcome waits for its report
+	var returned atomic.Int64
+	w := startResultWorker(t, client, namespace, func(context.Context, *pb.Task) (*pb.TaskPayload, error) {
+		defer returned.Add(1)
+		return tasklife.BytesPayload(make([]byte, 250*1024), "application/octet-stream"), nil
+	}, func(o *tasklife.WorkerOptions) { o.Concurrency = tasks })
+
+	eventually(t, "every handler to return", func() bool { return returned.Load() == tasks })
+	injected.release()
+	eventually(t, "every completion", func() bool { return w.Metrics().Completed == tasks })
+	for _, id := range ids {
+		ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_COMPLETE)
+	}
+	if m := w.Metrics(); m.ReportFailures != 0 || m.Failed != 0 {
+		t.Fatalf("metrics %+v, want no failure", m)
+	}
+}
