@@ -178,34 +178,35 @@ func ExampleWorker() {
 	fmt.Printf("%+v\n", worker.Metrics())
 }
 
-// A worker whose handler reads the task's input and returns its result. Any error fails the
-// task; a *tasklife.Failure says how: here, an input that cannot be read is not retried.
+// A worker whose handler reads the task's input and returns its result (resizeImage below).
 func ExampleNewResultWorker() {
 	client, err := tasklife.Connect("127.0.0.1:50051")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-
-	worker, err := tasklife.NewResultWorker(client, func(ctx context.Context, task *pb.Task) (*pb.TaskPayload, error) {
-		var image struct{ Path string }
-		if err := json.Unmarshal(task.GetInput().GetData(), &image); err != nil {
-			return nil, &tasklife.Failure{Type: "BadInput", NonRetryable: true, Err: err}
-		}
-		size, err := resize(ctx, image.Path) // an error of its own fails the task too, and may be retried
-		if err != nil {
-			return nil, fmt.Errorf("resize %s: %w", image.Path, err)
-		}
-		return tasklife.JSONPayload(map[string]int64{"bytes": size}) // kept as the task's result
-	}, tasklife.WorkerOptions{Namespace: "images", Concurrency: 4})
+	worker, err := tasklife.NewResultWorker(client, resizeImage, tasklife.WorkerOptions{Namespace: "images", Concurrency: 4})
 	if err != nil {
 		log.Fatal(err)
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
 	if err := worker.Run(ctx); err != nil { // until SIGTERM or Ctrl-C, then a graceful stop
 		log.Fatal(err)
 	}
+}
+
+// resizeImage is a ResultHandler. Any error fails the task; a *tasklife.Failure says how:
+// here, an input that cannot be read is not retried.
+func resizeImage(ctx context.Context, task *pb.Task) (*pb.TaskPayload, error) {
+	var image struct{ Path string }
+	if err := json.Unmarshal(task.GetInput().GetData(), &image); err != nil {
+		return nil, &tasklife.Failure{Type: "BadInput", NonRetryable: true, Err: err}
+	}
+	size, err := resize(ctx, image.Path) // an error of its own fails the task too, and may be retried
+	if err != nil {
+		return nil, fmt.Errorf("resize %s: %w", image.Path, err)
+	}
+	return tasklife.JSONPayload(map[string]int64{"bytes": size}) // kept as the task's result
 }
 
 // resize stands for the work a handler does.

@@ -168,6 +168,18 @@ func TestWorkerLogsAFailedHandlerWithTheTaskAttemptAndErrorType(t *testing.T) {
 	}
 }
 
+// assertMovesBy checks that the moves of a task the worker ran once to completion (the
+// claim's start and the completion) name operator and worker.
+func assertMovesBy(t *testing.T, client *tasklife.Client, id, operator, worker string) {
+	t.Helper()
+	for _, move := range ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_COMPLETE)[2:] {
+		if move.GetOperator() != operator || move.GetWorker() != worker {
+			t.Fatalf("%v by operator %q for worker %q, want operator %q for worker %q",
+				move.GetAction(), move.GetOperator(), move.GetWorker(), operator, worker)
+		}
+	}
+}
+
 func TestWorkerNamesItselfAsTheOperatorOfItsMoves(t *testing.T) {
 	t.Parallel()
 	client := connect(t)
@@ -175,11 +187,7 @@ func TestWorkerNamesItselfAsTheOperatorOfItsMoves(t *testing.T) {
 	w := startWorker(t, client, namespace, func(context.Context, *pb.Task) error { return nil })
 
 	eventually(t, "the completion", func() bool { return w.Metrics().Completed == 1 })
-	for _, move := range ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_COMPLETE)[2:] {
-		if move.GetOperator() != w.Name() || move.GetWorker() != w.Name() {
-			t.Fatalf("%v by operator %q for worker %q, want both %q", move.GetAction(), move.GetOperator(), move.GetWorker(), w.Name())
-		}
-	}
+	assertMovesBy(t, client, id, w.Name(), w.Name())
 }
 
 func TestWorkerRecordsTheOperatorItIsGivenInsteadOfItsName(t *testing.T) {
@@ -190,11 +198,7 @@ func TestWorkerRecordsTheOperatorItIsGivenInsteadOfItsName(t *testing.T) {
 		func(o *tasklife.WorkerOptions) { o.Operator = "etl-bot" })
 
 	eventually(t, "the completion", func() bool { return w.Metrics().Completed == 1 })
-	for _, move := range ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_COMPLETE)[2:] {
-		if move.GetOperator() != "etl-bot" || move.GetWorker() != w.Name() {
-			t.Fatalf("%v by operator %q for worker %q, want etl-bot for %q", move.GetAction(), move.GetOperator(), move.GetWorker(), w.Name())
-		}
-	}
+	assertMovesBy(t, client, id, "etl-bot", w.Name())
 }
 
 // A server that authenticates refuses an operator other than the principal, so a worker
@@ -208,12 +212,7 @@ func TestWorkerLeavesTheOperatorToTheServerWhenTheClientHasCredentials(t *testin
 		func(o *tasklife.WorkerOptions) { o.Labels = queue })
 
 	eventually(t, "the completion", func() bool { return w.Metrics().Completed == 1 })
-	for _, move := range ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_COMPLETE)[2:] {
-		if move.GetOperator() != securedPrincipal || move.GetWorker() != w.Name() {
-			t.Fatalf("%v by operator %q for worker %q, want the principal %q for %q",
-				move.GetAction(), move.GetOperator(), move.GetWorker(), securedPrincipal, w.Name())
-		}
-	}
+	assertMovesBy(t, client, id, securedPrincipal, w.Name())
 }
 
 func TestWorkerFailsATaskWhoseResultTheServerRefusesAsInvalidResult(t *testing.T) {
@@ -265,7 +264,9 @@ func TestWorkerLogsAnOutageOnceAndOnceThatItIsOver(t *testing.T) {
 	client := connect(t, injected.option())
 	injected.set("ClaimTasks", refuse)
 	w := startWorker(t, client, uniqueNamespace("wa"), func(context.Context, *pb.Task) error { return nil },
-		func(o *tasklife.WorkerOptions) { o.Backoff = tasklife.Backoff{Initial: time.Millisecond, Max: 10 * time.Millisecond} })
+		func(o *tasklife.WorkerOptions) {
+			o.Backoff = tasklife.Backoff{Initial: time.Millisecond, Max: 10 * time.Millisecond}
+		})
 
 	eventually(t, "five refused claims", func() bool { return len(injected.requests("ClaimTasks")) >= 5 })
 	injected.set("ClaimTasks", 0)
