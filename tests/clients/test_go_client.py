@@ -67,6 +67,7 @@ REQUIRED_GO_TESTS = (
     "TestWorkerRecordsTheOperatorItIsGivenInsteadOfItsName",
     "TestWorkerLeavesTheOperatorToTheServerWhenTheClientHasCredentials",
     "TestWorkerFailsATaskWhoseResultTheServerRefusesAsInvalidResult",
+    "TestWorkerReportsAFailureWithoutTheDetailsTheServerRefuses",
     "TestWorkerReportsResultsThatTogetherExceedTheServersMessageLimit",
     "TestWorkerLogsWithinTwoSecondsThatItCannotReachTheServer",
     "TestWorkerLogsAnOutageOnceAndOnceThatItIsOver",

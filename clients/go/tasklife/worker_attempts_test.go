@@ -237,6 +237,16 @@ func TestWorkerFailsATaskWhoseResultTheServerRefusesAsInvalidResult(t *testing.T
 	}
 }
 
+func TestWorkerReportsAFailureWithoutTheDetailsTheServerRefuses(t *testing.T) {
+	t.Parallel()
+	client := connect(t)
+	_, fail := failedOnce(t, client, func(context.Context, *pb.Task) error {
+		return &tasklife.Failure{Type: "BadInput", Message: "row 7", Details: tasklife.BytesPayload([]byte("x"), "")} // no content type
+	})
+
+	assertFailure(t, fail.GetFailure(), &pb.TaskFailure{ErrorType: "BadInput", Message: "row 7"})
+}
+
 func TestWorkerLogsWithinTwoSecondsThatItCannotReachTheServer(t *testing.T) {
 	t.Parallel()
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
