@@ -91,6 +91,8 @@ func (r *scenarioRun) execute(t *testing.T, step scenarioStep) {
 		r.call(ctx, t, step)
 	case "history":
 		r.history(ctx, t, step)
+	case "worker":
+		r.worker(t, step)
 	case "watch":
 		r.watch(ctx, t, step)
 	default:
@@ -219,20 +221,36 @@ func checkError(t *testing.T, err error, want expectedError) {
 
 func (r *scenarioRun) history(ctx context.Context, t *testing.T, step scenarioStep) {
 	// Page size 2, so a four-event history takes the wrapper through several pages.
-	var versions []int64
-	var toStates []string
+	var (
+		versions          []int64
+		attempts          []int32
+		toStates, workers []string
+		operators         []string
+	)
 	for event, err := range r.client.AllTaskEvents(ctx, &pb.ListTaskEventsRequest{TaskId: step.TaskID, PageSize: 2}) {
 		if err != nil {
 			t.Fatalf("ListTaskEvents: %v", err)
 		}
 		versions = append(versions, event.GetVersion())
 		toStates = append(toStates, event.GetToState().String())
+		workers = append(workers, event.GetWorker())
+		operators = append(operators, event.GetOperator())
+		attempts = append(attempts, event.GetAttempt())
 	}
 	if !slices.Equal(versions, step.ExpectVersions) {
 		t.Errorf("versions: got %v, want %v", versions, step.ExpectVersions)
 	}
 	if !slices.Equal(toStates, step.ExpectToStates) {
 		t.Errorf("to_states: got %v, want %v", toStates, step.ExpectToStates)
+	}
+	if step.ExpectWorkers != nil && !slices.Equal(workers, step.ExpectWorkers) {
+		t.Errorf("workers: got %q, want %q", workers, step.ExpectWorkers)
+	}
+	if step.ExpectOperators != nil && !slices.Equal(operators, step.ExpectOperators) {
+		t.Errorf("operators: got %q, want %q", operators, step.ExpectOperators)
+	}
+	if step.ExpectAttempts != nil && !slices.Equal(attempts, step.ExpectAttempts) {
+		t.Errorf("attempts: got %v, want %v", attempts, step.ExpectAttempts)
 	}
 }
 

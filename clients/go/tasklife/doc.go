@@ -14,10 +14,14 @@
 //     with the fresh expected_version after a VERSION_MISMATCH;
 //   - [Client.Watch]: a WatchTaskEvents stream that resumes by itself from the last
 //     cursor it received when the stream breaks, never delivering an event twice;
-//   - [Client.AllTasks] and [Client.AllTaskEvents]: iterators that follow page tokens;
+//   - [Client.AllTasks], [Client.AllTaskEvents], [Client.AllTaskAttempts] and
+//     [Client.AllTaskFailures]: iterators that follow page tokens;
 //   - [TransitionItem] and [ResultError]: building BatchTransitionTasks items, and reading
 //     each batch result's refusal as the typed error its single RPC would return;
-//   - [Worker]: claims tasks ([Client.ClaimTasks]), runs a [Handler] on each with a
-//     context cancelled when the task is taken away, keeps the leases alive, reports the
-//     outcomes in batches, and stops gracefully.
+//   - [BytesPayload], [TextPayload] and [JSONPayload]: a task's input or result;
+//   - [Worker]: claims tasks ([Client.ClaimTasks]), runs a [Handler] (or a [ResultHandler],
+//     which returns the task's result) on each with the task's input and a context
+//     cancelled when the task is taken away, keeps the leases alive, reports the outcomes in
+//     batches (a handler's error as a typed failure: [Failure], [DescribeFailure]), and
+//     stops gracefully.
 package tasklife

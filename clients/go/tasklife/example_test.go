@@ -1,14 +1,16 @@
 package tasklife_test
 
-// Examples for the package documentation. They need a running server, so they have no
-// Output comment: `go test` compiles them but does not run them.
+// Examples for the package documentation. Those that need a running server have no Output
+// comment: `go test` compiles them but does not run them.
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -174,6 +176,80 @@ func ExampleWorker() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%+v\n", worker.Metrics())
+}
+
+// A worker whose handler reads the task's input and returns its result (resizeImage below).
+func ExampleNewResultWorker() {
+	client, err := tasklife.Connect("127.0.0.1:50051")
+	if err != nil {
+		log.Fatal(err)
+	}
+	worker, err := tasklife.NewResultWorker(client, resizeImage, tasklife.WorkerOptions{Namespace: "images", Concurrency: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := worker.Run(ctx); err != nil { // until SIGTERM or Ctrl-C, then a graceful stop
+		log.Fatal(err)
+	}
+}
+
+// resizeImage is a ResultHandler. Any error fails the task; a *tasklife.Failure says how:
+// here, an input that cannot be read is not retried.
+func resizeImage(ctx context.Context, task *pb.Task) (*pb.TaskPayload, error) {
+	var image struct{ Path string }
+	if err := json.Unmarshal(task.GetInput().GetData(), &image); err != nil {
+		return nil, &tasklife.Failure{Type: "BadInput", NonRetryable: true, Err: err}
+	}
+	size, err := resize(ctx, image.Path) // an error of its own fails the task too, and may be retried
+	if err != nil {
+		return nil, fmt.Errorf("resize %s: %w", image.Path, err)
+	}
+	return tasklife.JSONPayload(map[string]int64{"bytes": size}) // kept as the task's result
+}
+
+// resize stands for the work a handler does.
+func resize(ctx context.Context, path string) (int64, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return info.Size(), ctx.Err()
+}
+
+// A process's failure, recorded with its exit code; one exit code means the input is bad,
+// and retrying will not help.
+func ExampleFailure() {
+	client, err := tasklife.Connect("127.0.0.1:50051")
+	if err != nil {
+		log.Fatal(err)
+	}
+	worker, err := tasklife.NewWorker(client, func(ctx context.Context, task *pb.Task) error {
+		out, err := exec.CommandContext(ctx, "convert", task.GetLabels()["image"], "out.png").CombinedOutput()
+		var exited *exec.ExitError
+		if errors.As(err, &exited) && exited.ExitCode() == 2 {
+			return &tasklife.Failure{Type: "BadInput", NonRetryable: true, Details: tasklife.TextPayload(string(out)), Err: err}
+		}
+		return err // nil completes the task; otherwise error type exec.ExitError, with the process's exit code
+	}, tasklife.WorkerOptions{Namespace: "images"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Fatal(worker.Run(context.Background()))
+}
+
+// What the worker records for an error: the Failure's type and exit code, the whole text.
+func ExampleDescribeFailure() {
+	err := fmt.Errorf("step 2: %w", &tasklife.Failure{Type: "DiskFull", Message: "no space left on /data", ExitCode: 28})
+	failure := tasklife.DescribeFailure(err)
+	fmt.Printf("%s | %s | %d\n", failure.GetErrorType(), failure.GetMessage(), failure.GetExitCode())
+
+	_, err = os.Open("/no/such/file")
+	fmt.Println(tasklife.DescribeFailure(err).GetErrorType())
+	// Output:
+	// DiskFull | step 2: no space left on /data | 28
+	// fs.PathError
 }
 
 // Many transitions in one call, each answered on its own with the single RPC's typed error.

@@ -1,8 +1,9 @@
 package tasklife_test
 
-// The scenario's `expect`: the response must contain every field given, recursively;
-// maps and repeated fields given must match exactly. Both sides are compared in the
-// protobuf JSON mapping, the form the scenario is written in.
+// The scenario's `expect`: the response must contain every field given, recursively; maps
+// given must match exactly; a repeated field given must have exactly as many elements, each
+// matching (a message element as a recursive subset, a scalar exactly). Both sides are
+// compared in the protobuf JSON mapping, the form the scenario is written in.
 
 import (
 	"bytes"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -51,21 +53,42 @@ func compareMessage(desc protoreflect.MessageDescriptor, want, got map[string]an
 			continue
 		}
 		gotValue := got[field.JSONName()]
-		wantObject, wantIsObject := wantValue.(map[string]any)
-		gotObject, gotIsObject := gotValue.(map[string]any)
-		// A singular message given as an object is matched as a subset; a map, a list,
-		// a scalar or a well-known type written as a string must be equal.
-		if field.Message() != nil && !field.IsMap() && !field.IsList() && wantIsObject {
-			if !gotIsObject {
-				*problems = append(*problems, fmt.Sprintf("%s: want %s, got %s", fieldPath, show(wantValue), show(gotValue)))
-				continue
-			}
-			compareMessage(field.Message(), wantObject, gotObject, fieldPath, problems)
+		if field.IsList() {
+			compareList(field, wantValue, gotValue, fieldPath, problems)
 			continue
 		}
-		if !reflect.DeepEqual(wantValue, gotValue) {
-			*problems = append(*problems, fmt.Sprintf("%s: want %s, got %s", fieldPath, show(wantValue), show(gotValue)))
+		compareValue(field, wantValue, gotValue, fieldPath, problems)
+	}
+}
+
+// compareList matches a repeated field element by element; the lengths must be equal.
+func compareList(field protoreflect.FieldDescriptor, want, got any, path string, problems *[]string) {
+	wantList, wantIsList := want.([]any)
+	gotList, _ := got.([]any)
+	if !wantIsList || len(wantList) != len(gotList) {
+		*problems = append(*problems, fmt.Sprintf("%s: want %s, got %s", path, show(want), show(got)))
+		return
+	}
+	for i := range wantList {
+		compareValue(field, wantList[i], gotList[i], fmt.Sprintf("%s[%d]", path, i), problems)
+	}
+}
+
+// compareValue matches one value of field: a message given as an object as a subset; a map,
+// a scalar or a well-known type written as a string must be equal.
+func compareValue(field protoreflect.FieldDescriptor, want, got any, path string, problems *[]string) {
+	wantObject, wantIsObject := want.(map[string]any)
+	gotObject, gotIsObject := got.(map[string]any)
+	if field.Message() != nil && !field.IsMap() && wantIsObject {
+		if !gotIsObject {
+			*problems = append(*problems, fmt.Sprintf("%s: want %s, got %s", path, show(want), show(got)))
+			return
 		}
+		compareMessage(field.Message(), wantObject, gotObject, path, problems)
+		return
+	}
+	if !reflect.DeepEqual(want, got) {
+		*problems = append(*problems, fmt.Sprintf("%s: want %s, got %s", path, show(want), show(got)))
 	}
 }
 
@@ -113,5 +136,30 @@ func TestSubsetMatchReportsEveryDifference(t *testing.T) {
 	}
 	if !slices.Equal(problems, want) {
 		t.Fatalf("problems:\n got %q\nwant %q", problems, want)
+	}
+}
+
+func TestSubsetMatchMatchesEachElementOfARepeatedMessageFieldAsASubset(t *testing.T) {
+	response := &pb.ListTaskAttemptsResponse{Attempts: []*pb.TaskAttempt{
+		{Attempt: 1, Worker: "w", EndState: pb.TaskState_TASK_STATE_FAILED, Failure: &pb.TaskFailure{ErrorType: "DiskFull", Message: "full"}},
+		{Attempt: 2, Worker: "w", EndState: pb.TaskState_TASK_STATE_SUCCEEDED, HasResult: true},
+	}}
+	problems, err := subsetMismatches(response, json.RawMessage(
+		`{"attempts": [{"attempt": 1, "failure": {"errorType": "DiskFull"}}, {"attempt": 2, "hasResult": true}]}`))
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("want a match, got %v %v", problems, err)
+	}
+}
+
+func TestSubsetMatchReportsARepeatedFieldOfAnotherLengthOrWithAnElementThatDiffers(t *testing.T) {
+	response := &pb.ListTaskAttemptsResponse{Attempts: []*pb.TaskAttempt{{Attempt: 1, Worker: "w"}, {Attempt: 2, Worker: "v"}}}
+	for _, c := range []struct{ expect, problem string }{
+		{`{"attempts": [{"attempt": 1}]}`, `.attempts: want [{"attempt":1}], got `},
+		{`{"attempts": [{"attempt": 1}, {"worker": "w"}]}`, `.attempts[1].worker: want "w", got "v"`},
+	} {
+		problems, err := subsetMismatches(response, json.RawMessage(c.expect))
+		if err != nil || len(problems) != 1 || !strings.HasPrefix(problems[0], c.problem) {
+			t.Errorf("expect %s: problems %q (%v), want one starting %q", c.expect, problems, err, c.problem)
+		}
 	}
 }

@@ -27,21 +27,23 @@ type scenarioMethod struct {
 
 func scenarioMethods(c *tasklife.Client) map[string]scenarioMethod {
 	return map[string]scenarioMethod{
-		"CreateTask":      unaryMethod(c.CreateTask),
-		"GetTask":         unaryMethod(c.GetTask),
-		"ListTasks":       unaryMethod(c.ListTasks),
-		"ListTaskEvents":  unaryMethod(c.ListTaskEvents),
-		"GetStateMachine": unaryMethod(c.GetStateMachine),
-		"Heartbeat":       unaryMethod(c.Heartbeat),
-		"EnqueueTask":     transitionMethod(c, c.EnqueueTask),
-		"StartTask":       transitionMethod(c, c.StartTask),
-		"CompleteTask":    transitionMethod(c, c.CompleteTask),
-		"FailTask":        transitionMethod(c, c.FailTask),
-		"RetryTask":       transitionMethod(c, c.RetryTask),
-		"PauseTask":       transitionMethod(c, c.PauseTask),
-		"ResumeTask":      transitionMethod(c, c.ResumeTask),
-		"KillTask":        transitionMethod(c, c.KillTask),
-		"AbandonTask":     transitionMethod(c, c.AbandonTask),
+		"CreateTask":       unaryMethod(c.CreateTask),
+		"GetTask":          unaryMethod(c.GetTask),
+		"ListTasks":        unaryMethod(c.ListTasks),
+		"ListTaskEvents":   unaryMethod(c.ListTaskEvents),
+		"ListTaskAttempts": unaryMethod(c.ListTaskAttempts),
+		"ListTaskFailures": unaryMethod(c.ListTaskFailures),
+		"GetStateMachine":  unaryMethod(c.GetStateMachine),
+		"Heartbeat":        unaryMethod(c.Heartbeat),
+		"EnqueueTask":      transitionMethod(c, c.EnqueueTask),
+		"StartTask":        transitionMethod(c, c.StartTask),
+		"CompleteTask":     transitionMethod(c, c.CompleteTask),
+		"FailTask":         transitionMethod(c, c.FailTask),
+		"RetryTask":        transitionMethod(c, c.RetryTask),
+		"PauseTask":        transitionMethod(c, c.PauseTask),
+		"ResumeTask":       transitionMethod(c, c.ResumeTask),
+		"KillTask":         transitionMethod(c, c.KillTask),
+		"AbandonTask":      transitionMethod(c, c.AbandonTask),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 )
 
 // DefaultTimeout bounds every unary call whose context has no deadline of its own,
@@ -24,7 +25,16 @@ type settings struct {
 	defaultTimeout time.Duration
 	operator       string
 	token          *bearerToken // nil: no authorization metadata
-	dialOptions    []grpc.DialOption
+	// perRPCCredentials: WithPerRPCCredentials was given (credentials of the caller's own).
+	perRPCCredentials bool
+	dialOptions       []grpc.DialOption
+}
+
+// identifiesCaller: the calls carry an operator of their own or credentials, either of
+// which says who the caller is, so a worker must not name another operator.
+func (s *settings) identifiesCaller() bool {
+	clientCertificate := s.certFile != "" || s.tls != nil && (len(s.tls.Certificates) > 0 || s.tls.GetClientCertificate != nil)
+	return s.operator != "" || s.token != nil || s.perRPCCredentials || clientCertificate
 }
 
 // useTLS makes the connection TLS (with the system's root CAs unless told otherwise).
@@ -118,6 +128,17 @@ func WithDefaultTimeout(d time.Duration) Option {
 // put whom you act for in the requests' on_behalf_of.
 func WithOperator(name string) Option {
 	return func(s *settings) { s.operator = name }
+}
+
+// WithPerRPCCredentials sends creds with every call (a token that rotates, such as a
+// short-lived JWT). It is grpc.WithPerRPCCredentials that also tells the client the caller
+// has credentials, so that a [Worker] leaves the operator to the server (see
+// WorkerOptions.Operator).
+func WithPerRPCCredentials(creds credentials.PerRPCCredentials) Option {
+	return func(s *settings) {
+		s.perRPCCredentials = true
+		s.dialOptions = append(s.dialOptions, grpc.WithPerRPCCredentials(creds))
+	}
 }
 
 // WithDialOptions passes extra options to grpc.NewClient, after the wrapper's own (for

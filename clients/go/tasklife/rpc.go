@@ -31,6 +31,18 @@ func (c *Client) ListTaskEvents(ctx context.Context, req *pb.ListTaskEventsReque
 	return unary(ctx, c, c.stub.ListTaskEvents, req)
 }
 
+// ListTaskAttempts returns one page of a task's attempts, the first first: each start with
+// the move that ended it, derived from the history; [Client.AllTaskAttempts] follows the pages.
+func (c *Client) ListTaskAttempts(ctx context.Context, req *pb.ListTaskAttemptsRequest) (*pb.ListTaskAttemptsResponse, error) {
+	return unary(ctx, c, c.stub.ListTaskAttempts, req)
+}
+
+// ListTaskFailures returns one page of the FAIL events across tasks, newest first, with
+// every match counted by error type; [Client.AllTaskFailures] follows the pages.
+func (c *Client) ListTaskFailures(ctx context.Context, req *pb.ListTaskFailuresRequest) (*pb.ListTaskFailuresResponse, error) {
+	return unary(ctx, c, c.stub.ListTaskFailures, req)
+}
+
 // GetStateMachine describes every state, action and allowed transition.
 func (c *Client) GetStateMachine(ctx context.Context, req *pb.GetStateMachineRequest) (*pb.GetStateMachineResponse, error) {
 	return unary(ctx, c, c.stub.GetStateMachine, req)

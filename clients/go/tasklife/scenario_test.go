@@ -19,7 +19,7 @@ const scenarioPath = "../../conformance/scenario.json"
 // error, so a scenario that grows is never half understood.
 type scenarioStep struct {
 	ID     string          `json:"id"`
-	Op     string          `json:"op"` // call, cas, history or watch
+	Op     string          `json:"op"` // call, cas, history, worker or watch
 	Method string          `json:"method"`
 	Req    json.RawMessage `json:"request"`
 
@@ -27,11 +27,36 @@ type scenarioStep struct {
 	ExpectSameAs string          `json:"expect_same_as"`
 	ExpectError  *expectedError  `json:"expect_error"`
 
-	TaskID         string   `json:"task_id"`
-	ExpectVersions []int64  `json:"expect_versions"`
-	ExpectToStates []string `json:"expect_to_states"`
+	// history; the lists that are nil were not given and are not checked
+	TaskID          string   `json:"task_id"`
+	ExpectVersions  []int64  `json:"expect_versions"`
+	ExpectToStates  []string `json:"expect_to_states"`
+	ExpectWorkers   []string `json:"expect_workers"`
+	ExpectOperators []string `json:"expect_operators"`
+	ExpectAttempts  []int32  `json:"expect_attempts"`
+
+	// worker
+	Worker string                    `json:"worker"`
+	Labels map[string]string         `json:"labels"`
+	Handle map[string][]handlerEntry `json:"handle"` // by task id, one entry per call
+	Until  map[string]string         `json:"until"`  // task id -> state name
 
 	DisconnectAfterEvents int `json:"disconnect_after_events"`
+}
+
+// handlerEntry is what the worker step's handler does on one call for a task: check the
+// input, then fail or complete.
+type handlerEntry struct {
+	ExpectInput json.RawMessage `json:"expect_input"` // a TaskPayload in the protobuf JSON mapping
+	Fail        *struct {
+		ErrorType    string `json:"errorType"`
+		Message      string `json:"message"`
+		ExitCode     int    `json:"exitCode"`
+		NonRetryable bool   `json:"nonRetryable"`
+	} `json:"fail"`
+	Complete *struct {
+		Result json.RawMessage `json:"result"` // a TaskPayload
+	} `json:"complete"`
 }
 
 // expectedError is what a failing call's typed error must say.

@@ -19,12 +19,31 @@ import (
 	pb "github.com/tasklife-dev/tasklife/clients/go/tasklifev1"
 )
 
-// A Handler runs one claimed task. Returning nil completes the task; returning an error
-// (or panicking) fails it, with the error's text as the reason. ctx is cancelled when the
-// task is taken away from the worker (lease lost, killed or paused by an operator, gone:
+// A Handler runs one claimed task: task is the task as the claim left it, RUNNING, with its
+// input (task.GetInput()). Returning nil completes the task; returning an error (or
+// panicking) fails it, recorded as [DescribeFailure] says: return a [*Failure] to give its
+// type, an exit code, or to keep it from being retried. ctx is cancelled when the task is
+// taken away from the worker (lease lost, killed or paused by an operator, gone:
 // context.Cause is then an [ErrLeaseLost]) or when a stop's grace period passes
-// ([ErrWorkerStopping]); the result of a cancelled handler is never reported.
+// ([ErrWorkerStopping]); the outcome of a cancelled handler is never reported.
+//
+// A handler that produces a result is a [ResultHandler].
 type Handler func(ctx context.Context, task *pb.Task) error
+
+// A ResultHandler is a [Handler] that returns the task's result with its success: a
+// non-nil payload is reported as CompleteTaskRequest.Result and kept as Task.Result (build
+// it with [BytesPayload], [TextPayload] or [JSONPayload]); nil completes the task without
+// one. With an error the result is ignored and the task fails, as for a Handler. A result
+// the server refuses (over its --max-payload-bytes, a bad content type) fails the task,
+// non-retryable, with error_type [InvalidResultErrorType]. Run it with [NewResultWorker].
+type ResultHandler func(ctx context.Context, task *pb.Task) (*pb.TaskPayload, error)
+
+// withoutResult runs a Handler as a ResultHandler that never has a result.
+func (h Handler) withoutResult() ResultHandler {
+	return func(ctx context.Context, task *pb.Task) (*pb.TaskPayload, error) {
+		return nil, h(ctx, task)
+	}
+}
 
 var (
 	// ErrLeaseLost is the cause of a handler's context cancelled because the worker no
@@ -42,10 +61,12 @@ var (
 // then call [Worker.Run]; stop it by cancelling Run's context or with [Worker.Stop].
 type Worker struct {
 	client   *Client
-	handler  Handler
+	handler  ResultHandler
 	opts     WorkerOptions
+	operator string // the operator of every move the worker makes; "": none sent
 	log      *slog.Logger
 	counters workerCounters
+	server   *reachability
 
 	started  atomic.Bool
 	stopOnce sync.Once
@@ -72,18 +93,36 @@ type Worker struct {
 // NewWorker makes a worker that runs handler on tasks claimed through client. It checks
 // opts (zero fields take their defaults) and returns an error naming a bad one.
 func NewWorker(client *Client, handler Handler, opts WorkerOptions) (*Worker, error) {
-	if client == nil || handler == nil {
+	if handler == nil {
 		return nil, errors.New("tasklife: NewWorker needs a client and a handler")
+	}
+	return newWorker(client, handler.withoutResult(), opts)
+}
+
+// NewResultWorker is [NewWorker] for a handler that returns the task's result.
+func NewResultWorker(client *Client, handler ResultHandler, opts WorkerOptions) (*Worker, error) {
+	if handler == nil {
+		return nil, errors.New("tasklife: NewResultWorker needs a client and a handler")
+	}
+	return newWorker(client, handler, opts)
+}
+
+func newWorker(client *Client, handler ResultHandler, opts WorkerOptions) (*Worker, error) {
+	if client == nil {
+		return nil, errors.New("tasklife: a worker needs a client")
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
+	log := opts.Logger.With("worker", opts.Name)
 	return &Worker{
 		client:   client,
 		handler:  handler,
 		opts:     opts,
-		log:      opts.Logger.With("worker", opts.Name),
+		operator: workerOperator(client, opts),
+		log:      log,
+		server:   &reachability{log: log, address: client.conn.Target()},
 		stopped:  make(chan struct{}),
 		done:     make(chan struct{}),
 		jobs:     map[*job]struct{}{},
@@ -230,10 +269,12 @@ func (w *Worker) claim(ctx context.Context, n int) error {
 		Labels:        w.opts.Labels,
 		Wait:          durationpb.New(w.opts.ClaimWait),
 		RequestId:     newClaimRequestID(),
+		Operator:      w.operator,
 	}
 	for attempt := 0; ; attempt++ {
 		sent := time.Now()
 		resp, err := w.client.ClaimTasks(ctx, req)
+		unreachable := w.server.note(err)
 		if err == nil {
 			w.start(resp.GetClaims(), sent)
 			w.paceEmptyClaims(ctx, len(resp.GetClaims()), time.Since(sent))
@@ -246,7 +287,9 @@ func (w *Worker) claim(ctx context.Context, n int) error {
 			w.log.Error("claim refused: the worker stops", "error", err)
 			return err
 		}
-		w.log.Warn("claim failed: retrying with the same request_id", "error", err, "attempt", attempt+1)
+		if !unreachable {
+			w.log.Warn("claim failed: retrying with the same request_id", "error", err, "attempt", attempt+1)
+		}
 		if !sleep(ctx, w.backoff(attempt)) {
 			return nil
 		}
@@ -367,7 +410,7 @@ func (w *Worker) awaitOutcomes(grace time.Duration) {
 		if j.settle() {
 			j.cancel(ErrWorkerStopping)
 			w.log.Warn(fmt.Sprintf("task %s: %s: handler cancelled, task failed", j.task.GetTaskId(), reason))
-			w.decide(failure(w.opts.Name, j, reason))
+			w.decide(w.failure(j, &pb.TaskFailure{ErrorType: WorkerStoppingErrorType, Message: reason}, reason))
 		}
 	}
 	<-settled

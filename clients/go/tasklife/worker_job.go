@@ -10,16 +10,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	pb "github.com/tasklife-dev/tasklife/clients/go/tasklifev1"
 )
-
-// maxFailureReason bounds the reason of a FailTask the worker sends, in UTF-8 bytes.
-const maxFailureReason = 1024
 
 // job is one claimed task inside the worker. Its outcome is decided exactly once (settle),
 // by whichever comes first: the handler returning, the lease being lost, or the grace
@@ -54,57 +51,42 @@ func (j *job) settle() bool {
 func (w *Worker) runHandler(j *job) {
 	defer w.handlerReturned(j)
 	w.counters.running.Add(1)
-	err := w.callHandler(j)
+	result, err := w.callHandler(j)
 	w.counters.running.Add(-1)
 	if !j.settle() {
 		return
 	}
 	j.cancel(nil)
 	if err == nil {
-		w.decide(completion(w.opts.Name, j))
+		w.decide(w.completion(j, result))
 		return
 	}
-	w.decide(failure(w.opts.Name, j, failureReason(err)))
+	failure := DescribeFailure(err)
+	w.logHandlerFailure(j, failure)
+	w.decide(w.failure(j, failure, failureReason(failure)))
 }
 
-// callHandler runs the handler, turning a panic into an error.
-func (w *Worker) callHandler(j *job) (err error) {
+// callHandler runs the handler, turning a panic into an error that keeps its stack.
+func (w *Worker) callHandler(j *job) (result *pb.TaskPayload, err error) {
 	defer func() {
 		if value := recover(); value != nil {
-			w.log.Error(fmt.Sprintf("task %s: handler panicked: %v", j.task.GetTaskId(), value), "stack", string(debug.Stack()))
-			err = &handlerPanic{value: value}
+			err = &handlerPanic{value: value, stack: string(debug.Stack())}
 		}
 	}()
 	return w.handler(j.ctx, j.task)
 }
 
-// handlerPanic is a recovered panic of a handler.
-type handlerPanic struct{ value any }
-
-func (p *handlerPanic) Error() string { return fmt.Sprintf("panic: %v", p.value) }
-
-// failureReason is the FailTask reason for a handler's error: its type and message
-// ("panic: <value>" for a panic), at most maxFailureReason bytes.
-func failureReason(err error) string {
-	var p *handlerPanic
-	if errors.As(err, &p) {
-		return truncateUTF8(p.Error(), maxFailureReason)
+// logHandlerFailure says, in one line, which attempt of which task failed and how; a
+// panic's line carries its stack.
+func (w *Worker) logHandlerFailure(j *job, failure *pb.TaskFailure) {
+	message := fmt.Sprintf("task %s attempt %d: handler failed: %s", j.task.GetTaskId(), j.task.GetAttempt(), failureReason(failure))
+	attributes := []any{"task_id", j.task.GetTaskId(), "attempt", j.task.GetAttempt(),
+		"error_type", failure.GetErrorType(), "message", failure.GetMessage()}
+	if failure.GetErrorType() == PanicErrorType {
+		w.log.Error(message, append(attributes, "stack", failure.GetStackTrace())...)
+		return
 	}
-	return truncateUTF8(fmt.Sprintf("%T: %v", err, err), maxFailureReason)
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a character. Bytes that are not
-// UTF-8 become U+FFFD first: a protobuf string must be valid UTF-8.
-func truncateUTF8(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	w.log.Warn(message, attributes...)
 }
 
 // keepLeaseAlive renews the job's lease every heartbeat interval until its slot is freed.
@@ -131,6 +113,7 @@ func (w *Worker) keepLeaseAlive(j *job) {
 		sent := time.Now()
 		_, err := w.client.Heartbeat(ctx, req)
 		cancel()
+		unreachable := w.server.note(err) // an outage is logged once, not once per task and beat
 		switch {
 		case err == nil:
 			renewed = sent
@@ -139,7 +122,9 @@ func (w *Worker) keepLeaseAlive(j *job) {
 			return
 		default:
 			w.counters.heartbeatFailures.Add(1)
-			w.log.Warn(fmt.Sprintf("task %s: heartbeat failed, retried at the next beat", j.task.GetTaskId()), "error", err)
+			if !unreachable {
+				w.log.Warn(fmt.Sprintf("task %s: heartbeat failed, retried at the next beat", j.task.GetTaskId()), "error", err)
+			}
 			if w.opts.Hooks.HeartbeatFailed != nil {
 				w.opts.Hooks.HeartbeatFailed(j.task, err)
 			}
@@ -199,19 +184,59 @@ func describeTakenAway(why error) string {
 type outcome struct {
 	job    *job
 	item   *pb.BatchTransitionTasksItem
+	size   int    // of item, encoded: what it adds to a report call
 	reason string // the FailTask reason; "" for a completion
+	// instead is what to report when the server refuses item as invalid (INVALID_ARGUMENT),
+	// so that the task does not stay running until its lease expires; nil: nothing.
+	instead func(refusal error) *outcome
 }
 
-func completion(worker string, j *job) *outcome {
-	return &outcome{job: j, item: TransitionItem(&pb.CompleteTaskRequest{
-		TaskId: j.task.GetTaskId(), Worker: worker, RequestId: outcomeRequestID(worker, j.task, "complete"),
-	})}
+func newOutcome(j *job, item *pb.BatchTransitionTasksItem, reason string) *outcome {
+	return &outcome{job: j, item: item, size: proto.Size(item), reason: reason}
 }
 
-func failure(worker string, j *job, reason string) *outcome {
-	return &outcome{job: j, reason: reason, item: TransitionItem(&pb.FailTaskRequest{
-		TaskId: j.task.GetTaskId(), Worker: worker, Reason: reason, RequestId: outcomeRequestID(worker, j.task, "fail"),
-	})}
+// completion reports the task succeeded, with the handler's result if it returned one; a
+// result the server refuses fails the task instead.
+func (w *Worker) completion(j *job, result *pb.TaskPayload) *outcome {
+	o := newOutcome(j, TransitionItem(&pb.CompleteTaskRequest{
+		TaskId: j.task.GetTaskId(), Worker: w.opts.Name, Operator: w.operator, Result: result,
+		RequestId: outcomeRequestID(w.opts.Name, j.task, "complete"),
+	}), "")
+	o.instead = func(refusal error) *outcome {
+		failure := &pb.TaskFailure{ErrorType: InvalidResultErrorType, Message: fitText(refusalMessage(refusal), maxFailureMessage), NonRetryable: true}
+		w.log.Error(fmt.Sprintf("task %s attempt %d: the server refused the handler's result: failing the task", j.task.GetTaskId(), j.task.GetAttempt()),
+			"task_id", j.task.GetTaskId(), "attempt", j.task.GetAttempt(), "error_type", InvalidResultErrorType, "message", failure.GetMessage())
+		return w.failure(j, failure, failureReason(failure))
+	}
+	return o
+}
+
+// failure reports the task failed. Should the server refuse the failure's details (too
+// large, a bad content type), it is reported again without them.
+func (w *Worker) failure(j *job, failure *pb.TaskFailure, reason string) *outcome {
+	o := newOutcome(j, TransitionItem(&pb.FailTaskRequest{
+		TaskId: j.task.GetTaskId(), Worker: w.opts.Name, Operator: w.operator, Reason: reason, Failure: failure,
+		RequestId: outcomeRequestID(w.opts.Name, j.task, "fail"),
+	}), reason)
+	if failure.GetDetails() != nil {
+		o.instead = func(refusal error) *outcome {
+			w.log.Warn(fmt.Sprintf("task %s attempt %d: the server refused the failure's details: reporting it without them", j.task.GetTaskId(), j.task.GetAttempt()),
+				"error", refusal)
+			without := proto.CloneOf(failure)
+			without.Details = nil
+			return w.failure(j, without, reason)
+		}
+	}
+	return o
+}
+
+// refusalMessage is what the server said, without the client's "tasklife: ..." framing.
+func refusalMessage(refusal error) string {
+	var e *Error
+	if errors.As(refusal, &e) {
+		return e.Message
+	}
+	return refusal.Error()
 }
 
 // outcomeRequestID is the stable request_id of an outcome report,

@@ -52,6 +52,13 @@ type WorkerOptions struct {
 	// Name is the worker recorded on every task it runs: 1 to 128 printable characters
 	// (default "<hostname>-<pid>-<6 random hex digits>").
 	Name string
+	// Operator is the operator recorded on every move the worker makes (its claims, its
+	// CompleteTask and FailTask reports). Empty: the worker's Name, unless the client has an
+	// operator of its own ([WithOperator]) or credentials ([WithBearerToken], a client
+	// certificate, [WithPerRPCCredentials]); then the worker sends none, so that the server
+	// records the client's operator, or the authenticated principal (a server that
+	// authenticates refuses any other operator).
+	Operator string
 	// GracePeriod is how long a stop waits for handlers in flight before cancelling them
 	// and failing their tasks (default 30 s).
 	GracePeriod time.Duration
@@ -163,4 +170,15 @@ func defaultWorkerName() string {
 		name = name[len(name)-maxWorkerName:]
 	}
 	return name
+}
+
+// workerOperator is the operator the worker sends on its moves; "" sends none.
+func workerOperator(client *Client, opts WorkerOptions) string {
+	switch {
+	case opts.Operator != "":
+		return opts.Operator
+	case client.settings.identifiesCaller():
+		return ""
+	}
+	return opts.Name
 }

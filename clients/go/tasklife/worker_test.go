@@ -60,6 +60,21 @@ type runningWorker struct {
 // startWorker runs a worker with the test settings on namespace; opts may change them.
 func startWorker(t *testing.T, client *tasklife.Client, namespace string, handler tasklife.Handler, opts ...func(*tasklife.WorkerOptions)) *runningWorker {
 	t.Helper()
+	return startWorkerMadeBy(t, namespace, func(options tasklife.WorkerOptions) (*tasklife.Worker, error) {
+		return tasklife.NewWorker(client, handler, options)
+	}, opts...)
+}
+
+// startResultWorker is startWorker for a handler that returns a result.
+func startResultWorker(t *testing.T, client *tasklife.Client, namespace string, handler tasklife.ResultHandler, opts ...func(*tasklife.WorkerOptions)) *runningWorker {
+	t.Helper()
+	return startWorkerMadeBy(t, namespace, func(options tasklife.WorkerOptions) (*tasklife.Worker, error) {
+		return tasklife.NewResultWorker(client, handler, options)
+	}, opts...)
+}
+
+func startWorkerMadeBy(t *testing.T, namespace string, newWorker func(tasklife.WorkerOptions) (*tasklife.Worker, error), opts ...func(*tasklife.WorkerOptions)) *runningWorker {
+	t.Helper()
 	logs := &logBuffer{}
 	options := tasklife.WorkerOptions{
 		Namespace:         namespace,
@@ -73,7 +88,7 @@ func startWorker(t *testing.T, client *tasklife.Client, namespace string, handle
 	for _, opt := range opts {
 		opt(&options)
 	}
-	worker, err := tasklife.NewWorker(client, handler, options)
+	worker, err := newWorker(options)
 	if err != nil {
 		t.Fatalf("NewWorker: %v", err)
 	}
@@ -220,9 +235,11 @@ func TestWorkerCompletesATaskWhoseHandlerReturnsNil(t *testing.T) {
 	if want := fmt.Sprintf("%s:%s:1:complete", w.Name(), id); events[3].GetRequestId() != want {
 		t.Fatalf("CompleteTask request_id %q, want %q", events[3].GetRequestId(), want)
 	}
-	task := currentTask(t, client, id)
-	if task.GetState() != pb.TaskState_TASK_STATE_SUCCEEDED || task.GetWorker() != w.Name() {
-		t.Fatalf("want SUCCEEDED, run by %s; got %v run by %q", w.Name(), task.GetState(), task.GetWorker())
+	// Task.worker is set only while the task runs: who ran it is in the history.
+	if state := currentTask(t, client, id).GetState(); state != pb.TaskState_TASK_STATE_SUCCEEDED ||
+		events[2].GetWorker() != w.Name() || events[3].GetWorker() != w.Name() {
+		t.Fatalf("want SUCCEEDED, started and completed by %s; got %v, started by %q and completed by %q",
+			w.Name(), state, events[2].GetWorker(), events[3].GetWorker())
 	}
 	if handed := seen.Load().(*pb.Task); handed.GetTaskId() != id || handed.GetState() != pb.TaskState_TASK_STATE_RUNNING {
 		t.Fatalf("the handler got %v, want task %s as claimed (RUNNING)", handed, id)
@@ -241,7 +258,7 @@ func TestWorkerFailsATaskWithTheHandlersErrorAsTheReason(t *testing.T) {
 	eventually(t, "the failure", func() bool { return w.Metrics().Failed == 1 })
 	events := ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_FAIL)
 	fail := events[3]
-	if fail.GetReason() != "*errors.errorString: disk full" {
+	if fail.GetReason() != "errors.errorString: disk full" {
 		t.Fatalf("FailTask reason %q, want the error's type and text", fail.GetReason())
 	}
 	if want := fmt.Sprintf("%s:%s:1:fail", w.Name(), id); fail.GetRequestId() != want {
@@ -267,12 +284,12 @@ func TestWorkerTruncatesALongFailureReasonToAKilobyteOnACharacterBoundary(t *tes
 	client := connect(t)
 	namespace, id := oneReadyTask(t, client)
 	w := startWorker(t, client, namespace, func(context.Context, *pb.Task) error {
-		return errors.New(strings.Repeat("é", 1000)) // two bytes each
+		return errors.New("x" + strings.Repeat("é", 1000)) // two bytes each, after one
 	})
 
 	eventually(t, "the failure", func() bool { return w.Metrics().Failed == 1 })
 	reason := ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_FAIL)[3].GetReason()
-	prefix := "*errors.errorString: " // 21 bytes: 501 of the 2-byte characters fit in the 1003 left
+	prefix := "errors.errorString: x" // 21 bytes: 501 of the 2-byte characters fit in the 1003 left
 	if reason != prefix+strings.Repeat("é", 501) || len(reason) != 1023 || !utf8.ValidString(reason) {
 		t.Fatalf("reason of %d bytes %q..., want the first 1023 bytes that end on a character", len(reason), reason[:40])
 	}
@@ -285,7 +302,7 @@ func TestWorkerReplacesBytesThatAreNotUTF8InAFailureReason(t *testing.T) {
 	w := startWorker(t, client, namespace, func(context.Context, *pb.Task) error { return errors.New("bad \xff byte") })
 
 	eventually(t, "the failure", func() bool { return w.Metrics().Failed == 1 })
-	if reason := ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_FAIL)[3].GetReason(); reason != "*errors.errorString: bad \uFFFD byte" {
+	if reason := ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_FAIL)[3].GetReason(); reason != "errors.errorString: bad \uFFFD byte" {
 		t.Fatalf("FailTask reason %q, want the invalid byte replaced by U+FFFD", reason)
 	}
 }
