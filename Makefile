@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUF := tools/node_modules/.bin/buf
 
-.PHONY: help install run test lint generate docs clean bench console
+.PHONY: help install run test lint generate docs clean clean-data bench console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -51,5 +51,9 @@ test: install ## run every test against a real PostgreSQL and a real gRPC server
 bench: install ## measure transitions, lifecycles and the stream against their ceilings (ARGS=--quick: ~1 min)
 	$(PY) -m bench $(ARGS)
 
-clean: ## remove the venv, node tools and the local database
-	rm -rf $(VENV) tools/node_modules console/node_modules .tasklife
+clean: ## remove the venv and the node tools (the local database in .tasklife/ stays: see clean-data)
+	rm -rf $(VENV) tools/node_modules console/node_modules
+
+clean-data: ## delete the local database of `make run` (.tasklife/): every task and its history
+	@if [ -d .tasklife ]; then echo "deleting .tasklife/: the embedded PostgreSQL of make run, with every task and event in it"; \
+		rm -rf .tasklife; else echo ".tasklife/ does not exist: nothing to delete"; fi
