@@ -433,3 +433,11 @@ def test_list_task_failures_outside_the_time_range_are_left_out(stub: Any) -> No
 def test_a_bad_failures_request_is_invalid_argument(stub: Any, fields: dict[str, Any], violated: list[str]) -> None:
     failure = failure_of(lambda: failures(stub, **fields))
     assert failure.code == grpc.StatusCode.INVALID_ARGUMENT and failure.violated_fields == violated
+
+
+def test_another_workers_completion_is_refused_saying_who_runs_the_task(stub: Any) -> None:
+    task = ready_task(stub)
+    act(stub, Action.START, task.task_id, worker="w1")
+    failure = failure_of(lambda: act(stub, Action.COMPLETE, task.task_id, worker="someone-else"))
+    assert failure.error_info.reason == "LEASE_LOST"
+    assert failure.message == f"worker 'someone-else' does not hold task '{task.task_id}': it is running under worker 'w1'"

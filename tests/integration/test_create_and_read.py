@@ -224,6 +224,18 @@ def test_a_create_with_a_taken_id_and_a_different_spec_is_already_exists(stub, d
     assert stub.GetTask(task_service_pb2.GetTaskRequest(task_id=original.task_id)).task == original
 
 
+def test_a_taken_id_names_each_differing_field_with_both_values(stub) -> None:
+    original = create(stub, labels={"team": "data"}, retry_policy=task_pb2.RetryPolicy(max_attempts=3))
+
+    failure = failure_of(lambda: create(stub, task_id=original.task_id))
+
+    assert failure.message == (
+        f"task '{original.task_id}' already exists with a different spec (labels team=data there, none here; "
+        "retry_policy max_attempts=3 there, the server's defaults here): choose another id, or repeat the create "
+        "exactly as the task was made (a retried create returns the existing task)"
+    )
+
+
 # --- references to other tasks ------------------------------------------------------------
 
 

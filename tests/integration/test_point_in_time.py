@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import uuid
+from datetime import timezone
 
 import grpc
 from google.protobuf.duration_pb2 import Duration
@@ -15,7 +16,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from tasklife.v1 import task_pb2, task_service_pb2
 
 from tasklife_server.domain.states import Action, State
-from tests.support import PB_STATE, act, create, failure_of, history
+from tests.support import PB_STATE, act, create, failure_of, history, unique_id
 
 
 def moved_task(stub: object, **labels: str) -> tuple[task_pb2.Task, list[task_pb2.TaskEvent]]:
@@ -88,6 +89,19 @@ def test_get_task_as_of_before_it_was_created_is_not_found(stub: object) -> None
     failure = failure_of(lambda: get_as_of(stub, task.task_id, just_before(events[0].create_time)))
     assert failure.code is grpc.StatusCode.NOT_FOUND
     assert failure.error_info.reason == "TASK_NOT_FOUND"
+    created = events[0].create_time.ToDatetime(tzinfo=timezone.utc)
+    then = just_before(events[0].create_time).ToDatetime(tzinfo=timezone.utc)
+    assert dict(failure.error_info.metadata) == {
+        "task_id": task.task_id, "as_of": then.isoformat().replace("+00:00", "Z"),
+        "create_time": created.isoformat().replace("+00:00", "Z"),
+    }
+    assert failure.message == (f"task '{task.task_id}' did not exist yet at {then.isoformat()}: it was created at "
+                               f"{created.isoformat()}; give a later as_of")
+
+
+def test_get_task_as_of_of_a_task_that_never_existed_is_plainly_not_found(stub: object) -> None:
+    failure = failure_of(lambda: get_as_of(stub, unique_id("never"), Timestamp(seconds=10**9)))
+    assert failure.code is grpc.StatusCode.NOT_FOUND and set(failure.error_info.metadata) == {"task_id"}
 
 
 def test_an_invalid_as_of_timestamp_is_a_field_violation(stub: object) -> None:

@@ -59,9 +59,22 @@ class BatchTooLarge(TasklifeError):
 
 
 class TaskNotFound(TasklifeError):
-    def __init__(self, task_id: str):
+    def __init__(self, task_id: str, message: str | None = None):
         self.task_id = task_id
-        super().__init__(f"task {task_id!r} does not exist")
+        super().__init__(message or f"task {task_id!r} does not exist")
+
+
+class TaskNotYetCreated(TaskNotFound):
+    """A point-in-time read before the task was created: it exists, but did not then."""
+
+    def __init__(self, task_id: str, as_of: datetime, created_at: datetime):
+        self.as_of = as_of
+        self.created_at = created_at
+        super().__init__(
+            task_id,
+            f"task {task_id!r} did not exist yet at {as_of.isoformat()}: it was created at "
+            f"{created_at.isoformat()}; give a later as_of",
+        )
 
 
 class InvalidTransition(TasklifeError):
@@ -101,13 +114,22 @@ class RequestIdReused(TasklifeError):
 
 
 class TaskAlreadyExists(TasklifeError):
-    def __init__(self, task_id: str, differing_fields: tuple[str, ...]):
+    """`differences`: (field, the existing task's value, the request's value), as text."""
+
+    def __init__(self, task_id: str, differing_fields: tuple[str, ...],
+                 differences: tuple[tuple[str, str, str], ...] = ()):
         self.task_id = task_id
         self.differing_fields = differing_fields
+        told = "; ".join(f"{field} {_cut(existing)} there, {_cut(requested)} here" for field, existing, requested in differences)
+        what = f"a different spec ({told})" if told else "the same id"
         super().__init__(
-            f"task {task_id!r} already exists with a different "
-            f"{', '.join(differing_fields)}"
+            f"task {task_id!r} already exists with {what}: choose another id, or repeat the create exactly as "
+            "the task was made (a retried create returns the existing task)"
         )
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class ReferencedTaskNotFound(TasklifeError):
@@ -159,14 +181,14 @@ class LeaseLost(TasklifeError):
         self.holder = holder
         self.state = state
         if holder == worker and state is State.RUNNING:
-            why = "its lease expired"
+            told = f"worker {worker!r} no longer holds task {task_id!r}: its lease expired"
         elif holder == worker:
-            why = f"the task is {state.value}: that attempt is over"
-        elif holder:
-            why = f"the task is held by {holder!r}"
+            told = f"worker {worker!r} no longer holds task {task_id!r}: the task is {state.value}, that attempt is over"
+        elif holder and state is State.RUNNING:
+            told = f"worker {worker!r} does not hold task {task_id!r}: it is running under worker {holder!r}"
         else:
-            why = f"the task is {state.value} and nobody holds it"
-        super().__init__(f"worker {worker!r} no longer holds task {task_id!r}: {why}")
+            told = f"worker {worker!r} does not hold task {task_id!r}: the task is {state.value} and no worker holds it"
+        super().__init__(told)
 
 
 class Unauthenticated(TasklifeError):

@@ -54,6 +54,19 @@ class Payload:
     data: bytes
     content_type: str
 
+    def describe(self) -> str:
+        return f"{len(self.data)} bytes of {self.content_type}"
+
+
+def _policy_text(policy: RetryPolicy) -> str:
+    given = [f"{name}={value}" for name, value in (
+        ("max_attempts", policy.max_attempts), ("initial_backoff_ms", policy.initial_backoff_ms),
+        ("backoff_multiplier", policy.backoff_multiplier), ("max_backoff_ms", policy.max_backoff_ms),
+        ("jitter", policy.jitter),
+        ("non_retryable_error_types", ",".join(policy.non_retryable_error_types) or None),
+    ) if value is not None]
+    return " ".join(given) or "the server's defaults"
+
 
 @dataclass(frozen=True, slots=True)
 class Failure:
@@ -92,15 +105,19 @@ class TaskSpec:
 
     def differing_fields(self, other: TaskSpec) -> tuple[str, ...]:
         """The names of the fields in which two specs differ, for a clear ALREADY_EXISTS."""
-        pairs = {
-            "labels": (dict(self.labels), dict(other.labels)),
-            "depends_on": (self.depends_on, other.depends_on),
-            "rerun_of": (self.rerun_of, other.rerun_of),
-            "retry_policy": (self.retry_policy, other.retry_policy),
-            "auto_enqueue": (self.auto_enqueue, other.auto_enqueue),
-            "namespace": (self.namespace, other.namespace),
-        }
-        return tuple(name for name, (a, b) in pairs.items() if a != b)
+        return tuple(name for name, _, _ in self.differences(other))
+
+    def differences(self, other: TaskSpec) -> list[tuple[str, str, str]]:
+        """(field, this spec's value, the other's) for each field in which they differ, as text."""
+        fields = (
+            ("labels", lambda s: ",".join(f"{k}={v}" for k, v in sorted(s.labels.items())) or "none"),
+            ("depends_on", lambda s: ",".join(s.depends_on) or "none"),
+            ("rerun_of", lambda s: s.rerun_of or "none"),
+            ("retry_policy", lambda s: _policy_text(s.retry_policy)),
+            ("auto_enqueue", lambda s: str(s.auto_enqueue).lower()),
+            ("namespace", lambda s: s.namespace),
+        )
+        return [(name, show(self), show(other)) for name, show in fields if show(self) != show(other)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from tasklife_server.domain.errors import (
     StreamClosed,
     TaskAlreadyExists,
     TaskNotFound,
+    TaskNotYetCreated,
     TasklifeError,
     VersionMismatch,
     Unauthenticated,
@@ -101,6 +102,13 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
     elif isinstance(error, MalformedRequest):
         code = code_pb2.INVALID_ARGUMENT
         details = _packed(_info("MALFORMED_REQUEST", message_type=error.message_type))
+    elif isinstance(error, TaskNotYetCreated):
+        code = code_pb2.NOT_FOUND
+        details = _packed(
+            _info("TASK_NOT_FOUND", task_id=error.task_id, as_of=_rfc3339(error.as_of),
+                  create_time=_rfc3339(error.created_at)),
+            _task_resource(error.task_id, message),
+        )
     elif isinstance(error, TaskNotFound):
         code = code_pb2.NOT_FOUND
         details = _packed(_info("TASK_NOT_FOUND", task_id=error.task_id), _task_resource(error.task_id, message))

@@ -24,6 +24,7 @@ from tasklife_server.domain.errors import (
     ReferencedTaskNotFound,
     TaskAlreadyExists,
     TaskNotFound,
+    TaskNotYetCreated,
 )
 from tasklife_server.domain.model import (
     Attempt,
@@ -192,11 +193,19 @@ class TaskStore:
         yet; HistoryNotRetained if history retention dropped that instant)."""
         if as_of is not None:
             await self._require_retained(as_of)
-            return await self._task_at(task_id, reach, full, as_of=as_of)
+            try:
+                return await self._task_at(task_id, reach, full, as_of=as_of)
+            except TaskNotFound:
+                raise await self._not_found_at(task_id, reach, as_of) from None
         rows = await self._fetchall("get_task", {"task_id": task_id, "reach": reach, "full": full})
         if not rows:
             raise TaskNotFound(task_id)
         return task_from(rows[0], 0, TASK_WIDTH if full else None)
+
+    async def _not_found_at(self, task_id: str, reach: list[str] | None, as_of: datetime) -> TaskNotFound:
+        """Why a task is not found at `as_of`: it does not exist, or it did not exist yet."""
+        rows = await self._fetchall("get_task", {"task_id": task_id, "reach": reach, "full": False})
+        return TaskNotYetCreated(task_id, as_of, task_from(rows[0]).created_at) if rows else TaskNotFound(task_id)
 
     async def _task_at(
         self, task_id: str, reach: list[str] | None, full: bool, *, as_of: datetime | None = None,
@@ -305,9 +314,11 @@ class TaskStore:
         if new.reach is not None and found.namespace not in new.reach:
             raise TaskAlreadyExists(new.task_id, ())
         assert found.payloads is not None
-        differing = new.spec.differing_fields(found.spec) + (("input",) if new.input != found.payloads.input else ())
-        if differing:
-            raise TaskAlreadyExists(new.task_id, differing)
+        differences = found.spec.differences(new.spec)
+        if new.input != found.payloads.input:
+            differences.append(("input", _described(found.payloads.input), _described(new.input)))
+        if differences:
+            raise TaskAlreadyExists(new.task_id, tuple(name for name, _, _ in differences), tuple(differences))
         task = replace(found, payloads=None)  # answered in the BASIC view, as a new task is
         return Change(task, event_from(existing[0], TASK_WIDTH)), False
 
@@ -655,7 +666,7 @@ class TaskStore:
         if not rows:
             task = await self.get_task(task_id, reach)  # raises TaskNotFound
             if as_of is not None and task.created_at > as_of:
-                raise TaskNotFound(task_id)
+                raise TaskNotYetCreated(task_id, as_of, task.created_at)
         return [attempt_from(row) for row in rows]
 
     async def list_task_failures(
@@ -850,6 +861,10 @@ def _create_item(new: NewTask) -> dict[str, Any]:
         "on_behalf_of": new.on_behalf_of,
         **_input_item(new.input),
     }
+
+
+def _described(payload: Payload | None) -> str:
+    return payload.describe() if payload is not None else "none"
 
 
 def _input_item(payload: Payload | None) -> dict[str, Any]:

@@ -125,6 +125,9 @@ def message(error: TasklifeError, *, address: str, timeout: float | None) -> str
             f"history before {since} is no longer retained by the server (its history retention dropped it); "
             f"give a later --as-of{tag}"
         )
+    if error.code == grpc.StatusCode.NOT_FOUND and meta.get("create_time"):
+        return (f"task '{task}' did not exist yet at {meta.get('as_of')}: it was created at {meta['create_time']}; "
+                f"give a later --as-of{tag}")
     if error.code == grpc.StatusCode.NOT_FOUND and task:
         return f"no task has id '{task}'{tag}"
     if reason == "DATABASE_UNAVAILABLE":
