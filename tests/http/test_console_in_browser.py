@@ -261,6 +261,18 @@ def test_a_failed_attempts_stack_trace_appears_only_after_the_click(page: Page, 
     assert trace.text_content() == TRACE
 
 
+def test_the_attempts_follow_the_tasks_events_on_an_open_page(page: Page, server: ServerProcess, stub) -> None:
+    task = task_in(stub, State.READY)
+    open_console(page, server, f"tasks/{task.task_id}")
+    expect(page.locator("#no-attempts")).to_have_text("No attempt yet: the task was never started.")
+    stub.StartTask(task_service_pb2.StartTaskRequest(task_id=task.task_id, worker="worker-live"))
+    attempt = page.locator('#attempts .attempt[data-attempt="1"]')
+    expect(attempt).to_have_attribute("data-end-action", "running")
+    stub.FailTask(task_service_pb2.FailTaskRequest(task_id=task.task_id, worker="worker-live", failure=failure("Late")))
+    expect(attempt.locator(".ended .move")).to_have_text("fail → failed")
+    expect(attempt.locator(".failure .error-type")).to_have_text("Late")
+
+
 def test_attempt_bars_are_drawn_to_scale_on_one_time_axis(page: Page, server: ServerProcess, stub) -> None:
     task = task_in(stub, State.READY)
     run_attempt(stub, task.task_id, "worker-a", seconds=0.3, failure=failure("Flaky"))

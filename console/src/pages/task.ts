@@ -47,7 +47,7 @@ export const taskPage: Page = (root, app, _params, path) => {
       h("div", {}, section("Actions", actions), section("Downstream", downstream))),
     section("Attempts", attemptsBox),
     h("div", { class: "columns" }, section("Input", inputBox), section("Result", resultBox)),
-    section("Timeline", timelineBox),
+    section("Time in each state", timelineBox),
     section("History",
       h("table", { class: "history", id: "history" },
         h("thead", {}, h("tr", {}, ...["Version", "Time", "Move", "Action", "Operator", "Reason", "Request id"].map((t) => h("th", {}, t)))),
@@ -72,7 +72,7 @@ export const taskPage: Page = (root, app, _params, path) => {
       ...field("upstream", ...t.dependsOn.flatMap((id, i) => (i ? [", ", taskLink(id)] : [taskLink(id)]))),
       ...field("rerun of", ...(t.rerunOf ? [taskLink(t.rerunOf)] : [])),
       ...field("auto enqueue", t.autoEnqueue ? "yes" : "no"),
-      ...field("worker", ...(t.worker ? [t.worker] : [])),
+      ...field("worker", ...(t.worker ? [clipped(t.worker)] : [])),
       ...field("lease expires", ...(lease ? [lease] : [])),
       ...field("last heartbeat", ...(t.lastHeartbeatTime ? [when(t.lastHeartbeatTime)] : [])),
       ...field("next attempt", ...(t.nextAttemptTime ? [when(t.nextAttemptTime)] : [])),
@@ -98,7 +98,7 @@ export const taskPage: Page = (root, app, _params, path) => {
       h("td", {}, String(e.version)), h("td", { class: "muted" }, when(e.createTime)),
       h("td", {}, e.fromState ? stateBadge(e.fromState) : "", e.fromState ? " → " : "", stateBadge(e.toState)),
       h("td", {}, actionName(e.action)),
-      h("td", {}, e.operator, e.onBehalfOf ? h("span", { class: "muted" }, ` for ${e.onBehalfOf}`) : ""),
+      h("td", { class: "operator" }, clipped(e.operator), e.onBehalfOf ? clipped(`for ${e.onBehalfOf}`, "muted") : ""),
       h("td", { class: "reason" }, e.reason), h("td", { class: "muted mono" }, e.requestId))));
     replace(timelineBox, timeline(history, terminal));
   }
