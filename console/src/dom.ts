@@ -43,6 +43,16 @@ export function replace(parent: Element, ...children: Child[]): void {
   append(parent, ...children);
 }
 
+/** replace(), but the <details data-key> that were open stay open: a redraw for live data must
+ * not close the stack trace or payload someone is reading. */
+export function replaceKeepingOpen(parent: Element, ...children: Child[]): void {
+  const open = new Set([...parent.querySelectorAll<HTMLDetailsElement>("details[open][data-key]")].map((d) => d.dataset.key));
+  replace(parent, ...children);
+  for (const details of parent.querySelectorAll<HTMLDetailsElement>("details[data-key]")) {
+    if (open.has(details.dataset.key)) details.open = true;
+  }
+}
+
 /** Briefly highlights an element that live data just changed. */
 export function flash(element: Element): void {
   element.classList.remove("flash");

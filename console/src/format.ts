@@ -36,11 +36,18 @@ export function toDate(timestamp: Timestamp | undefined): Date | undefined {
 
 export function when(timestamp: Timestamp | undefined): string {
   const date = toDate(timestamp);
-  return date ? date.toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z") : "";
+  return date ? instant(date.getTime()) : "";
+}
+
+/** Epoch milliseconds as "2025-06-01 12:00:03Z". */
+export function instant(ms: number): string {
+  return new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
 }
 
 export function duration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  // Tenths below 10 s: 1.5 s and 1.9 s are different attempts, 1.5 min and 1.9 min hardly.
+  if (ms < 9950) return `${(ms / 1000).toFixed(1)} s`;
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds} s`;
   const minutes = Math.floor(seconds / 60);
@@ -48,6 +55,16 @@ export function duration(ms: number): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 48) return `${hours} h ${minutes % 60} min`;
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+/** 8 -> "8 B", 1536 -> "1.5 KiB": a payload's size. */
+export function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KiB", "MiB", "GiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
 export function labelsText(labels: Record<string, string>): string {

@@ -9,7 +9,13 @@ export function stateBadge(state: TaskState): HTMLElement {
 }
 
 export function taskLink(taskId: string): HTMLElement {
-  return h("a", { href: `#/tasks/${encodeURIComponent(taskId)}`, class: "task-link" }, taskId);
+  return h("a", { href: `#/tasks/${encodeURIComponent(taskId)}`, class: "task-link", title: taskId }, taskId);
+}
+
+/** A value of any length (an error type, a message, a worker) on one line: cut with an
+ * ellipsis where it meets its box, and whole on hover. */
+export function clipped(text: string, className = ""): HTMLElement {
+  return h("span", { class: `clip ${className}`.trim(), title: text }, text);
 }
 
 export function section(title: string, ...children: (Node | string)[]): HTMLElement {

@@ -6,10 +6,14 @@ and checks the outcome in the page and, over gRPC, in the server itself.
 
 from __future__ import annotations
 
+import json
 import re
 import socket
+import time
 
 from tasklife.v1 import task_pb2, task_service_pb2
+
+from pytest import approx
 
 from tests.conftest import ServerProcess
 from tests.http.http_client import connect_json
@@ -190,3 +194,191 @@ def test_the_event_feed_shows_only_the_events_of_its_filter(page: Page, server: 
     stub.EnqueueTask(task_service_pb2.EnqueueTaskRequest(task_id=task.task_id, reason="watched"))
     expect(page.locator(f'#events tr[data-task-id="{task.task_id}"] td.reason')).to_have_text("watched")
     expect(page.locator("#events tbody tr")).to_have_count(1)
+
+
+# --- Attempts, payloads and failures ---------------------------------------------------------
+
+
+def run_attempt(stub, task_id: str, worker: str, seconds: float = 0.0, **end: object) -> None:
+    """One attempt of a READY task: started for `worker` and, `seconds` later, failed when `end`
+    has a failure, completed (with `end`'s result, if any) otherwise; the worker ends it."""
+    stub.StartTask(task_service_pb2.StartTaskRequest(task_id=task_id, worker=worker))
+    time.sleep(seconds)
+    if "failure" in end:
+        stub.FailTask(task_service_pb2.FailTaskRequest(task_id=task_id, worker=worker, operator=worker, **end))
+    else:
+        stub.CompleteTask(task_service_pb2.CompleteTaskRequest(task_id=task_id, worker=worker, operator=worker, **end))
+
+
+def retry(stub, task_id: str) -> None:
+    """FAILED -> RETRYING -> READY, by hand: the test server's tasks are never retried on their own."""
+    stub.RetryTask(task_service_pb2.RetryTaskRequest(task_id=task_id, reason="try again"))
+    stub.EnqueueTask(task_service_pb2.EnqueueTaskRequest(task_id=task_id))
+
+
+def failure(error_type: str, message: str = "it broke", **fields: object) -> task_pb2.TaskFailure:
+    return task_pb2.TaskFailure(error_type=error_type, message=message, **fields)
+
+
+TRACE = 'Traceback (most recent call last):\n  File "fetch.py", line 12, in fetch\nTimeoutError: upstream did not answer'
+
+
+def failed_then_succeeded(stub) -> task_pb2.Task:
+    """A task whose attempt 1 failed on worker-a (exit code 3) and attempt 2 succeeded on worker-b."""
+    task = task_in(stub, State.READY)
+    run_attempt(stub, task.task_id, "worker-a",
+                failure=failure("io.timeout", "upstream did not answer", stack_trace=TRACE, exit_code=3))
+    retry(stub, task.task_id)
+    run_attempt(stub, task.task_id, "worker-b")
+    return task
+
+
+def test_the_task_page_lists_every_attempt_with_its_worker_and_how_it_ended(page: Page, server: ServerProcess, stub) -> None:
+    task = failed_then_succeeded(stub)
+    open_console(page, server, f"tasks/{task.task_id}")
+    expect(page.locator("#attempts .attempt")).to_have_count(2)
+    first, second = page.locator('#attempts .attempt[data-attempt="1"]'), page.locator('#attempts .attempt[data-attempt="2"]')
+    expect(first.locator(".worker")).to_have_text("worker-a")
+    expect(first.locator(".ended .move")).to_have_text("fail → failed")
+    expect(first.locator(".ended .operator")).to_have_text("by worker-a")
+    expect(first.locator(".exit")).to_have_text("3")
+    expect(first.locator(".failure .error-type")).to_have_text("io.timeout")
+    expect(first.locator(".failure .message")).to_have_text("upstream did not answer")
+    expect(second.locator(".worker")).to_have_text("worker-b")
+    expect(second.locator(".ended .move")).to_have_text("complete → succeeded")
+    expect(second.locator(".ended .operator")).to_have_text("by worker-b")
+    expect(second.locator(".exit")).to_have_text("—")
+    expect(second.locator(".failure")).to_have_count(0)
+
+
+def test_a_failed_attempts_stack_trace_appears_only_after_the_click(page: Page, server: ServerProcess, stub) -> None:
+    task = failed_then_succeeded(stub)
+    open_console(page, server, f"tasks/{task.task_id}")
+    trace = page.locator('#attempts .attempt[data-attempt="1"] pre.trace')
+    expect(trace).to_be_hidden()
+    page.locator('#attempts .attempt[data-attempt="1"] .stack-trace summary').click()
+    expect(trace).to_be_visible()
+    assert trace.text_content() == TRACE
+
+
+def test_the_attempts_follow_the_tasks_events_on_an_open_page(page: Page, server: ServerProcess, stub) -> None:
+    task = task_in(stub, State.READY)
+    open_console(page, server, f"tasks/{task.task_id}")
+    expect(page.locator("#no-attempts")).to_have_text("No attempt yet: the task was never started.")
+    stub.StartTask(task_service_pb2.StartTaskRequest(task_id=task.task_id, worker="worker-live"))
+    attempt = page.locator('#attempts .attempt[data-attempt="1"]')
+    expect(attempt).to_have_attribute("data-end-action", "running")
+    stub.FailTask(task_service_pb2.FailTaskRequest(task_id=task.task_id, worker="worker-live", failure=failure("Late")))
+    expect(attempt.locator(".ended .move")).to_have_text("fail → failed")
+    expect(attempt.locator(".failure .error-type")).to_have_text("Late")
+
+
+def test_attempt_bars_are_drawn_to_scale_on_one_time_axis(page: Page, server: ServerProcess, stub) -> None:
+    task = task_in(stub, State.READY)
+    run_attempt(stub, task.task_id, "worker-a", seconds=0.3, failure=failure("Flaky"))
+    retry(stub, task.task_id)
+    run_attempt(stub, task.task_id, "worker-a", seconds=1.5)
+    first, second = stub.ListTaskAttempts(task_service_pb2.ListTaskAttemptsRequest(task_id=task.task_id)).attempts
+    start1, end1 = first.start_time.ToMilliseconds(), first.end_time.ToMilliseconds()
+    start2, end2 = second.start_time.ToMilliseconds(), second.end_time.ToMilliseconds()
+    open_console(page, server, f"tasks/{task.task_id}")
+    expect(page.locator("#attempts .bar")).to_have_count(2)
+    track = page.locator('#attempts .attempt[data-attempt="1"] .track').bounding_box()
+    bar1 = page.locator('#attempts .attempt[data-attempt="1"] .bar').bounding_box()
+    bar2 = page.locator('#attempts .attempt[data-attempt="2"] .bar').bounding_box()
+    assert bar2["width"] / bar1["width"] == approx((end2 - start2) / (end1 - start1), rel=0.05)
+    # One axis from the first start to the last end: the second bar starts where its start falls.
+    assert (bar2["x"] - track["x"]) / track["width"] == approx((start2 - start1) / (end2 - start1), abs=0.01)
+
+
+def test_the_overview_groups_failures_by_error_type_with_the_counts_of_list_task_failures(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    often, once = unique_id("Often"), unique_id("Once")
+    for error_type in (often, often, once):
+        run_attempt(stub, task_in(stub, State.READY).task_id, "worker-a", failure=failure(error_type))
+    counts = stub.ListTaskFailures(task_service_pb2.ListTaskFailuresRequest(error_types=[often, once])).counts
+    assert {c.error_type: c.count for c in counts} == {often: 2, once: 1}
+    open_console(page, server, "")
+    expect(page.locator(f'#failure-groups details[data-error-type="{often}"] .count')).to_have_text("2")
+    expect(page.locator(f'#failure-groups details[data-error-type="{once}"] .count')).to_have_text("1")
+
+
+def test_the_overview_still_lists_a_failure_that_was_retried(page: Page, server: ServerProcess, stub) -> None:
+    error_type = unique_id("Retried")
+    task = task_in(stub, State.READY)
+    run_attempt(stub, task.task_id, "worker-r", failure=failure(error_type, "first try failed"))
+    retry(stub, task.task_id)
+    assert state_of(stub, task.task_id) == task_pb2.TASK_STATE_READY
+    open_console(page, server, "")
+    group = page.locator(f'#failure-groups details[data-error-type="{error_type}"]')
+    group.locator("summary").click()
+    item = group.locator(f'li[data-task-id="{task.task_id}"]')
+    expect(item.locator(".attempt-number")).to_have_text("attempt 1")
+    expect(item.locator(".worker")).to_have_text("worker-r")
+    expect(item.locator(".message")).to_have_text("first try failed")
+
+
+def test_a_failure_committed_while_the_overview_is_open_appears_without_a_reload(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    error_type = unique_id("Live")
+    task = task_in(stub, State.RUNNING)
+    open_console(page, server, "")
+    expect(page.locator('#failure-groups[data-loaded="true"]')).to_have_count(1)
+    expect(page.locator(f'#failure-groups details[data-error-type="{error_type}"]')).to_have_count(0)
+    stub.FailTask(task_service_pb2.FailTaskRequest(task_id=task.task_id, failure=failure(error_type)))
+    expect(page.locator(f'#failure-groups details[data-error-type="{error_type}"] .count')).to_have_text("1")
+
+
+def with_payloads(stub, **payloads: task_pb2.TaskPayload) -> task_pb2.Task:
+    """A task created with `payloads["input"]` that succeeded with `payloads["result"]`."""
+    task = task_in(stub, State.READY, **({"input": payloads["input"]} if "input" in payloads else {}))
+    run_attempt(stub, task.task_id, "worker-p", **({"result": payloads["result"]} if "result" in payloads else {}))
+    return task
+
+
+def test_the_task_page_shows_a_json_input_pretty_printed(page: Page, server: ServerProcess, stub) -> None:
+    # 2**64 + 1 would lose its last digits through JSON.parse: the page must show it as sent.
+    document = {"order": {"id": 2**64 + 1, "lines": [{"sku": "A-1", "qty": 2}], "notes": []}, "dry_run": False}
+    sent = json.dumps(document, separators=(",", ":")).encode()
+    task = with_payloads(stub, input=task_pb2.TaskPayload(data=sent, content_type="application/json"))
+    open_console(page, server, f"tasks/{task.task_id}")
+    expect(page.locator("#input .size")).to_have_text(f"{len(sent)} B")
+    page.locator("#input summary").click()
+    assert page.locator("#input pre").text_content() == json.dumps(document, indent=2)
+
+
+def test_the_task_page_cuts_a_long_text_input_with_a_note(page: Page, server: ServerProcess, stub) -> None:
+    text = "".join(f"line {n:05d}\n" for n in range(1000))  # 11,000 characters
+    task = with_payloads(stub, input=task_pb2.TaskPayload(data=text.encode(), content_type="text/plain; charset=utf-8"))
+    open_console(page, server, f"tasks/{task.task_id}")
+    page.locator("#input summary").click()
+    expect(page.locator("#input .cut-note")).to_have_text("Cut: the first 4,096 of 11,000 characters are shown.")
+    assert page.locator("#input pre").text_content() == text[:4096]
+
+
+def test_the_task_page_shows_a_binary_result_as_its_size_only(page: Page, server: ServerProcess, stub) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+    task = with_payloads(stub, result=task_pb2.TaskPayload(data=png, content_type="image/png"))
+    open_console(page, server, f"tasks/{task.task_id}")
+    expect(page.locator("#result .size")).to_have_text("1.0 KiB")
+    expect(page.locator("#result .content-type")).to_have_text("image/png")
+    expect(page.locator("#result .binary")).to_have_text("binary, not shown")
+    expect(page.locator("#result details, #result pre")).to_have_count(0)
+
+
+def test_long_values_end_in_an_ellipsis_with_the_full_text_on_hover_and_never_widen_a_phone_page(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    error_type, worker, message = "E" + "x" * 127, "w" * 128, "why " * 1000
+    task = task_in(stub, State.READY)
+    run_attempt(stub, task.task_id, worker, failure=failure(error_type, message.strip()))
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_console(page, server, f"tasks/{task.task_id}")
+    attempt = page.locator('#attempts .attempt[data-attempt="1"]')
+    for locator, text in ((attempt.locator(".worker"), worker), (attempt.locator(".error-type"), error_type),
+                          (attempt.locator(".message"), message.strip())):
+        expect(locator).to_have_attribute("title", text)
+        assert locator.evaluate("e => e.scrollWidth > e.clientWidth"), "the value is cut, not wrapped"
+    assert page.evaluate("document.documentElement.scrollWidth") == 390

@@ -6,7 +6,7 @@ import { h, replace } from "../dom.js";
 import { actionName, parseLabels, stateName, when } from "../format.js";
 import { LiveEvents, type WatchRequest } from "../live.js";
 import { states } from "../machine.js";
-import { stateBadge, taskLink } from "../widgets.js";
+import { clipped, stateBadge, taskLink } from "../widgets.js";
 
 const KEEP = 500;
 
@@ -54,7 +54,7 @@ export const eventsPage: Page = (root, app, params) => {
       list.prepend(h("tr", { "data-task-id": e.taskId, "data-version": String(e.version) },
         h("td", { class: "muted" }, when(e.createTime)), h("td", {}, taskLink(e.taskId)), h("td", {}, e.namespace),
         h("td", {}, e.fromState ? stateBadge(e.fromState) : "", e.fromState ? " → " : "", stateBadge(e.toState)),
-        h("td", {}, actionName(e.action)), h("td", {}, e.operator), h("td", { class: "reason" }, e.reason)));
+        h("td", {}, actionName(e.action)), h("td", { class: "operator" }, clipped(e.operator)), h("td", { class: "reason" }, e.reason)));
     }
     while (list.children.length > KEEP) list.lastElementChild?.remove();
   };

@@ -1,21 +1,20 @@
 // Overview: tasks by state per namespace (kept current by the live events), transitions per
-// minute since the page opened, and the latest failures.
-import { TaskState, type Task, type TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
+// minute since the page opened, and the last day's failures by error type.
+import { TaskState, type TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
 import { describeError } from "../api.js";
 import type { Page } from "../app.js";
 import { flash, h, replace } from "../dom.js";
+import { failureGroups } from "../failure-groups.js";
 import { stateName, toDate } from "../format.js";
 import { states } from "../machine.js";
-import { section, stateBadge, taskLink } from "../widgets.js";
+import { section, stateBadge } from "../widgets.js";
 
 const SCAN_PAGES = 20; // of 1000 tasks: the overview counts at most 20,000 tasks
 const MINUTES = 15;
-const FAILURES = 8;
 
 export const overviewPage: Page = (root, app) => {
   const columns = states(app.machine);
   const counts = new Map<string, Map<TaskState, number>>();
-  const failures: { taskId: string; namespace: string; at: number; reason: string }[] = [];
   const perMinute = new Map<number, number>();
   const opened = Date.now();
   let truncated = false;
@@ -27,14 +26,14 @@ export const overviewPage: Page = (root, app) => {
 
   const table = h("table", { class: "counts", id: "counts" });
   const chart = h("div", { class: "chart", id: "per-minute" });
-  const failureList = h("ul", { class: "failures", id: "failures" });
+  const failures = failureGroups(app);
   const note = h("p", { class: "muted" });
   root.append(
     h("h1", {}, "Overview"),
     section("Tasks by state", table, note),
     h("div", { class: "columns" },
       section("Transitions per minute", chart, h("p", { class: "muted" }, "Committed moves seen since this page opened.")),
-      section("Latest failures", failureList)),
+      section("Failures by error type", failures.element)),
   );
 
   function bump(namespace: string, state: TaskState, by: number): void {
@@ -77,15 +76,7 @@ export const overviewPage: Page = (root, app) => {
     }));
   }
 
-  function drawFailures(): void {
-    failures.sort((a, b) => b.at - a.at);
-    failures.length = Math.min(failures.length, FAILURES);
-    replace(failureList, ...(failures.length ? failures.map((f) => h("li", {}, taskLink(f.taskId), h("span", { class: "muted" }, ` ${f.namespace} · ${new Date(f.at).toISOString().replace("T", " ").slice(0, 19)}Z`),
-      f.reason ? h("div", { class: "reason" }, f.reason) : "")) : [h("li", { class: "muted" }, "No failed task.")]));
-  }
-
   async function load(): Promise<void> {
-    const failed: Task[] = [];
     try {
       let pageToken = "";
       for (let page = 0; page < SCAN_PAGES; page += 1) {
@@ -93,7 +84,6 @@ export const overviewPage: Page = (root, app) => {
         for (const task of reply.tasks) {
           known.set(task.taskId, task.version);
           bump(task.namespace, task.state, 1);
-          if (task.state === TaskState.FAILED) failed.push(task);
         }
         pageToken = reply.nextPageToken;
         if (!pageToken) break;
@@ -107,13 +97,6 @@ export const overviewPage: Page = (root, app) => {
     table.dataset.loaded = "true";
     apply(early.splice(0));
     drawCounts();
-    failed.sort((a, b) => (toDate(b.updateTime)?.getTime() ?? 0) - (toDate(a.updateTime)?.getTime() ?? 0));
-    for (const task of failed.slice(0, FAILURES)) {
-      const events = (await app.client.listTaskEvents({ taskId: task.taskId, pageSize: 1000 }).catch(() => ({ events: [] as TaskEvent[] }))).events;
-      const last = events.filter((e) => e.toState === TaskState.FAILED).pop();
-      failures.push({ taskId: task.taskId, namespace: task.namespace, at: toDate(task.updateTime)?.getTime() ?? 0, reason: last?.reason ?? "" });
-    }
-    drawFailures();
   }
 
   function apply(events: TaskEvent[]): void {
@@ -127,19 +110,18 @@ export const overviewPage: Page = (root, app) => {
       if (e.fromState !== TaskState.UNSPECIFIED) bump(e.namespace, e.fromState, -1);
       bump(e.namespace, e.toState, 1);
       changed = { namespace: e.namespace, state: e.toState };
-      if (e.toState === TaskState.FAILED) failures.push({ taskId: e.taskId, namespace: e.namespace, at, reason: e.reason });
     }
     drawCounts(changed);
     drawChart();
-    drawFailures();
   }
 
   const stop = app.onEvents((events) => {
+    failures.onEvents(events);
     if (loaded) apply(events);
     else early.push(...events);
   });
   drawChart();
   void load();
   const tick = setInterval(drawChart, 10_000);
-  return () => { stop(); clearInterval(tick); };
+  return () => { stop(); failures.stop(); clearInterval(tick); };
 };

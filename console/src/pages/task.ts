@@ -1,24 +1,32 @@
 // One task: its fields and links, the actions its state allows (from GetStateMachine), sent as
-// a compare-and-swap on the version shown; its full history and a timeline; live updates.
-import { StateKind, type Task, type TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
+// a compare-and-swap on the version shown; its attempts on a time axis, its input and result;
+// its full history and a timeline; live updates.
+import { StateKind, type Task, type TaskAttempt, type TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
 import { VersionMismatchError } from "../../../clients/typescript/src/errors.js";
 import { mayCall, notGrantedTitle } from "../access.js";
 import { asTasklifeError, describeError } from "../api.js";
 import type { App, Page } from "../app.js";
-import { flash, h, replace } from "../dom.js";
+import { attemptsView, placeBars } from "../attempts.js";
+import { flash, h, replace, replaceKeepingOpen } from "../dom.js";
+import { errorTypeName } from "../failure.js";
 import { actionName, labelsText, rpcName, stateName, verb, when } from "../format.js";
+import { latestOnly } from "../latest.js";
 import { actionsFrom, transition } from "../machine.js";
+import { allPages } from "../paging.js";
+import { payloadView } from "../payload.js";
 import { askReason } from "../reason.js";
 import { timeline } from "../timeline.js";
-import { section, stateBadge, taskLink } from "../widgets.js";
+import { clipped, section, stateBadge, taskLink } from "../widgets.js";
 
 const HISTORY_PAGE = 500;
+const ATTEMPTS_PAGE = 1000;
 const DOWNSTREAM_SCAN = 1000;
 
 export const taskPage: Page = (root, app, _params, path) => {
   const taskId = path[1] ?? "";
   let task: Task | undefined;
   let history: TaskEvent[] = [];
+  let attempts: TaskAttempt[] = [];
   const terminal = (state: number) => app.machine.states.find((s) => s.state === state)?.kind === StateKind.TERMINAL;
 
   const title = h("h1", {}, taskId);
@@ -27,6 +35,9 @@ export const taskPage: Page = (root, app, _params, path) => {
   const actions = h("div", { class: "actions", id: "actions" });
   const historyBody = h("tbody");
   const timelineBox = h("div");
+  const attemptsBox = h("div", { id: "attempts-box" });
+  const inputBox = h("div", { id: "input" });
+  const resultBox = h("div", { id: "result" });
   const downstream = h("div", { id: "downstream" }, h("span", { class: "muted" }, "…"));
   root.append(
     h("p", {}, h("a", { href: "#/tasks" }, "← Tasks")),
@@ -34,7 +45,9 @@ export const taskPage: Page = (root, app, _params, path) => {
     h("div", { class: "columns" },
       section("Task", fields),
       h("div", {}, section("Actions", actions), section("Downstream", downstream))),
-    section("Timeline", timelineBox),
+    section("Attempts", attemptsBox),
+    h("div", { class: "columns" }, section("Input", inputBox), section("Result", resultBox)),
+    section("Time in each state", timelineBox),
     section("History",
       h("table", { class: "history", id: "history" },
         h("thead", {}, h("tr", {}, ...["Version", "Time", "Move", "Action", "Operator", "Reason", "Request id"].map((t) => h("th", {}, t)))),
@@ -59,14 +72,17 @@ export const taskPage: Page = (root, app, _params, path) => {
       ...field("upstream", ...t.dependsOn.flatMap((id, i) => (i ? [", ", taskLink(id)] : [taskLink(id)]))),
       ...field("rerun of", ...(t.rerunOf ? [taskLink(t.rerunOf)] : [])),
       ...field("auto enqueue", t.autoEnqueue ? "yes" : "no"),
-      ...field("worker", ...(t.worker ? [t.worker] : [])),
+      ...field("worker", ...(t.worker ? [clipped(t.worker)] : [])),
       ...field("lease expires", ...(lease ? [lease] : [])),
       ...field("last heartbeat", ...(t.lastHeartbeatTime ? [when(t.lastHeartbeatTime)] : [])),
       ...field("next attempt", ...(t.nextAttemptTime ? [when(t.nextAttemptTime)] : [])),
+      ...field("last failure", ...(t.lastFailure ? [clipped(errorTypeName(t.lastFailure.errorType), "error-type")] : [])),
       ...field("retry policy", t.retryPolicy ? `max attempts ${t.retryPolicy.maxAttempts || "default"}` : ""),
       ...field("created", when(t.createTime)),
       ...field("updated", when(t.updateTime)),
     );
+    replaceKeepingOpen(inputBox, payloadView(t.input, "input"));
+    replaceKeepingOpen(resultBox, payloadView(t.result, "result"));
     const allowed = actionsFrom(app.machine, t.state);
     replace(actions, ...(allowed.length ? allowed.map((a) => {
       const rpc = rpcName(a.method);
@@ -82,9 +98,13 @@ export const taskPage: Page = (root, app, _params, path) => {
       h("td", {}, String(e.version)), h("td", { class: "muted" }, when(e.createTime)),
       h("td", {}, e.fromState ? stateBadge(e.fromState) : "", e.fromState ? " → " : "", stateBadge(e.toState)),
       h("td", {}, actionName(e.action)),
-      h("td", {}, e.operator, e.onBehalfOf ? h("span", { class: "muted" }, ` for ${e.onBehalfOf}`) : ""),
+      h("td", { class: "operator" }, clipped(e.operator), e.onBehalfOf ? clipped(`for ${e.onBehalfOf}`, "muted") : ""),
       h("td", { class: "reason" }, e.reason), h("td", { class: "muted mono" }, e.requestId))));
     replace(timelineBox, timeline(history, terminal));
+  }
+
+  function drawAttempts(): void {
+    replaceKeepingOpen(attemptsBox, attemptsView(attempts, Date.now()));
   }
 
   async function load(): Promise<void> {
@@ -99,16 +119,20 @@ export const taskPage: Page = (root, app, _params, path) => {
     }
   }
 
-  async function readHistory(): Promise<TaskEvent[]> {
-    const all: TaskEvent[] = [];
-    let pageToken = "";
-    do {
+  function readHistory(): Promise<TaskEvent[]> {
+    return allPages(async (pageToken) => {
       const reply = await app.client.listTaskEvents({ taskId, pageSize: HISTORY_PAGE, pageToken });
-      all.push(...reply.events);
-      pageToken = reply.nextPageToken;
-    } while (pageToken);
-    return all;
+      return { items: reply.events, nextPageToken: reply.nextPageToken };
+    });
   }
+
+  const refreshAttempts = latestOnly(
+    () => allPages(async (pageToken) => {
+      const reply = await app.client.listTaskAttempts({ taskId, pageSize: ATTEMPTS_PAGE, pageToken });
+      return { items: reply.attempts, nextPageToken: reply.nextPageToken };
+    }),
+    (read) => { attempts = read; drawAttempts(); },
+    (error) => replace(attemptsBox, h("p", { class: "error" }, describeError(error))));
 
   async function findDownstream(): Promise<void> {
     // No RPC lists a task's dependents: look through the first tasks of its namespace.
@@ -152,11 +176,15 @@ export const taskPage: Page = (root, app, _params, path) => {
     history.push(...mine.filter((e) => !known.has(e.version)));
     history.sort((a, b) => Number(a.version - b.version));
     drawHistory();
+    void refreshAttempts();
     void app.client.getTask({ taskId }).then((r) => { task = r.task; drawTask(); flash(fields); });
   });
   void load();
+  void refreshAttempts();
   void findDownstream();
   // The timeline's last segment grows while the page is open.
   const tick = setInterval(() => history.length && replace(timelineBox, timeline(history, terminal)), 5000);
-  return () => { stop(); clearInterval(tick); };
+  // So does a running attempt's bar (the axis ends now): moved in place, nothing redrawn.
+  const running = setInterval(() => attempts.some((a) => !a.endTime) && placeBars(attemptsBox, Date.now()), 1000);
+  return () => { stop(); clearInterval(tick); clearInterval(running); };
 };
