@@ -356,6 +356,10 @@ def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParse
         parent, _, own = name.rpartition(" ")
         if parent:
             sub = commands.choices[parent].add_subcommand(own, **options)
+            # Listed in `tasklife --help` too, right after its parent command.
+            listing = commands._choices_actions  # noqa: SLF001 - argparse keeps its command list there
+            at = next(i for i, action in enumerate(listing) if action.dest == parent) + 1
+            listing.insert(at, argparse._SubParsersAction._ChoicesPseudoAction(name, (), help))  # noqa: SLF001
         else:
             sub = commands.add_parser(name, **options)
         if client:

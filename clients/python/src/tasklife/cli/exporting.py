@@ -1,7 +1,7 @@
 """`tasklife history export`: every event recorded before a date, as JSON Lines, read from the database.
 
-Like `migrate`, it works on the database directly (--database-url or DATABASE_URL) through
-the server package, imported only when it runs (serving.server_module). It reads with
+Like `migrate`, it works on the database directly (--database-url or DATABASE_URL, else the
+embedded PostgreSQL of `make run` in --data-dir) through the server package, imported only when it runs (serving.server_module). It reads with
 `tasklife_server.storage.history.export`, one server-side cursor in one read-only
 transaction, so the export is one consistent snapshot in stream order and memory stays flat.
 Each event is printed as `watch --json` prints it: one `TaskEvent` (with its cursor) per line.
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from tasklife.cli import failures, render
 from tasklife.cli.failures import CliError
-from tasklife.cli.serving import database_url_option, first_line, require_database_url, server_module
+from tasklife.cli.serving import database_url_option, database_url_or_local, first_line, server_module
 
 if TYPE_CHECKING:
     from tasklife.cli.app import Session
@@ -30,13 +30,14 @@ def register(add: Callable[..., argparse.ArgumentParser], env: Mapping[str, str]
     export = add(
         "history export",
         run_export,
-        "write every event recorded before a date as JSON Lines (from --database-url or DATABASE_URL)",
+        "write every task's events recorded before a date as JSON Lines, read from the database",
         client=False,
         description="Write every event recorded before --before, of every task, in stream order, one "
         "TaskEvent JSON object per line (as `watch --json` prints them), to stdout or --output. "
         "It reads the database directly, in one consistent snapshot, so it needs the server "
-        "package and a database URL, like `migrate`. At the end it says on stderr how many "
-        "events it wrote.",
+        "package and a database: --database-url (or DATABASE_URL), else the local database "
+        "that `make run` keeps in --data-dir. At the end it says on stderr how many events it "
+        "wrote.",
     )
     export.add_argument(
         "--before",
@@ -46,6 +47,13 @@ def register(add: Callable[..., argparse.ArgumentParser], env: Mapping[str, str]
         help=f"only events recorded before this instant: {TIME_HELP}",
     )
     database_url_option(export, env)
+    export.add_argument(
+        "--data-dir",
+        default=env.get("TASKLIFE_DATA_DIR") or ".tasklife",
+        metavar="DIR",
+        help="without a database URL: the folder of make run's embedded PostgreSQL "
+        "(env TASKLIFE_DATA_DIR, default .tasklife)",
+    )
     export.add_argument(
         "--output",
         metavar="FILE",
@@ -57,14 +65,14 @@ def register(add: Callable[..., argparse.ArgumentParser], env: Mapping[str, str]
 def run_export(args: argparse.Namespace, session: Session) -> int:
     from tasklife.cli.app import rfc3339
 
-    database_url = require_database_url(args, "history export")
     history = server_module("storage.history")
     convert = server_module("service.convert")
     import psycopg  # a dependency of the server package, present once it imported
 
     count = 0
     try:
-        with psycopg.connect(database_url) as conn, _destination(args.output, session.out) as out:
+        with database_url_or_local(args, "history export", args.data_dir) as database_url, \
+                psycopg.connect(database_url) as conn, _destination(args.output, session.out) as out:
             conn.read_only = True
             for event in history.export(conn, args.before):
                 out.write(render.json_line(convert.event_to_pb(event)) + "\n")

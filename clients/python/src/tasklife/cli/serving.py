@@ -8,8 +8,10 @@ the database directly (`tasklife history export`, in exporting.py) use the same 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tasklife.cli import failures
@@ -59,6 +61,30 @@ def require_database_url(args: argparse.Namespace, command: str) -> str:
     if not args.database_url:
         raise CliError(f"{command} needs a database: give --database-url URL or set DATABASE_URL", failures.USAGE)
     return args.database_url
+
+
+def database_url_or_local(args: argparse.Namespace, command: str, data_dir: str) -> Any:
+    """A context manager giving the database URL: --database-url or DATABASE_URL, else the
+    embedded PostgreSQL that `make run` keeps in `data_dir` (started for the command if it is not
+    running, and stopped again after it; shared with a running server otherwise)."""
+    if args.database_url:
+        return contextlib.nullcontext(args.database_url)
+    folder = Path(data_dir).expanduser().resolve()
+    if not (folder / "pgdata").is_dir():
+        raise CliError(
+            f"{command} needs a database: give --database-url URL, set DATABASE_URL, or run it in the folder of "
+            f"`make run` (no local database in {folder})", failures.USAGE,
+        )
+    return _local_database(folder)
+
+
+@contextlib.contextmanager
+def _local_database(folder: Path) -> Iterator[str]:
+    embedded = server_module("storage.embedded").EmbeddedPostgres(folder)
+    try:
+        yield embedded.url
+    finally:
+        embedded.stop()  # stops it only if no one else (a running server) holds it
 
 
 def server_module(name: str) -> Any:
