@@ -71,6 +71,8 @@ const STEP_KEYS: Record<Step["op"], readonly string[]> = {
   worker: ["worker", "labels", "handle", "until"],
 };
 const HANDLER_ENTRY_KEYS: readonly string[] = ["expect_input", "fail", "complete"];
+const FAIL_KEYS: readonly string[] = ["errorType", "message", "exitCode", "nonRetryable"];
+const COMPLETE_KEYS: readonly string[] = ["result"];
 
 /** Throws for an op or a key this runner does not implement, so that it cannot pass by ignoring it. */
 export function checkKnownKeys(step: Step): void {
@@ -79,7 +81,10 @@ export function checkKnownKeys(step: Step): void {
   const unknown = (keys: string[], allowed: readonly string[]) => keys.filter((key) => !allowed.includes(key));
   const extra = unknown(Object.keys(step), ["id", "op", ...known]);
   if (step.op === "worker") {
-    for (const entries of Object.values(step.handle)) for (const entry of entries) extra.push(...unknown(Object.keys(entry), HANDLER_ENTRY_KEYS));
+    for (const entry of Object.values(step.handle).flat()) {
+      extra.push(...unknown(Object.keys(entry), HANDLER_ENTRY_KEYS));
+      extra.push(...unknown(Object.keys(entry.fail ?? {}), FAIL_KEYS), ...unknown(Object.keys(entry.complete ?? {}), COMPLETE_KEYS));
+    }
   }
   if (extra.length > 0) throw new Error(`step ${step.id}: this runner does not know ${extra.join(", ")}`);
 }
