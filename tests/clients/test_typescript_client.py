@@ -46,6 +46,27 @@ REQUIRED_TYPESCRIPT_TESTS = (
     "batch and claim RPCs",
     "worker",
     "reference worker",
+    # attempts: the wrapper (test/attempts.test.ts)
+    "getTask returns a task's input in the full view, its default, and leaves it out in the basic view",
+    "listTasks leaves inputs out by default and includes them in the full view",
+    "taskAttempts pages through every attempt, each with its worker, its end, its failure and its result flag",
+    "taskFailures yields the failures of the given namespaces newest first, filtered by error type",
+    "listTaskFailures counts every matching failure by error type, the most frequent first",
+    "a watch filtered by actions delivers only the events of those actions",
+    # attempts: the worker runtime (test/worker-attempts.test.ts)
+    "a worker's handler receives the task with its input",
+    "what a handler returns is stored as the task's result, with a content type that says what it is",
+    "a TaskError is recorded exactly, exit code and details included, and a non-retryable one is not retried",
+    "an Error a handler throws becomes a failure typed by its class, with its message and its stack trace",
+    "an error type that does not fit the server's pattern is made to fit, not dropped",
+    "every move a worker makes names it as worker and as operator",
+    "a worker leaves the operator to its client's own operator, and names the one it is given",
+    "a result the server refuses fails the task as tasklife.InvalidResult, not to be retried",
+    "a worker pointed at an address where nothing listens says so within 2 s, once, and keeps retrying",
+    "a worker whose server answers again says so once, and works on",
+    # attempts: conversions without a server (test/failure.test.ts, test/payload.test.ts)
+    "task failures",
+    "payloads",
 )
 
 

@@ -1,9 +1,10 @@
 // TasklifeClient: the generated TaskService client with typed errors, a deadline on every call,
-// a compare-and-swap helper, a history pager, a resuming watch, and the batch and claim RPCs.
+// a compare-and-swap helper, pagers for histories, attempts and failures, a resuming watch, and
+// the batch and claim RPCs.
 import { create, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
-import type { TaskEvent } from "./gen/tasklife/v1/task_pb.js";
+import type { TaskAttempt, TaskEvent } from "./gen/tasklife/v1/task_pb.js";
 import { TaskService } from "./gen/tasklife/v1/task_service_pb.js";
 import { openConnection, type ConnectOptions, type Connection } from "./connection.js";
 import { compareAndSwap, type CompareAndSwapOptions, type VersionedRequest } from "./compare-and-swap.js";
@@ -63,6 +64,24 @@ export class TasklifeClient {
     return new TasklifeClient(openConnection(address, options));
   }
 
+  /** The server's `host:port`, as given to `connect`. */
+  get address(): string {
+    return this.#connection.address;
+  }
+
+  /**
+   * Whether calls carry credentials (`bearerToken`, `insecureBearerToken`, or a TLS client
+   * certificate): a server that authenticates callers then records the principal as operator.
+   */
+  get sendsCredentials(): boolean {
+    return this.#connection.sendsCredentials;
+  }
+
+  /** The `operator` option: the `tasklife-operator` metadata of every call, if any. */
+  get operator(): string | undefined {
+    return this.#connection.operator;
+  }
+
   /** Ends every watch of this client and closes its HTTP/2 connection; calls in flight fail. */
   close(): void {
     for (const watch of this.#watches) watch.close();
@@ -80,6 +99,12 @@ export class TasklifeClient {
   }
   listTaskEvents(request: RequestOf<"listTaskEvents">, options?: CallOptions) {
     return this.#unary("listTaskEvents", request, options);
+  }
+  listTaskAttempts(request: RequestOf<"listTaskAttempts">, options?: CallOptions) {
+    return this.#unary("listTaskAttempts", request, options);
+  }
+  listTaskFailures(request: RequestOf<"listTaskFailures">, options?: CallOptions) {
+    return this.#unary("listTaskFailures", request, options);
   }
   getStateMachine(request: RequestOf<"getStateMachine"> = {}, options?: CallOptions) {
     return this.#unary("getStateMachine", request, options);
@@ -182,17 +207,53 @@ export class TasklifeClient {
    * (`pageSize` unset or 0: the server's default). `startTime` / `endTime` keep only the events
    * recorded at or after / before those instants; every page's request carries them.
    */
-  async *taskEvents(
+  taskEvents(
     taskId: string,
     options: { pageSize?: number; startTime?: Timestamp; endTime?: Timestamp } & CallOptions = {},
   ): AsyncGenerator<TaskEvent, void, undefined> {
     const { pageSize = 0, startTime, endTime, ...callOptions } = options;
-    let pageToken = "";
-    do {
+    return pages(async (pageToken) => {
       const page = await this.listTaskEvents({ taskId, pageSize, pageToken, startTime, endTime }, callOptions);
-      yield* page.events;
-      pageToken = page.nextPageToken;
-    } while (pageToken !== "");
+      return { items: page.events, nextPageToken: page.nextPageToken };
+    });
+  }
+
+  /**
+   * A task's attempts, the first first, fetched with ListTaskAttempts a page at a time: each
+   * start with the move that ended it. `asOf`: the attempts as they stood at that instant.
+   */
+  taskAttempts(
+    taskId: string,
+    options: { pageSize?: number; asOf?: Timestamp } & CallOptions = {},
+  ): AsyncGenerator<TaskAttempt, void, undefined> {
+    const { pageSize = 0, asOf, ...callOptions } = options;
+    return pages(async (pageToken) => {
+      const page = await this.listTaskAttempts({ taskId, pageSize, pageToken, asOf }, callOptions);
+      return { items: page.attempts, nextPageToken: page.nextPageToken };
+    });
+  }
+
+  /**
+   * The FAIL events (each with its `failure`) of every task the caller reaches, newest first,
+   * fetched with ListTaskFailures a page at a time; the filters go with every page's request.
+   * Unset `startTime` means 24 hours before `endTime`. For the counts by error type, call
+   * `listTaskFailures` once: every page carries them.
+   */
+  taskFailures(
+    options: {
+      pageSize?: number;
+      namespaces?: string[];
+      errorTypes?: string[];
+      startTime?: Timestamp;
+      endTime?: Timestamp;
+    } & CallOptions = {},
+  ): AsyncGenerator<TaskEvent, void, undefined> {
+    const { pageSize = 0, namespaces, errorTypes, startTime, endTime, ...callOptions } = options;
+    return pages(async (pageToken) => {
+      const request = { pageSize, pageToken, namespaces, errorTypes, startTime, endTime };
+      const page = await this.listTaskFailures(request, callOptions);
+      return { items: page.failures, nextPageToken: page.nextPageToken };
+    });
   }
 
   async #unary<M extends UnaryMethodName>(method: M, request: RequestOf<M>, options?: CallOptions): Promise<ResponseOf<M>> {
@@ -205,6 +266,18 @@ export class TasklifeClient {
       throw translateError(error);
     }
   }
+}
+
+/** Every item of every page, following `nextPageToken` until it comes back empty (AIP-158). */
+async function* pages<T>(
+  fetchPage: (pageToken: string) => Promise<{ items: T[]; nextPageToken: string }>,
+): AsyncGenerator<T, void, undefined> {
+  let pageToken = "";
+  do {
+    const page = await fetchPage(pageToken);
+    yield* page.items;
+    pageToken = page.nextPageToken;
+  } while (pageToken !== "");
 }
 
 function waitMsOf(request: RequestOf<"claimTasks">): number {

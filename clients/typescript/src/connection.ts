@@ -61,8 +61,14 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** An open connection: the transport calls go through, and how to close it. */
 export interface Connection {
   transport: Transport;
+  /** The `host:port` it reaches, for messages that say which server did not answer. */
+  address: string;
   /** The deadline of unary calls that pass none, so that long polls can add their wait to it. */
   defaultTimeoutMs: number;
+  /** Whether calls carry credentials (a bearer token or a TLS client certificate). */
+  sendsCredentials: boolean;
+  /** The `tasklife-operator` metadata every call carries, if any. */
+  operator: string | undefined;
   close(): void;
 }
 
@@ -84,7 +90,14 @@ export function openConnection(address: string, options: ConnectOptions = {}): C
   }
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const transport = createGrpcTransport({ baseUrl, sessionManager, defaultTimeoutMs, interceptors });
-  return { transport, defaultTimeoutMs, close: () => sessionManager.abort() };
+  return {
+    transport,
+    address,
+    defaultTimeoutMs,
+    sendsCredentials: token !== undefined || nodeTls?.cert !== undefined,
+    operator: options.operator || undefined,
+    close: () => sessionManager.abort(),
+  };
 }
 
 function baseUrlOf(address: string, secure: boolean): string {

@@ -3,6 +3,18 @@ export { TasklifeClient, TRANSITION_METHODS } from "./client.js";
 export type { MethodName, UnaryMethodName, RequestOf, ResponseOf, TransitionMethod } from "./client.js";
 export { BATCH_ITEM_CASES, resultError, transitionItem } from "./batch.js";
 export { DEFAULT_TIMEOUT_MS } from "./connection.js";
+export {
+  BYTES_CONTENT_TYPE,
+  JSON_CONTENT_TYPE,
+  TEXT_CONTENT_TYPE,
+  bytesPayload,
+  jsonPayload,
+  payloadAsJson,
+  payloadAsText,
+  textPayload,
+  toPayload,
+} from "./payload.js";
+export type { PayloadFields } from "./payload.js";
 export type { ConnectOptions, TlsOptions } from "./connection.js";
 export { DEFAULT_CAS_ATTEMPTS } from "./compare-and-swap.js";
 export type { CompareAndSwapOptions } from "./compare-and-swap.js";

@@ -13,6 +13,8 @@ import { makeTestPki } from "./support/pki.js";
 import { SECURED_NAMESPACE, SECURED_PRINCIPAL, securedServer, skipUnlessSecured } from "./support/secured.js";
 import { TcpProxy } from "./support/tcp-proxy.js";
 import { uniqueTaskId } from "./support/live.js";
+import { history, until } from "./support/queue.js";
+import { startWorker } from "./support/worker.js";
 
 function connect(options: Parameters<typeof TasklifeClient.connect>[1] = {}): TasklifeClient {
   const client = TasklifeClient.connect(securedServer().address, { defaultTimeoutMs: 10_000, ...options });
@@ -109,6 +111,23 @@ describe("authenticated server", { skip: skipUnlessSecured }, () => {
     const pretender = withToken({ operator: "someone-else" });
     await assert.rejects(pretender.startTask({ taskId }), isOperatorMismatch);
     assert.equal((await client.getTask({ taskId })).task?.version, 2n);
+  });
+
+  test("a worker given a token sends no operator of its own: its moves record the principal", async () => {
+    const client = withToken();
+    const labels = { queue: uniqueTaskId("auth-worker") };
+    const taskId = uniqueTaskId("auth-worker");
+    await client.createTask({ taskId, labels });
+    await client.enqueueTask({ taskId });
+    const { worker, finish } = startWorker(client, () => "done", { labels });
+    try {
+      await until(() => worker.metrics().completed === 1, "the task is completed");
+    } finally {
+      await finish();
+    }
+    assert.equal(worker.operator, "");
+    const moves = (await history(client, taskId)).slice(2).map((event) => [event.worker, event.operator]);
+    assert.deepEqual(moves, [[worker.name, SECURED_PRINCIPAL], [worker.name, SECURED_PRINCIPAL]]);
   });
 
   test("over TLS the token needs no opt-in", async () => {

@@ -2,8 +2,8 @@
 // live server at TASKLIFE_ADDRESS (host:port, plaintext). Skipped when that variable is unset.
 import { test } from "node:test";
 import { TasklifeClient } from "../src/index.js";
-import { loadScenario, newRunId, substitute, type Step } from "./conformance/scenario.js";
-import { runCall, runCas, runHistory, runWatch, type Responses } from "./conformance/steps.js";
+import { checkKnownKeys, loadScenario, newRunId, substitute, type Step } from "./conformance/scenario.js";
+import { runCall, runCas, runHistory, runWatch, runWorker, type Responses } from "./conformance/steps.js";
 
 const address = process.env["TASKLIFE_ADDRESS"];
 const scenario = loadScenario();
@@ -23,6 +23,7 @@ test("conformance scenario", { skip: address ? false : "TASKLIFE_ADDRESS is not 
     // Substituted when the step runs: ${cursor:STEP} needs the earlier steps' responses.
     await t.test(`${raw.id} (${raw.op})`, async () => {
       const step: Step = substitute(raw, run, cursorOf);
+      checkKnownKeys(step);
       switch (step.op) {
         case "call":
           return runCall(client, step, responses);
@@ -32,6 +33,8 @@ test("conformance scenario", { skip: address ? false : "TASKLIFE_ADDRESS is not 
           return runHistory(client, step);
         case "watch":
           return runWatch(client, step);
+        case "worker":
+          return runWorker(client, step);
         default:
           throw new Error(`unknown op in step ${JSON.stringify(raw)}`);
       }

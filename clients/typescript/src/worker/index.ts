@@ -6,5 +6,16 @@ export type { WorkerLogger, WorkerOptions } from "./options.js";
 export type { WorkerHooks, WorkerMetrics } from "./metrics.js";
 export { TaskCancelledError } from "./task-run.js";
 export type { CancelReason } from "./task-run.js";
-export { MAX_REASON_BYTES, failureReason } from "./failure-reason.js";
+export { TaskError } from "./task-error.js";
+export type { TaskErrorOptions } from "./task-error.js";
+export {
+  FAILURE_LIMITS,
+  INVALID_RESULT,
+  MAX_REASON_BYTES,
+  NON_ERROR_THROWN,
+  childProcessExitCode,
+  failureReason,
+  sanitizeErrorType,
+  taskFailureOf,
+} from "./failure.js";
 export type { BackoffOptions } from "./retry.js";

@@ -24,8 +24,18 @@ export interface WorkerOptions {
   heartbeatIntervalMs?: number;
   /** How long one ClaimTasks call waits for work when none is ready (default 10 000 ms, at most 60 000). */
   claimWaitMs?: number;
-  /** The worker name recorded on each StartTask (default `<hostname>-<pid>-<6 random hex>`). */
+  /**
+   * The worker name recorded on each StartTask, CompleteTask and FailTask (default
+   * `<hostname>-<pid>-<6 random hex>`).
+   */
   name?: string;
+  /**
+   * The operator of the worker's moves (ClaimTasks, CompleteTask, FailTask). Default: the
+   * worker's name, except when the client sends credentials (a bearer token, a TLS client
+   * certificate) or has an `operator` of its own: then none is sent, and the server records the
+   * authenticated principal, or the client's operator. `""` sends none.
+   */
+  operator?: string;
   /** On stop, how long in-flight handlers may still run before being cancelled and failed (default 30 000 ms). */
   gracePeriodMs?: number;
   /** Outcomes sent per BatchTransitionTasks call, at most (default 100, up to 1000). */
@@ -93,6 +103,24 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   checkRange("gracePeriodMs", resolved.gracePeriodMs, 0, Infinity);
   if (!resolved.name) throw new RangeError("the worker name must not be empty");
   return resolved;
+}
+
+/**
+ * The operator the worker names on its moves: the one given; else none where the server has a
+ * better one (the principal of the client's credentials, the client's own operator); else the
+ * worker's name.
+ */
+export function resolveOperator(
+  given: string | undefined,
+  workerName: string,
+  client: { sendsCredentials: boolean; operator: string | undefined },
+): string {
+  const operator = given ?? (client.sendsCredentials || client.operator !== undefined ? "" : workerName);
+  if (operator.startsWith("system:")) {
+    // The server keeps `system:` for its own policies and would refuse every move.
+    throw new RangeError(`the worker's operator must not start with "system:", got ${JSON.stringify(operator)}: set the operator option`);
+  }
+  return operator;
 }
 
 /** `<hostname>-<pid>-<6 random hex>`: unique per process, and says where it runs. */

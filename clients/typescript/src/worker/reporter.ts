@@ -2,6 +2,7 @@
 import type { BatchTransitionTasksItem, BatchTransitionTasksResult } from "../gen/tasklife/v1/task_service_pb.js";
 import { Backoff, isTransient, type BackoffOptions } from "./retry.js";
 import type { WorkerLogger } from "./options.js";
+import type { Reachability } from "./reachability.js";
 import type { TaskRun } from "./task-run.js";
 
 /** One outcome to send: the item carries the stable request_id, so a resend records nothing twice. */
@@ -28,6 +29,8 @@ export interface ReporterOptions {
   /** Called once per outcome, with the server's answer or the error that ended its call. */
   settle: (report: PendingReport, answer: ReportAnswer) => void;
   logger: WorkerLogger;
+  /** Told of every call's fate: it says when the server cannot be reached, once per outage. */
+  reachability: Reachability;
 }
 
 export class Reporter {
@@ -76,11 +79,12 @@ export class Reporter {
   }
 
   async #sendWithRetries(batch: PendingReport[]): Promise<void> {
-    const { send, settle, logger } = this.#options;
+    const { send, settle, logger, reachability } = this.#options;
     const backoff = new Backoff(this.#options.backoff);
     for (;;) {
       try {
         const results = await send(batch.map((report) => report.item), this.#giveUp.signal);
+        reachability.answered();
         batch.forEach((report, index) => {
           const result = results[index];
           settle(report, result ? { result } : { callError: new Error("BatchTransitionTasks returned no result for this item") });
@@ -88,7 +92,9 @@ export class Reporter {
         return;
       } catch (error) {
         if (isTransient(error) && !this.#giveUp.signal.aborted) {
-          logger.warn(`reporting ${batch.length} outcome(s) failed, retrying with the same request ids: ${String(error)}`);
+          if (!reachability.failed("BatchTransitionTasks", error)) {
+            logger.warn(`reporting ${batch.length} outcome(s) failed, retrying with the same request ids: ${String(error)}`);
+          }
           await backoff.sleep(this.#giveUp.signal);
           if (!this.#giveUp.signal.aborted) continue;
         }

@@ -4,24 +4,44 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import { Code } from "@connectrpc/connect";
 import { resultError, transitionItem } from "../batch.js";
 import type { TasklifeClient } from "../client.js";
 import { TaskNotFoundError, TasklifeError } from "../errors.js";
-import type { Task } from "../gen/tasklife/v1/task_pb.js";
-import { failureReason } from "./failure-reason.js";
+import type { Task, TaskFailure, TaskPayload } from "../gen/tasklife/v1/task_pb.js";
+import { toPayload } from "../payload.js";
+import { INVALID_RESULT, boundedFailure, reasonOf, taskFailureOf } from "./failure.js";
 import { zeroCounters, type CounterName, type WorkerHooks, type WorkerMetrics } from "./metrics.js";
-import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerLogger, type WorkerOptions } from "./options.js";
+import {
+  resolveOperator,
+  resolveWorkerOptions,
+  type ResolvedWorkerOptions,
+  type WorkerLogger,
+  type WorkerOptions,
+} from "./options.js";
+import { Reachability } from "./reachability.js";
 import { Reporter, type PendingReport, type ReportAnswer } from "./reporter.js";
 import { Backoff, isTransient } from "./retry.js";
 import { TaskRun, type CancelReason } from "./task-run.js";
 
 /**
- * Runs one claimed task. Resolving completes the task; throwing (or rejecting) fails it with the
- * error's type and message as reason. `signal` aborts when the worker loses the task (lease lost,
- * killed or paused by an operator, deleted: the outcome is then dropped) or when it outlives the
- * grace period of a stop; `signal.reason` is a TaskCancelledError saying which.
+ * Runs one claimed task, which carries its `input`. Resolving completes the task, with what it
+ * resolves to as the result: nothing for `undefined` (or `null`); a TaskPayload or
+ * `{ data, contentType }` as it is; a Uint8Array as `application/octet-stream`; a string as
+ * `text/plain; charset=utf-8`; anything else as JSON (`application/json`). Throwing (or
+ * rejecting) fails the task: a TaskError with its error type, exit code, non-retryable flag and
+ * details; another Error typed by its `name`, with its message and stack.
+ *
+ * `signal` aborts when the worker loses the task (lease lost, killed or paused by an operator,
+ * deleted: the outcome is then dropped) or when it outlives the grace period of a stop;
+ * `signal.reason` is a TaskCancelledError saying which.
  */
-export type WorkerHandler = (task: Task, signal: AbortSignal) => Promise<void> | void;
+export type WorkerHandler = (task: Task, signal: AbortSignal) => unknown;
+
+/** What a handler's run came to, as the worker reports it. */
+type Outcome =
+  | { kind: "complete"; result: TaskPayload | undefined }
+  | { kind: "fail"; reason: string; failure: TaskFailure | undefined };
 
 /** How long a stopping worker keeps trying to send the last outcomes, after the grace period. */
 const FINAL_FLUSH_MS = 10_000;
@@ -39,10 +59,13 @@ interface Claim {
 export class Worker {
   /** The name recorded on every StartTask, and the prefix of every report's request id. */
   readonly name: string;
+  /** The operator named by every move the worker makes; `""`: none (see WorkerOptions.operator). */
+  readonly operator: string;
   readonly #client: TasklifeClient;
   readonly #handler: WorkerHandler;
   readonly #options: ResolvedWorkerOptions;
   readonly #logger: WorkerLogger;
+  readonly #reachability: Reachability;
   /** Tasks claimed and not yet reported or dropped; those running or queued hold a concurrency slot. */
   readonly #runs = new Map<string, TaskRun>();
   readonly #counters = zeroCounters();
@@ -62,6 +85,8 @@ export class Worker {
     this.#options = resolveWorkerOptions(options);
     this.#logger = this.#options.logger;
     this.name = this.#options.name;
+    this.operator = resolveOperator(options.operator, this.name, client);
+    this.#reachability = new Reachability(client.address, this.#logger);
     this.#finished = new Promise((resolve) => (this.#markFinished = resolve));
     this.#reporter = new Reporter({
       send: async (items, signal) => {
@@ -73,6 +98,7 @@ export class Worker {
       sending: (batch) => this.#sending(batch),
       settle: (report, answer) => this.#settle(report, answer),
       logger: this.#logger,
+      reachability: this.#reachability,
     });
   }
 
@@ -145,6 +171,7 @@ export class Worker {
       retry = undefined;
       try {
         await this.#claim(claim, this.#options.claimWaitMs, this.#stopping.signal);
+        this.#reachability.answered();
         backoff.reset();
       } catch (error) {
         if (this.stopping) {
@@ -153,7 +180,9 @@ export class Worker {
         }
         this.#count("claimFailures");
         retry = isTransient(error) ? claim : undefined;
-        this.#logger.warn(`ClaimTasks failed${retry ? ", retrying with the same request id" : ""}: ${String(error)}`);
+        if (!this.#reachability.failed("ClaimTasks", error)) {
+          this.#logger.warn(`ClaimTasks failed${retry ? ", retrying with the same request id" : ""}: ${String(error)}`);
+        }
         await backoff.sleep(this.#stopping.signal);
       }
     }
@@ -166,6 +195,7 @@ export class Worker {
     const response = await this.#client.claimTasks(
       {
         worker: name,
+        operator: this.operator,
         leaseDuration: durationFromMs(leaseMs),
         maxTasks: claim.maxTasks,
         namespace,
@@ -207,24 +237,42 @@ export class Worker {
   }
 
   async #execute(run: TaskRun): Promise<void> {
-    let failure: string | undefined;
-    try {
-      await this.#handler(run.task, run.controller.signal);
-    } catch (error) {
-      failure = failureReason(error);
-    }
+    const outcome = await this.#outcomeOf(run);
     // Cancelled meanwhile: dropped with the lease, or already failed by the stop.
     if (run.phase !== "running") return;
-    if (failure === undefined) this.#report(run, "complete", "");
-    else this.#report(run, "fail", failure);
+    if (outcome.kind === "fail") {
+      this.#logger.warn(`task ${run.taskId} attempt ${run.task.attempt} failed: ${oneLine(outcome.reason)}`);
+    }
+    this.#report(run, outcome);
   }
 
-  #report(run: TaskRun, kind: "complete" | "fail", reason: string): void {
+  async #outcomeOf(run: TaskRun): Promise<Outcome> {
+    try {
+      const returned = await this.#handler(run.task, run.controller.signal);
+      // Inside the try: a value that cannot be a payload (a bigint) fails the task like a throw.
+      return { kind: "complete", result: toPayload(returned) };
+    } catch (error) {
+      const failure = taskFailureOf(error, (why) =>
+        this.#logger.warn(`task ${run.taskId} attempt ${run.task.attempt}: the failure's details are left out: ${why}`),
+      );
+      return { kind: "fail", reason: reasonOf(failure), failure };
+    }
+  }
+
+  #report(run: TaskRun, outcome: Outcome): void {
     run.phase = "queued";
     this.#changes.notify();
-    const request = { taskId: run.taskId, worker: this.name, requestId: run.requestId(this.name, kind) };
-    const item = kind === "complete" ? transitionItem("completeTask", request) : transitionItem("failTask", { ...request, reason });
-    this.#reporter.enqueue({ run, kind, reason, item });
+    const request = {
+      taskId: run.taskId,
+      worker: this.name,
+      operator: this.operator,
+      requestId: run.requestId(this.name, outcome.kind),
+    };
+    const item =
+      outcome.kind === "complete"
+        ? transitionItem("completeTask", { ...request, result: outcome.result })
+        : transitionItem("failTask", { ...request, reason: outcome.reason, failure: outcome.failure });
+    this.#reporter.enqueue({ run, kind: outcome.kind, reason: outcome.kind === "fail" ? outcome.reason : "", item });
   }
 
   /**
@@ -246,6 +294,10 @@ export class Worker {
       this.#count(kind === "complete" ? "completed" : "failed");
       if (kind === "complete") this.#hook("onCompleted", task);
       else this.#hook("onFailed", task, reason);
+    } else if (kind === "complete" && error instanceof TasklifeError && error.code === Code.InvalidArgument) {
+      // The task keeps its lease (and its slot) until the FailTask is answered.
+      this.#failRefusedResult(run, error);
+      return;
     } else if (error instanceof TasklifeError && TAKEN_AWAY_REASONS.has(error.reason)) {
       this.#drop(run, `${kind === "complete" ? "CompleteTask" : "FailTask"} refused, ${describeLoss(error)}: result dropped`);
     } else {
@@ -254,6 +306,20 @@ export class Worker {
       this.#logger.error(`task ${run.taskId}: reporting ${kind} failed: ${String(error)}`);
     }
     this.#release(run);
+  }
+
+  /**
+   * The server refused the result the handler returned (too large, a bad content type): rather
+   * than leave the task running until its lease expires, fail it, and not for a retry, which
+   * would return the same result.
+   */
+  #failRefusedResult(run: TaskRun, refusal: TasklifeError): void {
+    const failure = boundedFailure({ errorType: INVALID_RESULT, message: refusal.serverMessage, nonRetryable: true });
+    this.#logger.error(
+      `task ${run.taskId} attempt ${run.task.attempt}: the server refused its result (${oneLine(refusal.serverMessage)}): ` +
+        `failing it as ${INVALID_RESULT}, not to be retried`,
+    );
+    this.#report(run, { kind: "fail", reason: reasonOf(failure), failure });
   }
 
   async #beat(run: TaskRun): Promise<void> {
@@ -267,6 +333,7 @@ export class Worker {
         { timeoutMs: Math.max(heartbeatIntervalMs, MIN_HEARTBEAT_TIMEOUT_MS) },
       );
       run.leaseExpiresAt = sentAt + leaseMs;
+      this.#reachability.answered();
     } catch (error) {
       if (!run.done) this.#heartbeatFailed(run, error);
     } finally {
@@ -281,9 +348,10 @@ export class Worker {
     }
     this.#count("heartbeatFailures");
     this.#hook("onHeartbeatFailure", run.task, error);
+    const unreachable = this.#reachability.failed("Heartbeat", error);
     if (performance.now() >= run.leaseExpiresAt) {
       this.#lose(run, "LEASE_LOST", `lease expired (heartbeats failing: ${String(error)})`);
-    } else {
+    } else if (!unreachable) {
       this.#logger.warn(`task ${run.taskId}: heartbeat failed, retrying at the next beat: ${String(error)}`);
     }
   }
@@ -331,7 +399,7 @@ export class Worker {
       this.#logger.warn(`${late.length} handler(s) still running after the grace period: cancelled, their tasks failed`);
       for (const run of late) {
         run.cancel("WORKER_STOPPING", reason);
-        this.#report(run, "fail", reason);
+        this.#report(run, { kind: "fail", reason, failure: undefined });
       }
     }
     await this.#reporter.flush(FINAL_FLUSH_MS);
@@ -348,6 +416,11 @@ export class Worker {
       this.#logger.error(`hook ${hook} threw: ${String(error)}`);
     }
   }
+}
+
+/** A log line's worth of `text`: a message's line breaks written as `\n`. */
+function oneLine(text: string): string {
+  return text.replace(/\r?\n/g, "\\n");
 }
 
 /** `lease lost (state KILLED, holder '')`, from the ErrorInfo metadata of the refusal. */

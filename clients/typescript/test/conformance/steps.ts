@@ -1,21 +1,30 @@
 // One function per scenario op, each going through the TasklifeClient wrapper only.
 import assert from "node:assert/strict";
-import { fromJson, toJson, type DescMethod, type JsonObject, type Message } from "@bufbuild/protobuf";
+import { setTimeout as sleep } from "node:timers/promises";
+import { equals, fromJson, toJson, type DescMethod, type JsonObject, type Message } from "@bufbuild/protobuf";
 import {
   InvalidTransitionError,
+  TaskError,
   TaskNotFoundError,
+  TaskPayloadSchema,
   TaskService,
   TaskStateSchema,
   TasklifeClient,
   TasklifeError,
   VersionMismatchError,
   WatchTaskEventsRequestSchema,
+  Worker,
   type RequestOf,
+  type Task,
+  type TaskEvent,
+  type TaskState,
   type TransitionMethod,
   type UnaryMethodName,
+  type WorkerHandler,
 } from "../../src/index.js";
+import { recordingLogger } from "../support/queue.js";
 import { assertContains } from "./match.js";
-import type { CallStep, CasStep, ExpectedError, HistoryStep, WatchStep } from "./scenario.js";
+import type { CallStep, CasStep, ExpectedError, HandlerEntry, HistoryStep, WatchStep, WorkerStep } from "./scenario.js";
 
 /** The scenario's watch deadline: the expected events must arrive within this time. */
 const WATCH_DEADLINE_MS = 10_000;
@@ -56,14 +65,90 @@ export async function runCas(client: TasklifeClient, step: CasStep, responses: R
 }
 
 export async function runHistory(client: TasklifeClient, step: HistoryStep): Promise<void> {
-  const versions: number[] = [];
-  const toStates: string[] = [];
-  for await (const event of client.taskEvents(step.task_id, { pageSize: 2 })) {
-    versions.push(Number(event.version));
-    toStates.push(TaskStateSchema.value[event.toState]?.name ?? String(event.toState));
+  const events: TaskEvent[] = [];
+  for await (const event of client.taskEvents(step.task_id, { pageSize: 2 })) events.push(event);
+  assert.deepEqual(events.map((event) => Number(event.version)), step.expect_versions, "versions");
+  assert.deepEqual(events.map((event) => stateName(event.toState)), step.expect_to_states, "to_states");
+  const lists: [string, unknown[] | undefined, (event: TaskEvent) => unknown][] = [
+    ["workers", step.expect_workers, (event) => event.worker],
+    ["operators", step.expect_operators, (event) => event.operator],
+    ["attempts", step.expect_attempts, (event) => event.attempt],
+  ];
+  for (const [name, expected, field] of lists) {
+    if (expected !== undefined) assert.deepEqual(events.map(field), expected, name);
   }
-  assert.deepEqual(versions, step.expect_versions);
-  assert.deepEqual(toStates, step.expect_to_states);
+}
+
+/** The worker step's deadline: every task of `until` must reach its state within this time. */
+const WORKER_DEADLINE_MS = 20_000;
+const WORKER_POLL_MS = 50;
+
+/**
+ * Runs the Worker named `step.worker` on the tasks labelled `step.labels` (no operator
+ * configured, a 1 s claim wait, the default lease) with a handler that follows `step.handle`,
+ * until every task of `step.until` is in its state; then stops it gracefully and checks that
+ * each task's handler was called once per entry.
+ */
+export async function runWorker(client: TasklifeClient, step: WorkerStep): Promise<void> {
+  const calls = new Map<string, number>();
+  const problems: string[] = [];
+  const handler: WorkerHandler = (task) => {
+    const entries = step.handle[task.taskId] ?? [];
+    const call = (calls.get(task.taskId) ?? 0) + 1;
+    calls.set(task.taskId, call);
+    const problem = handlerEntryProblem(task, entries[call - 1], call);
+    if (problem !== undefined) {
+      problems.push(problem);
+      throw new Error(problem);
+    }
+    const entry = entries[call - 1]!;
+    if (entry.fail) {
+      const { errorType, message, exitCode, nonRetryable } = entry.fail;
+      throw new TaskError(message, { errorType, exitCode, nonRetryable });
+    }
+    return fromJson(TaskPayloadSchema, entry.complete!.result);
+  };
+  const logger = recordingLogger();
+  const worker = new Worker(client, handler, { name: step.worker, labels: step.labels, claimWaitMs: 1_000, logger });
+  const running = worker.run();
+  try {
+    await untilStates(client, step.until, WORKER_DEADLINE_MS);
+  } finally {
+    await worker.stop();
+    await running;
+  }
+  assert.deepEqual(problems, [], logger.lines.join("\n"));
+  const expectedCalls = Object.fromEntries(Object.entries(step.handle).map(([taskId, entries]) => [taskId, entries.length]));
+  assert.deepEqual(Object.fromEntries(calls), expectedCalls, "handler calls per task");
+}
+
+/** Why the `call`-th call for `task` breaks the step (no entry left, another input), if it does. */
+function handlerEntryProblem(task: Task, entry: HandlerEntry | undefined, call: number): string | undefined {
+  if (entry === undefined) return `${task.taskId}: handler call ${call} has no entry left`;
+  if (entry.expect_input === undefined) return undefined;
+  const expected = fromJson(TaskPayloadSchema, entry.expect_input);
+  if (task.input !== undefined && equals(TaskPayloadSchema, task.input, expected)) return undefined;
+  const got = task.input === undefined ? "no input" : JSON.stringify(toJson(TaskPayloadSchema, task.input));
+  return `${task.taskId}: handler call ${call} got ${got}, expected ${JSON.stringify(entry.expect_input)}`;
+}
+
+/** Polls GetTask until each task is in its state (a TaskState name); fails after `timeoutMs`. */
+async function untilStates(client: TasklifeClient, states: Record<string, string>, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let current: Record<string, string> = {};
+  while (performance.now() < deadline) {
+    const entries = await Promise.all(
+      Object.keys(states).map(async (taskId) => [taskId, stateName((await client.getTask({ taskId })).task?.state)] as const),
+    );
+    current = Object.fromEntries(entries);
+    if (entries.every(([taskId, state]) => state === states[taskId])) return;
+    await sleep(WORKER_POLL_MS);
+  }
+  assert.deepEqual(current, states, `the tasks did not reach their states within ${timeoutMs} ms`);
+}
+
+function stateName(state: TaskState | undefined): string {
+  return state === undefined ? "(no task)" : (TaskStateSchema.value[state]?.name ?? String(state));
 }
 
 export async function runWatch(client: TasklifeClient, step: WatchStep): Promise<void> {

@@ -2,18 +2,35 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { TaskAction, resultError, transitionItem, type TaskEvent, type TasklifeClient } from "../../src/index.js";
+import {
+  TaskAction,
+  resultError,
+  transitionItem,
+  type RequestOf,
+  type TaskEvent,
+  type TasklifeClient,
+} from "../../src/index.js";
+
+type CreateTaskRequestInit = Exclude<RequestOf<"createTask">, { $typeName: string }>;
 
 /** A namespace no other test (or run) uses, so that a worker claims only this test's tasks. */
 export function uniqueNamespace(prefix: string): string {
   return `ts-${prefix}-${randomBytes(4).toString("hex")}`;
 }
 
-/** Creates `count` tasks (no retries) in `namespace` and enqueues them; returns their ids. */
-export async function readyTasks(client: TasklifeClient, namespace: string, count: number): Promise<string[]> {
+/**
+ * Creates `count` tasks in `namespace` (no retries, unless `spec` says otherwise; `spec` may add
+ * any other CreateTask field, such as an input) and enqueues them; returns their ids.
+ */
+export async function readyTasks(
+  client: TasklifeClient,
+  namespace: string,
+  count: number,
+  spec: Omit<CreateTaskRequestInit, "taskId" | "namespace"> = {},
+): Promise<string[]> {
   const ids = Array.from({ length: count }, (_, index) => `${namespace}-${index}`);
   const created = await client.batchCreateTasks({
-    requests: ids.map((taskId) => ({ taskId, namespace, retryPolicy: { maxAttempts: 1 } })),
+    requests: ids.map((taskId) => ({ retryPolicy: { maxAttempts: 1 }, ...spec, taskId, namespace })),
   });
   assert.deepEqual(created.results.map((result) => resultError(result)?.message), ids.map(() => undefined));
   const enqueued = await client.batchTransitionTasks({ items: ids.map((taskId) => transitionItem("enqueueTask", { taskId })) });

@@ -12,19 +12,26 @@ export class TcpProxy {
     this.#server = server;
   }
 
-  /** With `tlsOptions`, the proxy is a TLS server (offering h2, as gRPC requires) in front of `target`. */
-  static async start(target: string, tlsOptions?: tls.TlsOptions): Promise<TcpProxy> {
+  /**
+   * With `tlsOptions`, the proxy is a TLS server (offering h2, as gRPC requires) in front of
+   * `target`. It listens on `port` of 127.0.0.1 (default: a free one), so that a test can start
+   * it again where a stopped one was.
+   */
+  static async start(target: string, tlsOptions?: tls.TlsOptions, port = 0): Promise<TcpProxy> {
     const separator = target.lastIndexOf(":");
     const host = target.slice(0, separator).replace(/^\[|\]$/g, "");
-    const port = Number(target.slice(separator + 1));
+    const targetPort = Number(target.slice(separator + 1));
     const server = tlsOptions ? tls.createServer({ ALPNProtocols: ["h2"], ...tlsOptions }) : net.createServer();
     const proxy = new TcpProxy(server);
     server.on(tlsOptions ? "secureConnection" : "connection", (client: net.Socket) =>
-      proxy.#relay(client, net.connect(port, host)),
+      proxy.#relay(client, net.connect(targetPort, host)),
     );
     // A refused handshake is what some tests are about; it must not crash the process.
     server.on("tlsClientError", () => undefined);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", resolve);
+    });
     return proxy;
   }
 
