@@ -84,7 +84,9 @@ class ServerProcess:
     HTTP listener (`http_url`, like "http://127.0.0.1:PORT/"), unless `--http-listen` is given.
     """
 
-    def __init__(self, database_url: str, *extra_args: str, env: dict[str, str] | None = None):
+    def __init__(self, database_url: str | None, *extra_args: str, env: dict[str, str] | None = None):
+        """`database_url` None: the server's own embedded PostgreSQL (in --data-dir, or the
+        TASKLIFE_DATA_DIR of `env`)."""
         # A file, not a pipe: a chatty server must never block on a full pipe.
         self._log = tempfile.TemporaryFile("w+")
         metrics_listen = _option(extra_args, "--metrics-listen")
@@ -93,7 +95,8 @@ class ServerProcess:
         defaults += ["--http-listen", "127.0.0.1:0"] if http_listen is None else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tasklife_server", "--listen", "127.0.0.1:0",
-             "--database-url", database_url, "--log-level", "WARNING", *defaults, *extra_args],
+             *(["--database-url", database_url] if database_url is not None else []),
+             "--log-level", "WARNING", *defaults, *extra_args],
             stdout=subprocess.PIPE,
             stderr=self._log,
             text=True,

@@ -8,6 +8,7 @@ tasks it creates (unique ids) and compares against the `task_events` rows direct
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -130,10 +131,11 @@ def test_a_failed_export_leaves_no_file(empty_database_url: str, tmp_path: Path)
     assert (missing.code, missing.err) == (5, f"tasklife: cannot write {tmp_path / 'no' / 'such.jsonl'}: No such file or directory\n")
 
 
-def test_export_without_a_database_or_reachable_one_fails_clearly(database_url: str) -> None:
-    none = tasklife("history", "export", "--before", "2026-01-01")
+def test_export_without_a_database_or_reachable_one_fails_clearly(database_url: str, tmp_path: Path) -> None:
+    none = tasklife("history", "export", "--before", "2026-01-01", "--data-dir", str(tmp_path))
     assert (none.code, none.out, none.err) == (
-        2, "", "tasklife: history export needs a database: give --database-url URL or set DATABASE_URL\n"
+        2, "", "tasklife: history export needs a database: give --database-url URL, set DATABASE_URL, or run it in "
+               f"the folder of `make run` (no local database in {tmp_path})\n"
     )
     from_env = tasklife("history", "export", "--before", "2000-01-01", DATABASE_URL=database_url)
     assert (from_env.code, from_env.err) == (0, "tasklife: exported 0 events recorded before 2000-01-01T00:00:00Z\n")
@@ -159,7 +161,7 @@ def test_history_of_a_task_still_works_beside_export(cli, client: TasklifeClient
     assert (named_export.code, named_export.err) == (3, "tasklife: no task has id 'export' [TASK_NOT_FOUND]\n")
     helped = cli("history", "--help")
     assert helped.code == 0
-    assert "  tasklife history export  write every event recorded before a date as JSON Lines" in helped.out
+    assert "  tasklife history export  write every task's events recorded before a date as JSON Lines" in helped.out
 
 
 # Point-in-time reads.
@@ -180,7 +182,10 @@ def test_get_as_of_shows_the_task_as_it_stood_then(cli, client: TasklifeClient, 
     now = cli("get", task_id, "--json").json()["task"]
     assert (now["state"], now["version"]) == ("TASK_STATE_RUNNING", "3")
     before_creation = cli("get", task_id, "--as-of", "2000-01-01")
-    assert (before_creation.code, before_creation.err) == (3, f"tasklife: no task has id '{task_id}' [TASK_NOT_FOUND]\n")
+    created_at = client.get_task(task_id).task.create_time.ToDatetime(tzinfo=timezone.utc)
+    assert (before_creation.code, before_creation.err) == (
+        3, f"tasklife: task '{task_id}' did not exist yet at 2000-01-01T00:00:00Z: it was created at "
+           f"{rfc3339(created_at)}; give a later --as-of [TASK_NOT_FOUND]\n")
 
 
 def test_list_as_of_filters_on_the_state_each_task_was_in_then(cli, client: TasklifeClient, db: psycopg.Connection) -> None:  # noqa: F811
@@ -271,3 +276,16 @@ def test_an_as_of_older_than_the_retained_history_exits_1_saying_so(postgres_adm
             ), args
     finally:
         assert server.stop() == 0
+
+
+def test_export_without_a_url_reads_the_local_database_of_make_run(tmp_path: Path) -> None:
+    """The folder make run keeps its embedded PostgreSQL in (--data-dir; .tasklife by default)."""
+    server = ServerProcess(None, env={**os.environ, "TASKLIFE_DATA_DIR": str(tmp_path / ".tasklife")})
+    try:
+        with TasklifeClient.connect(server.address, operator="arrange") as client:
+            task_id = client.create_task(task_id=unique()).task.task_id
+        run = tasklife("history", "export", "--before", "2100-01-01", "--data-dir", str(tmp_path / ".tasklife"))
+    finally:
+        assert server.stop() == 0, server.stderr
+    assert run.code == 0, run.err
+    assert [(e["task_id"], e["action"]) for e in map(json.loads, run.out.splitlines())] == [(task_id, "TASK_ACTION_CREATE")]
