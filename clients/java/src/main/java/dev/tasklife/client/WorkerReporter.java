@@ -70,7 +70,6 @@ final class WorkerReporter {
   // Only the job is queued, its item built on the reporter's thread: the less a handler's
   // thread does between its handler's return and the offer, the likelier the outcomes of
   // handlers that return together are all queued when the reporter looks.
-  /** Completes the job's task with this result, or none when null. */
   void complete(WorkerJob job, TaskPayload result) {
     queue.offer(new Report(job, result, null, null));
   }
