@@ -51,6 +51,12 @@ REQUIRED_JAVA_TESTS = (
     "worker under faults",
     "worker slots",
     "handler hand-offs",
+    "handler failures",
+    "worker attempts",
+    "worker operator",
+    "worker reachability",
+    "attempts RPCs",
+    "README example",
 )
 REFERENCE_WORKER = JAVA_DIR / "reference-worker.sh"
 

@@ -24,8 +24,12 @@ import dev.tasklife.v1.HeartbeatRequest;
 import dev.tasklife.v1.HeartbeatResponse;
 import dev.tasklife.v1.KillTaskRequest;
 import dev.tasklife.v1.KillTaskResponse;
+import dev.tasklife.v1.ListTaskAttemptsRequest;
+import dev.tasklife.v1.ListTaskAttemptsResponse;
 import dev.tasklife.v1.ListTaskEventsRequest;
 import dev.tasklife.v1.ListTaskEventsResponse;
+import dev.tasklife.v1.ListTaskFailuresRequest;
+import dev.tasklife.v1.ListTaskFailuresResponse;
 import dev.tasklife.v1.ListTasksRequest;
 import dev.tasklife.v1.ListTasksResponse;
 import dev.tasklife.v1.PauseTaskRequest;
@@ -45,6 +49,7 @@ import io.grpc.ChannelCredentials;
 import io.grpc.ClientInterceptor;
 import io.grpc.ClientInterceptors;
 import io.grpc.CompositeChannelCredentials;
+import io.grpc.ConnectivityState;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -62,6 +67,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -190,6 +196,16 @@ public final class TasklifeClient implements AutoCloseable {
     return unary(() -> stub.listTaskEvents(request));
   }
 
+  /** A task's attempts, the first first: each start with the move that ended it (derived from the history). */
+  public ListTaskAttemptsResponse listTaskAttempts(ListTaskAttemptsRequest request) {
+    return unary(() -> stub.listTaskAttempts(request));
+  }
+
+  /** FAIL events across tasks, newest first, with every match counted by error type. */
+  public ListTaskFailuresResponse listTaskFailures(ListTaskFailuresRequest request) {
+    return unary(() -> stub.listTaskFailures(request));
+  }
+
   public GetStateMachineResponse getStateMachine(GetStateMachineRequest request) {
     return unary(() -> stub.getStateMachine(request));
   }
@@ -306,6 +322,15 @@ public final class TasklifeClient implements AutoCloseable {
    */
   public TaskServiceBlockingStub stub() {
     return stub;
+  }
+
+  /** The channel's connectivity, without making it connect; empty if the channel cannot tell. */
+  Optional<ConnectivityState> channelState() {
+    try {
+      return Optional.of(channel.getState(false));
+    } catch (UnsupportedOperationException cannotTell) {
+      return Optional.empty();
+    }
   }
 
   /** Closes the channel, waiting up to five seconds for calls in flight. */

@@ -5,6 +5,8 @@ import dev.tasklife.v1.ClaimTasksResponse;
 import dev.tasklife.v1.HeartbeatRequest;
 import dev.tasklife.v1.StartTaskResponse;
 import dev.tasklife.v1.Task;
+import dev.tasklife.v1.TaskFailure;
+import dev.tasklife.v1.TaskPayload;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -24,14 +26,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Claims ready tasks with ClaimTasks and runs a {@link TaskHandler} on each, at most {@link
- * WorkerOptions#concurrency()} at a time, on its own thread pool. While a handler runs, its
- * task's lease is renewed by heartbeats; when the task is taken away (lease lost, an operator
- * killed or paused it, it is gone) the handler is cancelled (interrupted, and its {@link
- * Cancellation} set) and its result dropped. A handler that returns completes the task; one
- * that throws fails it with the throwable's text as reason. Outcomes are reported in batches
+ * Claims ready tasks with ClaimTasks and runs a {@link TaskHandler} (or a {@link ResultHandler})
+ * on each, with its input, at most {@link WorkerOptions#concurrency()} at a time, on its own
+ * thread pool. While a handler runs, its task's lease is renewed by heartbeats; when the task
+ * is taken away (lease lost, an operator killed or paused it, it is gone) the handler is
+ * cancelled (interrupted, and its {@link Cancellation} set) and its result dropped. A handler
+ * that returns completes the task, with the result a {@link ResultHandler} returns; one that
+ * throws fails it with a typed failure ({@link TaskFailureException}, or the throwable's class
+ * as the error type) and {@code <type>: <message>} as reason. Outcomes are reported in batches
  * (BatchTransitionTasks), each under a stable request_id; the next claim overlaps their call
  * ({@link WorkerSlots}).
+ *
+ * <p>Every move names the worker (ClaimTasks' and the reports' {@code worker}) and, as its
+ * operator, the worker's name too, unless an operator is configured ({@link
+ * WorkerOptions#withOperator}, or the client's {@link ConnectOptions#withOperator} header) or the
+ * client has credentials (a bearer token or a client certificate): a server that authenticates
+ * callers records the principal, and refuses any other operator.
  *
  * <pre>{@code
  * try (Worker worker = Worker.start(client, WorkerOptions.defaults().withNamespace("etl"),
@@ -49,13 +59,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Worker implements AutoCloseable {
   /** How long a stop waits, after the grace period, for the last outcomes to be recorded. */
   static final Duration REPORT_FLUSH_TIMEOUT = Duration.ofSeconds(10);
+  /** How often the channel's state is looked at for an outage that no call has shown yet. */
+  private static final Duration CONNECTION_CHECK_INTERVAL = Duration.ofMillis(250);
 
   private enum State { RUNNING, STOPPING, STOPPED }
 
   private final TasklifeClient client;
   private final WorkerOptions options;
-  private final TaskHandler handler;
+  private final ResultHandler handler;
+  private final String operator;
   private final System.Logger log;
+  private final ServerReachability reachability;
   private final WorkerListener listener;
   private final WorkerCounters counters = new WorkerCounters();
   private final Backoff backoff;
@@ -73,28 +87,59 @@ public final class Worker implements AutoCloseable {
   private final Thread claimLoop;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
-  private Worker(TasklifeClient client, WorkerOptions options, TaskHandler handler) {
+  private Worker(TasklifeClient client, WorkerOptions options, ResultHandler handler) {
     this.client = client;
     this.options = options;
     this.handler = handler;
+    this.operator = movesOperator(options, client.options());
     this.log = options.logger();
+    this.reachability = new ServerReachability(options.workerName(), client.options().address(), log);
     this.listener = new GuardedListener(options.listener(), log);
     this.backoff = new Backoff(options.initialBackoff(), options.maxBackoff());
     this.slots = new WorkerSlots(options.concurrency());
     this.handlers = Executors.newFixedThreadPool(options.concurrency(), threads("handler"));
     this.heartbeats = Executors.newScheduledThreadPool(Math.min(options.concurrency(), 4), threads("heartbeat"));
-    this.reporter = new WorkerReporter(client, options, listener, counters, handOffs,
+    this.reporter = new WorkerReporter(client, options, operator, reachability, listener, counters, handOffs,
         batch -> slots.sending(batch.size()), this::reported);
     this.claimLoop = threads("claim").newThread(this::claimWhileRunning);
   }
 
-  /** Starts a worker on its own threads; it runs until {@link #stop()} or {@link #close()}. */
+  /**
+   * Starts a worker on its own threads; it runs until {@link #stop()} or {@link #close()}. Its
+   * handler returns nothing: a task it returns from completes without a result.
+   */
   public static Worker start(TasklifeClient client, WorkerOptions options, TaskHandler handler) {
+    return startWithResults(client, options, (task, cancellation) -> {
+      handler.handle(task, cancellation);
+      return null;
+    });
+  }
+
+  /**
+   * Starts a worker whose handler returns each task's result (or null for none), reported
+   * with its CompleteTask. A separate name rather than an overload of {@link #start}: with
+   * both, a lambda such as {@code (task, cancellation) -> log(task)} would fit either.
+   */
+  public static Worker startWithResults(TasklifeClient client, WorkerOptions options, ResultHandler handler) {
     Worker worker = new Worker(client, options, handler);
     worker.reporter.start();
     worker.claimLoop.start();
+    worker.watchConnection();
     worker.log.log(Level.INFO, "worker {0} started: {1}", options.workerName(), options);
     return worker;
+  }
+
+  /**
+   * The operator the worker's moves name: the configured one, else none when the client has
+   * credentials (the server records the principal) or sends an operator header, else the
+   * worker's name, so that the history says which worker moved the task.
+   */
+  static String movesOperator(WorkerOptions options, ConnectOptions connection) {
+    if (options.operator().isPresent()) {
+      return options.operator().get();
+    }
+    boolean credentials = connection.bearerToken().isPresent() || connection.clientCertificateChain().isPresent();
+    return credentials || connection.operator().isPresent() ? "" : options.workerName();
   }
 
   public String name() {
@@ -188,6 +233,17 @@ public final class Worker implements AutoCloseable {
     return hook;
   }
 
+  /**
+   * Looks at the channel now and then: an address that never answers (packets dropped) fails
+   * no call until its deadline, yet shows here within {@link ServerReachability#NO_CONNECTION_GRACE}.
+   */
+  private void watchConnection() {
+    long every = CONNECTION_CHECK_INTERVAL.toNanos();
+    heartbeats.scheduleWithFixedDelay(
+        () -> client.channelState().ifPresent(state -> reachability.channelIs(state, System.nanoTime())),
+        every, every, TimeUnit.NANOSECONDS);
+  }
+
   private void claimWhileRunning() {
     int emptyInARow = 0;
     while (claiming) {
@@ -228,10 +284,13 @@ public final class Worker implements AutoCloseable {
         .putAllLabels(options.labels())
         .setWait(protoDuration(options.claimWait()))
         .setRequestId(claimRequestId())
+        .setOperator(operator)
         .build();
     for (int failures = 1; claiming; failures++) {
       try {
-        return cancellableClaim(request);
+        List<StartTaskResponse> claims = cancellableClaim(request);
+        reachability.callSucceeded();
+        return claims;
       } catch (TasklifeException error) {
         if (!claiming) {
           return repeatCancelledClaim(request);
@@ -240,7 +299,11 @@ public final class Worker implements AutoCloseable {
           refusedForGood(error);
           return null;
         }
-        log.log(Level.WARNING, "claim failed ({0}): retrying with the same request_id", error.getMessage());
+        if (ServerReachability.outage(error)) {
+          reachability.callFailed("ClaimTasks", error);
+        } else {
+          log.log(Level.WARNING, "claim failed ({0}): retrying with the same request_id", error.getMessage());
+        }
         if (!pause(backoff.after(failures))) {
           return null;
         }
@@ -317,29 +380,49 @@ public final class Worker implements AutoCloseable {
   private void runHandler(WorkerJob job) {
     handOffs.begun();
     if (!job.beginHandler()) {
-      handlerEnded(job, null);
+      handlerOverAfterAnotherOutcome(job); // cancelled before it ran: dropped or stopped already
       return;
     }
+    TaskPayload result = null;
     Throwable failure = null;
     try {
-      handler.handle(job.task, job.cancellation);
+      result = handler.handle(job.task, job.cancellation);
     } catch (Throwable thrown) {
       failure = thrown;
     } finally {
       job.endHandler();
     }
-    handlerEnded(job, failure);
+    if (failure == null) {
+      handlerReturned(job, result);
+    } else {
+      handlerThrew(job, failure);
+    }
   }
 
-  private void handlerEnded(WorkerJob job, Throwable failure) {
-    if (job.settle(failure == null ? WorkerJob.Outcome.COMPLETE : WorkerJob.Outcome.FAIL)) {
+  private void handlerReturned(WorkerJob job, TaskPayload result) {
+    if (job.settle(WorkerJob.Outcome.COMPLETE)) {
       slots.toReporter();
-      if (failure == null) {
-        reporter.complete(job);
-      } else {
-        reporter.fail(job, WorkerJob.failureReason(failure));
-      }
-    } else if (job.outcome() == WorkerJob.Outcome.DROPPED) {
+      reporter.complete(job, result);
+    } else {
+      handlerOverAfterAnotherOutcome(job);
+    }
+  }
+
+  private void handlerThrew(WorkerJob job, Throwable thrown) {
+    if (job.settle(WorkerJob.Outcome.FAIL)) {
+      TaskFailure failure = TaskFailures.of(thrown);
+      String reason = TaskFailures.reason(failure);
+      log.log(Level.WARNING, "task {0} attempt {1} failed: {2}", job.taskId(), job.task.getAttempt(), reason);
+      slots.toReporter();
+      reporter.fail(job, failure, reason);
+    } else {
+      handlerOverAfterAnotherOutcome(job);
+    }
+  }
+
+  /** The handler is over, but the job had settled on another outcome meanwhile. */
+  private void handlerOverAfterAnotherOutcome(WorkerJob job) {
+    if (job.outcome() == WorkerJob.Outcome.DROPPED) {
       release(job); // the handler's thread is free again
     }
     // STOPPED: stop() has queued the FailTask already.
@@ -356,6 +439,7 @@ public final class Worker implements AutoCloseable {
       long deadline = Math.max(options.heartbeatInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
       client.stub().withDeadlineAfter(deadline, TimeUnit.NANOSECONDS).heartbeat(request);
       job.leaseRenewedUntil(sent + options.leaseDuration().toNanos());
+      reachability.callSucceeded();
     } catch (StatusRuntimeException failure) {
       TasklifeException error = TasklifeErrors.decode(failure);
       if (error.reason().equals("LEASE_LOST")) {
@@ -365,7 +449,11 @@ public final class Worker implements AutoCloseable {
         drop(job, "task not found");
       } else {
         counters.heartbeatFailures.incrementAndGet();
-        log.log(Level.WARNING, "task {0}: heartbeat failed ({1})", job.taskId(), error.getMessage());
+        if (ServerReachability.outage(error)) {
+          reachability.callFailed("Heartbeat", error);
+        } else {
+          log.log(Level.WARNING, "task {0}: heartbeat failed ({1})", job.taskId(), error.getMessage());
+        }
         if (job.leaseExpired(System.nanoTime())) {
           drop(job, "no heartbeat succeeded for a whole lease (last: " + error.getMessage() + ")");
         }
@@ -450,12 +538,13 @@ public final class Worker implements AutoCloseable {
   /** After the grace period: cancel what still runs and fail it, so its retry policy takes over now. */
   private void failTheRest(Duration grace) {
     String reason = "worker " + name() + " stopping: grace period of " + seconds(grace) + "s passed";
+    TaskFailure failure = TaskFailures.ofWorker(TaskFailures.WORKER_STOPPED, reason, false);
     for (WorkerJob job : jobs.values()) {
       if (job.settle(WorkerJob.Outcome.STOPPED)) {
         log.log(Level.WARNING, "task {0}: {1}: handler cancelled, task failed", job.taskId(), reason);
         job.cancel(reason);
         slots.toReporter();
-        reporter.fail(job, reason);
+        reporter.fail(job, failure, reason);
       } else if (job.outcome() == WorkerJob.Outcome.DROPPED) {
         release(job); // its handler ignores the cancellation; the worker no longer waits for it
       }

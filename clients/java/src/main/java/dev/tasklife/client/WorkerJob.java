@@ -1,11 +1,6 @@
 package dev.tasklife.client;
 
 import dev.tasklife.v1.Task;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetEncoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
 
@@ -18,16 +13,13 @@ final class WorkerJob {
   enum Outcome {
     /** The handler returned: CompleteTask. */
     COMPLETE,
-    /** The handler threw: FailTask with its text. */
+    /** The handler threw: FailTask with its failure. */
     FAIL,
     /** The task was taken away: nothing is reported. */
     DROPPED,
     /** The grace period on stop passed: FailTask with the stopping reason. */
     STOPPED
   }
-
-  /** The longest reason sent in a FailTask, in UTF-8 bytes (the server takes 4096). */
-  static final int MAX_REASON_BYTES = 1024;
 
   final Task task;
   final Cancellation cancellation = new Cancellation();
@@ -110,23 +102,5 @@ final class WorkerJob {
   /** The stable request_id of this attempt's outcome: a repeat records nothing twice. */
   String requestId(String worker, String outcome) {
     return worker + ":" + task.getTaskId() + ":" + task.getAttempt() + ":" + outcome;
-  }
-
-  /** A handler's failure as a FailTask reason: the type and message, at most 1024 UTF-8 bytes. */
-  static String failureReason(Throwable failure) {
-    return truncateUtf8(failure.toString(), MAX_REASON_BYTES);
-  }
-
-  /** Cuts text to at most maxBytes of UTF-8 on a character boundary (never half a surrogate pair). */
-  static String truncateUtf8(String text, int maxBytes) {
-    CharsetEncoder encoder = StandardCharsets.UTF_8.newEncoder()
-        .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
-    ByteBuffer out = ByteBuffer.allocate(maxBytes);
-    CharBuffer in = CharBuffer.wrap(text);
-    encoder.encode(in, out, true);
-    // The encoder stops before a character that does not fit whole; in.position() is where.
-    String kept = text.substring(0, in.position());
-    return kept.isEmpty() || !Character.isHighSurrogate(kept.charAt(kept.length() - 1))
-        ? kept : kept.substring(0, kept.length() - 1);
   }
 }

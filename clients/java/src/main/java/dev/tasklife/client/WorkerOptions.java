@@ -31,6 +31,7 @@ public final class WorkerOptions implements Cloneable {
   private Duration heartbeatInterval; // null: a third of the lease
   private Duration claimWait = Duration.ofSeconds(10);
   private String workerName = defaultWorkerName();
+  private String operator; // null: the worker's name, unless the client has credentials or an operator
   private Duration gracePeriod = Duration.ofSeconds(30);
   private int reportBatchSize = 100;
   private System.Logger logger = System.getLogger(Worker.class.getName());
@@ -112,6 +113,19 @@ public final class WorkerOptions implements Cloneable {
     return copy;
   }
 
+  /**
+   * The operator of the worker's moves (ClaimTasks, CompleteTask, FailTask), recorded in the
+   * history; empty sends none. By default the worker's name, except on a client with
+   * credentials (a bearer token or a client certificate: a server that authenticates callers
+   * records the principal and refuses any other name) or with an operator header ({@link
+   * ConnectOptions#withOperator}): then none, and the server records the principal or the header.
+   */
+  public WorkerOptions withOperator(String operator) {
+    WorkerOptions copy = copy();
+    copy.operator = Objects.requireNonNull(operator, "operator");
+    return copy;
+  }
+
   /** On stop, how long the handlers in flight may run on before they are cancelled and failed. */
   public WorkerOptions withGracePeriod(Duration gracePeriod) {
     if (gracePeriod.isNegative()) {
@@ -189,6 +203,11 @@ public final class WorkerOptions implements Cloneable {
     return workerName;
   }
 
+  /** The operator set by {@link #withOperator}; empty when the worker chooses it. */
+  public Optional<String> operator() {
+    return Optional.ofNullable(operator);
+  }
+
   public Duration gracePeriod() {
     return gracePeriod;
   }
@@ -215,7 +234,8 @@ public final class WorkerOptions implements Cloneable {
 
   @Override
   public String toString() {
-    return "WorkerOptions{worker=" + workerName + ", namespace='" + namespace + "', labels=" + labels
+    return "WorkerOptions{worker=" + workerName + (operator == null ? "" : ", operator='" + operator + "'")
+        + ", namespace='" + namespace + "', labels=" + labels
         + ", concurrency=" + concurrency + ", lease=" + leaseDuration + ", heartbeat=" + heartbeatInterval()
         + ", claimWait=" + claimWait + ", grace=" + gracePeriod + ", reportBatchSize=" + reportBatchSize + "}";
   }

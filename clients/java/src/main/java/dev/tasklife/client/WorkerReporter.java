@@ -6,10 +6,13 @@ import dev.tasklife.v1.BatchTransitionTasksResponse;
 import dev.tasklife.v1.BatchTransitionTasksResult;
 import dev.tasklife.v1.CompleteTaskRequest;
 import dev.tasklife.v1.FailTaskRequest;
+import dev.tasklife.v1.TaskFailure;
+import dev.tasklife.v1.TaskPayload;
 import io.grpc.Status;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 
@@ -17,15 +20,23 @@ import java.util.function.Consumer;
  * Sends the worker's outcomes with BatchTransitionTasks from one thread: whatever is queued
  * when no call is in flight goes at once (once the handlers handed off have begun: {@link
  * HandOffs}), up to the batch size per call. A whole call that fails transiently is sent
- * again, with the same request_ids, after a backoff. The worker hears of each call's jobs
- * twice: when the call is sent, and when it is over, whatever became of their outcomes.
+ * again, with the same request_ids, after a backoff. A completion whose result the server
+ * refuses is failed instead, in the same turn, as {@code tasklife.InvalidResult}. The worker
+ * hears of each call's jobs twice: when the call is sent, and when it is over, whatever became
+ * of their outcomes.
  */
 final class WorkerReporter {
-  /** One outcome to record: a CompleteTask (reason null) or a FailTask with its reason. */
-  private record Report(WorkerJob job, String failReason) {}
+  /** One outcome to record: a CompleteTask with its result (or none), or a FailTask (failure set). */
+  private record Report(WorkerJob job, TaskPayload result, TaskFailure failure, String failReason) {
+    boolean completes() {
+      return failure == null;
+    }
+  }
 
   private final TasklifeClient client;
   private final WorkerOptions options;
+  private final String operator;
+  private final ServerReachability reachability;
   private final WorkerListener listener;
   private final WorkerCounters counters;
   private final HandOffs handOffs;
@@ -35,10 +46,13 @@ final class WorkerReporter {
   private final LinkedBlockingQueue<Report> queue = new LinkedBlockingQueue<>();
   private final Thread thread;
 
-  WorkerReporter(TasklifeClient client, WorkerOptions options, WorkerListener listener, WorkerCounters counters,
-      HandOffs handOffs, Consumer<List<WorkerJob>> sending, Consumer<List<WorkerJob>> reported) {
+  WorkerReporter(TasklifeClient client, WorkerOptions options, String operator, ServerReachability reachability,
+      WorkerListener listener, WorkerCounters counters, HandOffs handOffs, Consumer<List<WorkerJob>> sending,
+      Consumer<List<WorkerJob>> reported) {
     this.client = client;
     this.options = options;
+    this.operator = operator;
+    this.reachability = reachability;
     this.listener = listener;
     this.counters = counters;
     this.handOffs = handOffs;
@@ -56,12 +70,12 @@ final class WorkerReporter {
   // Only the job is queued, its item built on the reporter's thread: the less a handler's
   // thread does between its handler's return and the offer, the likelier the outcomes of
   // handlers that return together are all queued when the reporter looks.
-  void complete(WorkerJob job) {
-    queue.offer(new Report(job, null));
+  void complete(WorkerJob job, TaskPayload result) {
+    queue.offer(new Report(job, result, null, null));
   }
 
-  void fail(WorkerJob job, String reason) {
-    queue.offer(new Report(job, reason));
+  void fail(WorkerJob job, TaskFailure failure, String reason) {
+    queue.offer(new Report(job, null, failure, reason));
   }
 
   /** Ends the thread; outcomes still unsent are counted as report failures and released. */
@@ -107,23 +121,50 @@ final class WorkerReporter {
     return batch.stream().map(Report::job).toList();
   }
 
-  /** Records the batch's outcomes (or counts them as refused); the caller releases the jobs. */
+  /**
+   * Records the batch's outcomes (or counts them as refused), then fails instead those
+   * completions whose result the server refused; the caller releases the jobs.
+   */
   private void send(List<Report> batch) throws InterruptedException {
+    Optional<BatchTransitionTasksResponse> response = call(batch);
+    if (response.isEmpty()) {
+      return;
+    }
+    if (response.get().getResultsCount() != batch.size()) {
+      String why = "the server answered " + response.get().getResultsCount() + " results for " + batch.size() + " items";
+      batch.forEach(report -> refused(report, why));
+      return;
+    }
+    List<Report> resultsRefused = new ArrayList<>();
+    for (int i = 0; i < batch.size(); i++) {
+      recorded(batch.get(i), response.get().getResults(i)).ifPresent(resultsRefused::add);
+    }
+    if (!resultsRefused.isEmpty()) {
+      send(resultsRefused);
+    }
+  }
+
+  /** One BatchTransitionTasks call, repeated as it is after a transient error; empty when it gave up. */
+  private Optional<BatchTransitionTasksResponse> call(List<Report> batch) throws InterruptedException {
     BatchTransitionTasksRequest.Builder request = BatchTransitionTasksRequest.newBuilder();
     batch.forEach(report -> request.addItems(item(report)));
     counters.reportCalls.incrementAndGet();
-    BatchTransitionTasksResponse response;
     for (int failures = 1; ; failures++) {
       try {
-        response = client.batchTransitionTasks(request.build());
-        break;
+        BatchTransitionTasksResponse response = client.batchTransitionTasks(request.build());
+        reachability.callSucceeded();
+        return Optional.of(response);
       } catch (TasklifeException error) {
         if (!Backoff.transientFailure(error) || Thread.currentThread().isInterrupted()) {
           batch.forEach(report -> refused(report, error.getMessage()));
-          return;
+          return Optional.empty();
         }
-        options.logger().log(Level.WARNING, "reporting {0} outcomes failed ({1}): retrying with the same request_ids",
-            batch.size(), error.getMessage());
+        if (ServerReachability.outage(error)) {
+          reachability.callFailed("BatchTransitionTasks", error);
+        } else {
+          options.logger().log(Level.WARNING, "reporting {0} outcomes failed ({1}): retrying with the same "
+              + "request_ids", batch.size(), error.getMessage());
+        }
         try {
           Thread.sleep(backoff.after(failures).toMillis());
         } catch (InterruptedException stopping) {
@@ -132,38 +173,41 @@ final class WorkerReporter {
         }
       }
     }
-    if (response.getResultsCount() != batch.size()) {
-      String why = "the server answered " + response.getResultsCount() + " results for " + batch.size() + " items";
-      batch.forEach(report -> refused(report, why));
-      return;
-    }
-    for (int i = 0; i < batch.size(); i++) {
-      recorded(batch.get(i), response.getResults(i));
-    }
   }
 
   private BatchTransitionTasksItem item(Report report) {
     String worker = options.workerName();
     WorkerJob job = report.job();
-    if (report.failReason() == null) {
-      return BatchItems.of(CompleteTaskRequest.newBuilder().setTaskId(job.taskId()).setWorker(worker)
-          .setRequestId(job.requestId(worker, "complete")).build());
+    if (report.completes()) {
+      CompleteTaskRequest.Builder complete = CompleteTaskRequest.newBuilder().setTaskId(job.taskId())
+          .setWorker(worker).setOperator(operator).setRequestId(job.requestId(worker, "complete"));
+      if (report.result() != null) {
+        complete.setResult(report.result());
+      }
+      return BatchItems.of(complete.build());
     }
-    return BatchItems.of(FailTaskRequest.newBuilder().setTaskId(job.taskId()).setWorker(worker)
-        .setRequestId(job.requestId(worker, "fail")).setReason(report.failReason()).build());
+    return BatchItems.of(FailTaskRequest.newBuilder().setTaskId(job.taskId()).setWorker(worker).setOperator(operator)
+        .setRequestId(job.requestId(worker, "fail")).setReason(report.failReason()).setFailure(report.failure())
+        .build());
   }
 
-  private void recorded(Report report, BatchTransitionTasksResult result) {
+  /**
+   * Counts one outcome's answer. A completion whose result the server refused comes back as
+   * the FailTask to send instead: a task whose result cannot be kept must not stay running.
+   */
+  private Optional<Report> recorded(Report report, BatchTransitionTasksResult result) {
     WorkerJob job = report.job();
     TasklifeException error = BatchResults.error(result).orElse(null);
     if (error == null) {
-      if (report.failReason() == null) {
+      if (report.completes()) {
         counters.completed.incrementAndGet();
         listener.completed(result.getTask());
       } else {
         counters.failed.incrementAndGet();
         listener.failed(result.getTask(), report.failReason());
       }
+    } else if (report.completes() && report.result() != null && error.code() == Status.Code.INVALID_ARGUMENT) {
+      return Optional.of(failForInvalidResult(report, error));
     } else if (takenAway(error)) {
       String why = "the server refused its outcome (" + error.getMessage() + ")";
       options.logger().log(Level.INFO, "task {0}: {1}: result dropped", job.taskId(), why);
@@ -172,6 +216,16 @@ final class WorkerReporter {
     } else {
       refused(report, error.getMessage());
     }
+    return Optional.empty();
+  }
+
+  private Report failForInvalidResult(Report completion, TasklifeException refusal) {
+    WorkerJob job = completion.job();
+    TaskFailure failure = TaskFailures.ofWorker(TaskFailures.INVALID_RESULT, refusal.serverMessage(), true);
+    options.logger().log(Level.WARNING, "task {0} attempt {1}: the server refused the handler''s result ({2}): "
+        + "failing the task as {3}", job.taskId(), job.task.getAttempt(), refusal.serverMessage(),
+        TaskFailures.INVALID_RESULT);
+    return new Report(job, null, failure, TaskFailures.reason(failure));
   }
 
   private void refused(Report report, String why) {

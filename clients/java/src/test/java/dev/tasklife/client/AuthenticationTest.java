@@ -15,6 +15,8 @@ import dev.tasklife.v1.WatchTaskEventsRequest;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -124,6 +126,25 @@ class AuthenticationTest {
           () -> pretender.startTask(StartTaskRequest.newBuilder().setTaskId(taskId).build())));
     }
     assertEquals(2, client.getTask(GetTaskRequest.newBuilder().setTaskId(taskId).build()).getTask().getVersion());
+  }
+
+  @Test
+  void aWorkerWithATokenNamesNoOperatorSoItsMovesRecordThePrincipal() {
+    String taskId = newTaskId();
+    String queue = "java-auth-" + UUID.randomUUID().toString().substring(0, 8);
+    client.createTask(CreateTaskRequest.newBuilder().setTaskId(taskId).putLabels("queue", queue).build());
+    client.enqueueTask(EnqueueTaskRequest.newBuilder().setTaskId(taskId).build());
+    WorkerOptions options = WorkerTest.quick(SecuredServer.NAMESPACE).withWorkerName("w-" + queue)
+        .withLabels(Map.of("queue", queue));
+
+    try (Worker worker = Worker.start(client, options, (task, cancellation) -> {})) {
+      LiveTasks.await(() -> worker.metrics().completed() == 1, "the completion");
+    }
+
+    List<TaskEvent> moves = LiveTasks.history(client, taskId).subList(2, 4); // START, COMPLETE
+    assertEquals(List.of(SecuredServer.PRINCIPAL, SecuredServer.PRINCIPAL),
+        moves.stream().map(TaskEvent::getOperator).toList());
+    assertEquals(List.of("w-" + queue, "w-" + queue), moves.stream().map(TaskEvent::getWorker).toList());
   }
 
   @Test

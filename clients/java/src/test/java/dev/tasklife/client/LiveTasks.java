@@ -45,6 +45,13 @@ final class LiveTasks {
     return ids;
   }
 
+  /** Creates the task and enqueues it; returns its id. */
+  static String createReady(TasklifeClient client, CreateTaskRequest request) {
+    String id = client.createTask(request).getTask().getTaskId();
+    client.enqueueTask(EnqueueTaskRequest.newBuilder().setTaskId(id).build());
+    return id;
+  }
+
   static Task get(TasklifeClient client, String id) {
     return client.getTask(GetTaskRequest.newBuilder().setTaskId(id).build()).getTask();
   }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tasklife.v1.CreateTaskRequest;
+import dev.tasklife.v1.TaskFailure;
 import dev.tasklife.v1.TaskState;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,6 +25,8 @@ class ReadmeExampleTest {
   private static final Path README = Path.of("README.md");
   private static final Path EXAMPLE = Path.of("src/test/java/dev/tasklife/client/ReadmeExample.java");
   private static final Path WORKER_EXAMPLE = Path.of("src/test/java/dev/tasklife/client/WorkerReadmeExample.java");
+  private static final Path RESULT_WORKER_EXAMPLE =
+      Path.of("src/test/java/dev/tasklife/client/ResultWorkerReadmeExample.java");
 
   @Test
   void theReadmeShowsExactlyTheExampleCode() throws IOException {
@@ -32,6 +36,11 @@ class ReadmeExampleTest {
   @Test
   void theReadmeShowsExactlyTheWorkerExampleCode() throws IOException {
     assertReadmeShows(WORKER_EXAMPLE);
+  }
+
+  @Test
+  void theReadmeShowsExactlyTheResultWorkerExampleCode() throws IOException {
+    assertReadmeShows(RESULT_WORKER_EXAMPLE);
   }
 
   private static void assertReadmeShows(Path source) throws IOException {
@@ -68,6 +77,37 @@ class ReadmeExampleTest {
 
       assertFalse(example.isAlive(), "the example did not stop");
       assertEquals(List.of("working on " + id), printed.toString(StandardCharsets.UTF_8).lines().toList());
+    }
+  }
+
+  @Test
+  void theResultWorkerExampleStoresAResultAndFailsABadOrderForGood() throws InterruptedException {
+    String address = LiveServer.address();
+    String namespace = LiveTasks.freshNamespace();
+    try (TasklifeClient client = LiveServer.connect()) {
+      String good = LiveTasks.createReady(client, CreateTaskRequest.newBuilder().setTaskId(namespace + "-good")
+          .setNamespace(namespace).setInput(TaskPayloads.text("42")).build());
+      String bad = LiveTasks.createReady(client, CreateTaskRequest.newBuilder().setTaskId(namespace + "-bad")
+          .setNamespace(namespace).setInput(TaskPayloads.text("lots")).build());
+      Thread example = new Thread(() -> {
+        try {
+          ResultWorkerReadmeExample.run(address, namespace);
+        } catch (InterruptedException stopped) {
+          // how this test ends it, as above
+        }
+      });
+      example.start();
+
+      LiveTasks.awaitState(client, good, TaskState.TASK_STATE_SUCCEEDED);
+      LiveTasks.awaitState(client, bad, TaskState.TASK_STATE_FAILED);
+      example.interrupt();
+      example.join(30_000);
+
+      assertFalse(example.isAlive(), "the example did not stop");
+      assertEquals(TaskPayloads.json("{\"shipped\": 42}"), LiveTasks.get(client, good).getResult());
+      TaskFailure failure = LiveTasks.get(client, bad).getLastFailure();
+      assertEquals(List.of("BadOrder", "not an order number: lots", 65, true),
+          List.of(failure.getErrorType(), failure.getMessage(), failure.getExitCode(), failure.getNonRetryable()));
     }
   }
 

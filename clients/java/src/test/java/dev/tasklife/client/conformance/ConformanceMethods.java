@@ -13,7 +13,9 @@ import dev.tasklife.v1.FailTaskRequest;
 import dev.tasklife.v1.GetStateMachineRequest;
 import dev.tasklife.v1.GetTaskRequest;
 import dev.tasklife.v1.KillTaskRequest;
+import dev.tasklife.v1.ListTaskAttemptsRequest;
 import dev.tasklife.v1.ListTaskEventsRequest;
+import dev.tasklife.v1.ListTaskFailuresRequest;
 import dev.tasklife.v1.ListTasksRequest;
 import dev.tasklife.v1.PauseTaskRequest;
 import dev.tasklife.v1.ResumeTaskRequest;
@@ -41,6 +43,8 @@ final class ConformanceMethods {
       Map.entry("GetTask", method(GetTaskRequest::newBuilder, TasklifeClient::getTask)),
       Map.entry("ListTasks", method(ListTasksRequest::newBuilder, TasklifeClient::listTasks)),
       Map.entry("ListTaskEvents", method(ListTaskEventsRequest::newBuilder, TasklifeClient::listTaskEvents)),
+      Map.entry("ListTaskAttempts", method(ListTaskAttemptsRequest::newBuilder, TasklifeClient::listTaskAttempts)),
+      Map.entry("ListTaskFailures", method(ListTaskFailuresRequest::newBuilder, TasklifeClient::listTaskFailures)),
       Map.entry("GetStateMachine", method(GetStateMachineRequest::newBuilder, TasklifeClient::getStateMachine)),
       Map.entry("EnqueueTask", method(EnqueueTaskRequest::newBuilder, TasklifeClient::enqueueTask)),
       Map.entry("StartTask", method(StartTaskRequest::newBuilder, TasklifeClient::startTask)),

@@ -32,7 +32,7 @@ class ConformanceTest {
     // Letters, digits and '-': unique per run, so runs against one server never collide.
     Scenario scenario = Scenario.load("java-" + UUID.randomUUID().toString().substring(0, 13));
     client = TasklifeClient.connect(ConnectOptions.plaintext(address).withOperator("conformance-java"));
-    ScenarioSteps steps = new ScenarioSteps(client);
+    ScenarioSteps steps = new ScenarioSteps(client, address);
     return scenario.steps.stream().map(step -> DynamicTest.dynamicTest(describe(step), () -> {
       assumeFalse(anEarlierStepFailed, "skipped: an earlier step failed");
       try {

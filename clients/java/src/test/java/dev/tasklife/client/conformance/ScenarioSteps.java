@@ -27,10 +27,12 @@ import dev.tasklife.v1.WatchTaskEventsRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /** Runs the steps of scenario.json through the wrapper, as clients/conformance/README.md says. */
 final class ScenarioSteps {
@@ -47,15 +49,30 @@ final class ScenarioSteps {
   private static final Map<String, Set<String>> STEP_KEYS = Map.of(
       "call", Set.of("id", "op", "method", "request", "expect", "expect_same_as", "expect_error"),
       "cas", Set.of("id", "op", "method", "request", "expect"),
-      "history", Set.of("id", "op", "task_id", "expect_versions", "expect_to_states"),
-      "watch", Set.of("id", "op", "request", "disconnect_after_events", "expect_versions"));
+      "history", Set.of("id", "op", "task_id", "expect_versions", "expect_to_states", "expect_workers",
+          "expect_operators", "expect_attempts"),
+      "watch", Set.of("id", "op", "request", "disconnect_after_events", "expect_versions"),
+      "worker", Set.of("id", "op", "worker", "labels", "handle", "until"));
+  /** The lists a `history` step may give, each with the field of the events it must equal. */
+  private static final Map<String, Function<TaskEvent, Object>> HISTORY_LISTS = new LinkedHashMap<>();
+
+  static {
+    HISTORY_LISTS.put("expect_versions", TaskEvent::getVersion);
+    HISTORY_LISTS.put("expect_to_states", event -> event.getToState().name());
+    HISTORY_LISTS.put("expect_workers", TaskEvent::getWorker);
+    HISTORY_LISTS.put("expect_operators", TaskEvent::getOperator);
+    HISTORY_LISTS.put("expect_attempts", TaskEvent::getAttempt);
+  }
 
   private final TasklifeClient client;
+  private final String address;
   private final Map<String, Message> responses = new HashMap<>();
   private final Map<String, String> eventCursors = new HashMap<>();
 
-  ScenarioSteps(TasklifeClient client) {
+  /** {@code client} runs the calls; the `worker` op connects its own to {@code address}, without an operator. */
+  ScenarioSteps(TasklifeClient client, String address) {
     this.client = client;
+    this.address = address;
   }
 
   void run(JsonObject rawStep) throws Exception {
@@ -70,6 +87,7 @@ final class ScenarioSteps {
       case "cas" -> compareAndSwap(step);
       case "history" -> history(step);
       case "watch" -> watch(step);
+      case "worker" -> new WorkerStep(step).run(address);
       default -> fail("unknown op " + op);
     }
   }
@@ -147,10 +165,12 @@ final class ScenarioSteps {
       events.addAll(page.getEventsList());
       pageToken = page.getNextPageToken();
     } while (!pageToken.isEmpty());
-    assertEquals(longs(step.getAsJsonArray("expect_versions")),
-        events.stream().map(TaskEvent::getVersion).toList(), "versions");
-    assertEquals(strings(step.getAsJsonArray("expect_to_states")),
-        events.stream().map(e -> e.getToState().name()).toList(), "to_states");
+    assertTrue(step.has("expect_versions") && step.has("expect_to_states"), "a history step gives both lists");
+    HISTORY_LISTS.forEach((key, field) -> {
+      if (step.has(key)) {
+        assertEquals(strings(step.getAsJsonArray(key)), events.stream().map(field).map(String::valueOf).toList(), key);
+      }
+    });
   }
 
   private void watch(JsonObject step) throws Exception {
