@@ -77,6 +77,7 @@ MAX_MESSAGE_BYTES = 4 * 1024
 MAX_STACK_TRACE_BYTES = 32 * 1024
 MAX_ERROR_TYPE_CHARS = 128
 INVALID_RESULT = "tasklife.InvalidResult"
+WORKER_STOPPING = "tasklife.WorkerStopping"  # a handler that outlived the grace period of a stop
 _ERROR_TYPE_CHARACTER = re.compile(r"[^A-Za-z0-9_.:-]")
 TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
                        grpc.StatusCode.RESOURCE_EXHAUSTED})
@@ -400,8 +401,9 @@ class Worker:
         elif handler.cancelled():
             reason = (f"worker {self.name} stopping: grace period of {self._grace.total_seconds():g}s passed"
                       if self._grace_over else f"worker {self.name}: the handler was cancelled")
+            error_type = WORKER_STOPPING if self._grace_over else "tasklife.Cancelled"
             self._report(_Outcome(task, "FailTask", reason, failure=task_pb2.TaskFailure(
-                error_type="tasklife.Cancelled", message=reason)))
+                error_type=error_type, message=reason)))
         elif handler.exception() is not None:
             self._report(self._failed(task, failure_of(handler.exception())))
         else:

@@ -22,6 +22,8 @@ export const NON_ERROR_THROWN = "NonErrorThrown";
 
 /** The error type the worker fails a task with when the server refused the handler's result. */
 export const INVALID_RESULT = "tasklife.InvalidResult";
+/** The failure of a task whose handler outlived the grace period of a stop. */
+export const WORKER_STOPPING = "tasklife.WorkerStopping";
 
 /**
  * The failure `thrown` describes. A TaskError gives every field; another Error its `name` as

@@ -10,7 +10,7 @@ import type { TasklifeClient } from "../client.js";
 import { TaskNotFoundError, TasklifeError } from "../errors.js";
 import type { Task, TaskFailure, TaskPayload } from "../gen/tasklife/v1/task_pb.js";
 import { toPayload } from "../payload.js";
-import { INVALID_RESULT, boundedFailure, reasonOf, taskFailureOf } from "./failure.js";
+import { INVALID_RESULT, WORKER_STOPPING, boundedFailure, reasonOf, taskFailureOf } from "./failure.js";
 import { zeroCounters, type CounterName, type WorkerHooks, type WorkerMetrics } from "./metrics.js";
 import {
   resolveOperator,
@@ -399,7 +399,7 @@ export class Worker {
       this.#logger.warn(`${late.length} handler(s) still running after the grace period: cancelled, their tasks failed`);
       for (const run of late) {
         run.cancel("WORKER_STOPPING", reason);
-        this.#report(run, { kind: "fail", reason, failure: undefined });
+        this.#report(run, { kind: "fail", reason, failure: boundedFailure({ errorType: WORKER_STOPPING, message: reason }) });
       }
     }
     await this.#reporter.flush(FINAL_FLUSH_MS);

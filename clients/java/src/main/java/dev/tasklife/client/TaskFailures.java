@@ -17,7 +17,7 @@ import java.util.Objects;
 final class TaskFailures {
   /** The worker's own failure types, in a namespace of their own. */
   static final String INVALID_RESULT = "tasklife.InvalidResult";
-  static final String WORKER_STOPPED = "tasklife.WorkerStopped";
+  static final String WORKER_STOPPED = "tasklife.WorkerStopping";
 
   /** The longest FailTask reason the worker sends, in UTF-8 bytes: a line for people (the server takes 4096). */
   static final int MAX_REASON_BYTES = 1024;

@@ -230,7 +230,7 @@ class WorkerTest {
     List<TaskEvent> failures = LiveTasks.events(client, id, TaskAction.TASK_ACTION_FAIL);
     assertEquals(List.of("worker w-" + namespace + " stopping: grace period of 0.5s passed"),
         failures.stream().map(TaskEvent::getReason).toList());
-    assertEquals("tasklife.WorkerStopped", failures.get(0).getFailure().getErrorType());
+    assertEquals("tasklife.WorkerStopping", failures.get(0).getFailure().getErrorType());
     assertEquals(1, worker.metrics().failed());
   }
 
