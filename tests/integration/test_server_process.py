@@ -32,9 +32,8 @@ def test_without_database_url_the_server_runs_on_an_embedded_postgresql_and_stop
         cwd=ROOT,
     )
     try:
-        line = process.stdout.readline()
-        assert "serving on" in line, process.stderr.read()
-        address = line.split()[-1]
+        first, address = started_lines(process)
+        assert first.startswith(f"tasklife: data in {data_dir} (the embedded PostgreSQL; a new database)"), first
         with grpc.insecure_channel(address) as channel:
             stub = task_service_pb2_grpc.TaskServiceStub(channel)
             task = create(stub)
@@ -52,6 +51,17 @@ def test_without_database_url_the_server_runs_on_an_embedded_postgresql_and_stop
         process.stderr.close()
 
 
+def started_lines(process: subprocess.Popen) -> tuple[str, str]:
+    """The first line a server printed, and the address of its "serving on" line (read up to it)."""
+    first = process.stdout.readline()
+    line = first
+    for _ in range(5):
+        if "serving on" in line:
+            return first, line.split()[-1]
+        line = process.stdout.readline()
+    raise AssertionError(f"no 'serving on' line; the first was {first!r}")
+
+
 def test_data_survives_a_restart_of_the_embedded_server(tmp_path: Path) -> None:
     data_dir = str(tmp_path / "data")
     task_id = ""
@@ -61,7 +71,9 @@ def test_data_survives_a_restart_of_the_embedded_server(tmp_path: Path) -> None:
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
         )
         try:
-            address = process.stdout.readline().split()[-1]
+            first, address = started_lines(process)
+            kept = "a new database" if round_ == 0 else "kept between runs"
+            assert first == f"tasklife: data in {data_dir} (the embedded PostgreSQL; {kept})\n"
             with grpc.insecure_channel(address) as channel:
                 stub = task_service_pb2_grpc.TaskServiceStub(channel)
                 if round_ == 0:
