@@ -115,6 +115,7 @@ class TaskError(Exception):
         exit_code: int | None = None,
         non_retryable: bool = False,
         details: Any = None,
+        stack_trace: str | None = None,
     ) -> None:
         super().__init__(message)
         if exit_code == 0:
@@ -123,6 +124,8 @@ class TaskError(Exception):
         self.exit_code = exit_code
         self.non_retryable = non_retryable
         self.details = details
+        # Reported instead of the Python traceback (say, a failed command's stderr).
+        self.stack_trace = stack_trace
 
 
 def failure_of(error: BaseException) -> task_pb2.TaskFailure:
@@ -131,10 +134,13 @@ def failure_of(error: BaseException) -> task_pb2.TaskFailure:
     if exit_code is None and isinstance(error, subprocess.CalledProcessError):
         exit_code = error.returncode
     details = getattr(error, "details", None)
+    stack_trace = getattr(error, "stack_trace", None)
+    if not isinstance(stack_trace, str):
+        stack_trace = "".join(traceback.format_exception(error))
     return task_pb2.TaskFailure(
         error_type=_error_type(getattr(error, "error_type", None) or type(error).__name__),
         message=_cut(str(error), MAX_MESSAGE_BYTES),
-        stack_trace=_cut_head("".join(traceback.format_exception(error)), MAX_STACK_TRACE_BYTES),
+        stack_trace=_cut_head(stack_trace, MAX_STACK_TRACE_BYTES),
         exit_code=exit_code or None,
         non_retryable=bool(getattr(error, "non_retryable", False)),
         details=to_payload(details) if details is not None else None,
@@ -266,14 +272,16 @@ class Worker:
         *,
         token: str | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
         **options: Any,
     ) -> Worker:
         """A worker on a channel of its own to `address` (plaintext unless `credentials`),
-        closed when run() returns. `token` is sent as a bearer token with every call."""
+        closed when run() returns. `token` is sent as a bearer token with every call;
+        `channel_options` are gRPC channel options (("grpc.ssl_target_name_override", name)...)."""
         def open_channel() -> grpc.aio.Channel:
             if credentials is not None:
-                return grpc.aio.secure_channel(address, credentials)
-            return grpc.aio.insecure_channel(address)
+                return grpc.aio.secure_channel(address, credentials, options=list(channel_options))
+            return grpc.aio.insecure_channel(address, options=list(channel_options))
 
         metadata = list(options.pop("metadata", ()))
         if token:

@@ -328,7 +328,7 @@ def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], 
 
 
 def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
-    from tasklife.cli import exporting, machine, serving, tasks, watching
+    from tasklife.cli import exporting, machine, serving, tasks, watching, working
 
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(
@@ -370,6 +370,7 @@ def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParse
     tasks.register(add)
     exporting.register(add, env)  # `history export`, after `history`
     watching.register(add)
+    working.register(add)
     machine.register(add)
     serving.register(add, env)
     return parser

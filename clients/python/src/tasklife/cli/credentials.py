@@ -31,16 +31,22 @@ def open_channel(args: argparse.Namespace) -> grpc.Channel:
     """The channel the connection options describe (the token travels with each call instead)."""
     from tasklife.connection import open_channel as channel_to
 
+    credentials, options = channel_security(args)
+    return channel_to(args.address, credentials=credentials, options=options)
+
+
+def channel_security(args: argparse.Namespace) -> tuple[grpc.ChannelCredentials | None, list[tuple[str, str]]]:
+    """The TLS credentials (None: plaintext) and channel options the connection options describe."""
     if (args.cert_file is None) != (args.key_file is None):
         raise CliError("--cert-file and --key-file go together: the client certificate and its key", failures.USAGE)
     if not uses_tls(args):
-        return channel_to(args.address)
+        return None, []
     roots = _read(args.ca_file, "--ca-file", b"-----BEGIN CERTIFICATE-----") if args.ca_file else None
     chain = _read(args.cert_file, "--cert-file", b"-----BEGIN CERTIFICATE-----") if args.cert_file else None
     key = _read(args.key_file, "--key-file", b"PRIVATE KEY-----") if args.key_file else None
     credentials = grpc.ssl_channel_credentials(root_certificates=roots, private_key=key, certificate_chain=chain)
     options = [("grpc.ssl_target_name_override", args.server_name)] if args.server_name else []
-    return channel_to(args.address, credentials=credentials, options=options)
+    return credentials, options
 
 
 def _read(path: str, option: str, marker: bytes) -> bytes:

@@ -328,6 +328,16 @@ _MOVE_WIDTH = len(f"succeeded {ARROW} abandoned")
 _ACTION_WIDTH = len("complete")
 
 
+def worked(kind: str, task: task_pb2.Task) -> str:
+    """How `tasklife work` ran a task: "hello attempt 1: succeeded", "... failed: CommandFailed: ..."."""
+    head = f"{cell(task.task_id)} attempt {task.attempt}"
+    if kind == "completed":
+        return f"{head}: succeeded"
+    if kind == "failed":
+        return f"{head}: failed: {cell(failure(task.last_failure))}"
+    return f"{head}: taken away (paused, killed or its lease lost): result dropped"
+
+
 def moved(task: task_pb2.Task, event: task_pb2.TaskEvent) -> str:
     """The outcome of a transition: "t-1: ready → running (version 3)", plus lease facts."""
     text = f"{cell(task.task_id)}: {move(event.from_state, event.to_state)} (version {task.version})"
