@@ -579,7 +579,7 @@ def test_main_returns_the_exit_code_in_process(capsys: pytest.CaptureFixture[str
 def test_the_help_and_the_cli_doc_list_every_command_and_exit_code() -> None:
     help_text = tasklife("--help").out
     doc = CLI_DOC.read_text()
-    commands = re.findall(r"^    (\S+)  ", help_text.split("commands:")[1].split("environment:")[0], re.MULTILINE)
+    commands = re.findall(r"^    (\S+(?: \S+)?)  ", help_text.split("commands:")[1].split("environment:")[0], re.MULTILINE)
     assert len(commands) == 21
     for command in commands:
         assert f"tasklife {command}" in doc, f"CLI.md has no synopsis for {command}"
