@@ -31,7 +31,6 @@ from tasklife_server.storage.rows import (
     TASK_WIDTH,
     event_from,
     failure_json,
-    payload_json,
     task_from,
 )
 
@@ -53,6 +52,8 @@ class Move:
     command: TransitionCommand
     timer: Timer | None
     item: dict[str, Any]
+    # A CompleteTask's result: sent beside the items, as binary (items_of, results_of).
+    result_data: bytes | None = None
 
 
 def move_of(command: TransitionCommand, timer: Timer | None) -> Move:
@@ -82,8 +83,8 @@ def move_of(command: TransitionCommand, timer: Timer | None) -> Move:
         "exit_code": command.failure.exit_code if command.failure is not None else command.exit_code,
     }
     if command.result is not None:
-        result = payload_json(command.result)
-        item["result_base64"], item["result_content_type"] = result["data"], result["content_type"]
+        item["result_content_type"] = command.result.content_type
+        return Move(command, timer, item, command.result.data)
     return Move(command, timer, item)
 
 
@@ -111,6 +112,12 @@ def waves(moves: Sequence[Move]) -> list[list[int]]:
 def items_of(moves: Sequence[Move], positions: Sequence[int]) -> list[dict[str, Any]]:
     """A wave's items, each numbered by its place in the wave (its row's n)."""
     return [{**moves[position].item, "n": n} for n, position in enumerate(positions)]
+
+
+def results_of(moves: Sequence[Move], positions: Sequence[int]) -> list[bytes | None] | None:
+    """A wave's CompleteTask results by n (the statement's %(results)b), or None when it has none."""
+    results = [moves[position].result_data for position in positions]
+    return results if any(result is not None for result in results) else None
 
 
 def reordered(row: Sequence[Any] | None) -> bool:

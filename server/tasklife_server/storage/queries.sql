@@ -18,7 +18,9 @@ WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(r
 SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]) AND namespace = %(namespace)s;
 
 -- name: create_group
--- Creates the tasks of %(items)s, each with its first event, in one statement. An item whose
+-- Creates the tasks of %(items)s, each with its first event, in one statement. Their inputs
+-- come beside the items, as binary bytea (%(inputs)b, by item n; NULL: none), never inside the
+-- JSON, which would cost a base64 encoding and its decoding. An item whose
 -- id is taken (by an existing task, or by an earlier item of the same group) creates
 -- nothing and gets no row; every other item gets its new task and event, by its n. A task
 -- that enqueues itself gets its gate checked at once: its upstreams may all have succeeded
@@ -29,7 +31,7 @@ WITH item AS (
         retry_max_attempts int, retry_initial_backoff_ms bigint, retry_backoff_multiplier float8,
         retry_max_backoff_ms bigint, retry_jitter float8, retry_non_retryable_error_types text[],
         auto_enqueue bool, namespace text, operator text, reason text, on_behalf_of text,
-        input_base64 text, input_content_type text)
+        input_content_type text)
 ), first AS (
     SELECT DISTINCT ON (task_id) * FROM item ORDER BY task_id, n
 ), inserted AS (
@@ -41,7 +43,7 @@ WITH item AS (
            retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
            retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
            CASE WHEN auto_enqueue THEN 'auto_enqueue' END, CASE WHEN auto_enqueue THEN clock_timestamp() END,
-           namespace, decode(input_base64, 'base64'), input_content_type
+           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type
     FROM first
     ORDER BY n
     ON CONFLICT (id) DO NOTHING
@@ -94,14 +96,14 @@ WHERE t.id = %(task_id)s;
 --             write the next: the item must run again, in a new transaction
 -- and no row for an item whose task does not exist (or is outside the item's reach).
 -- Payload and failure columns are read only by the moves that need them: a transition
--- never copies a task's input or result.
+-- never copies a task's input or result. CompleteTask's results come beside the items, as
+-- binary bytea (%(results)b, by item n), not inside the JSON.
 WITH item AS (
     SELECT * FROM jsonb_to_recordset(%(items)s::jsonb) AS i(
         n int, task_id text, action text, to_state text, from_states text[], expected_version bigint,
         request_id text, operator text, reason text, on_behalf_of text, reach text[], gated bool,
         worker_check text, starting bool, release_worker bool, worker text, lease_ms bigint,
-        timer_action text, timer_delay_ms bigint, failure jsonb, exit_code int,
-        result_base64 text, result_content_type text)
+        timer_action text, timer_delay_ms bigint, failure jsonb, exit_code int, result_content_type text)
 ), cur AS (
     -- ANY(ARRAY(...)): an index scan of the primary key, whatever the planner guesses of the
     -- number of items (it guesses 100).
@@ -144,7 +146,7 @@ WITH item AS (
         next_attempt_at = CASE WHEN k.timer_action = 'enqueue' THEN k.now + k.timer_delay_ms * interval '1ms' END,
         failures = t.failures + (k.to_state = 'failed')::int,
         last_failure = CASE WHEN k.to_state = 'failed' THEN k.recorded_failure ELSE t.last_failure END,
-        result_data = CASE WHEN k.result_content_type IS NOT NULL THEN decode(k.result_base64, 'base64') ELSE t.result_data END,
+        result_data = CASE WHEN k.result_content_type IS NOT NULL THEN (%(results)b::bytea[])[k.n + 1] ELSE t.result_data END,
         result_content_type = COALESCE(k.result_content_type, t.result_content_type)
     FROM checks AS k
     WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok AND k.order_ok AND NOT k.replay

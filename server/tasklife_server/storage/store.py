@@ -47,7 +47,6 @@ from tasklife_server.storage.rows import (
     TASK_WIDTH,
     attempt_from,
     event_from,
-    payload_json,
     task_at,
     task_from,
 )
@@ -296,7 +295,9 @@ class TaskStore:
     async def _create_rows(self, news: Sequence[NewTask]) -> list[TupleRow | None]:
         """Each task's row of create_group (None: its id was taken), in one statement."""
         items = [{**_create_item(new), "n": n} for n, new in enumerate(news)]
-        (result,) = await self._write([("create_group", {"items": Jsonb(items)})])
+        inputs = [new.input.data if new.input is not None else None for new in news]
+        params = {"items": Jsonb(items), "inputs": inputs if any(data is not None for data in inputs) else None}
+        (result,) = await self._write([("create_group", params)])
         by_n = {row[0]: row for row in result}
         return [by_n.get(n) for n in range(len(news))]
 
@@ -430,7 +431,8 @@ class TaskStore:
         waves = moves.waves(group)
         with_request_id = any(move.command.request_id is not None for move in group)
         name = transition_query(with_request_id)
-        statements = [(name, {"items": Jsonb(moves.items_of(group, wave))}) for wave in waves]
+        statements = [(name, {"items": Jsonb(moves.items_of(group, wave)), "results": moves.results_of(group, wave)})
+                      for wave in waves]
         if conn is not None:
             results = [await self._fetchall(name, params, conn) for name, params in statements]
         else:
@@ -859,7 +861,7 @@ def _create_item(new: NewTask) -> dict[str, Any]:
         "operator": new.operator,
         "reason": new.reason,
         "on_behalf_of": new.on_behalf_of,
-        **_input_item(new.input),
+        "input_content_type": new.input.content_type if new.input is not None else None,
     }
 
 
@@ -867,11 +869,7 @@ def _described(payload: Payload | None) -> str:
     return payload.describe() if payload is not None else "none"
 
 
-def _input_item(payload: Payload | None) -> dict[str, Any]:
-    if payload is None:
-        return {}
-    stored = payload_json(payload)
-    return {"input_base64": stored["data"], "input_content_type": stored["content_type"]}
+
 
 
 def _timer_params(timer: Timer | None) -> dict[str, Any]:
