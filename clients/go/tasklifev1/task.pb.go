@@ -125,7 +125,8 @@ const (
 	StateKind_STATE_KIND_STABLE StateKind = 2
 	// The task is passing through; something is happening to it.
 	StateKind_STATE_KIND_TRANSITIONAL StateKind = 3
-	// The outcome is final: the task never returns to ready or running.
+	// The outcome is final: the task never moves straight back to ready or running. From
+	// FAILED, a retry is a new attempt that passes through RETRYING and READY.
 	StateKind_STATE_KIND_TERMINAL StateKind = 4
 )
 

@@ -688,7 +688,8 @@ export enum StateKind {
   TRANSITIONAL = 3,
 
   /**
-   * The outcome is final: the task never returns to ready or running.
+   * The outcome is final: the task never moves straight back to ready or running. From
+   * FAILED, a retry is a new attempt that passes through RETRYING and READY.
    *
    * @generated from enum value: STATE_KIND_TERMINAL = 4;
    */

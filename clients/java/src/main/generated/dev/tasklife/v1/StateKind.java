@@ -50,7 +50,8 @@ public enum StateKind
   STATE_KIND_TRANSITIONAL(3),
   /**
    * <pre>
-   * The outcome is final: the task never returns to ready or running.
+   * The outcome is final: the task never moves straight back to ready or running. From
+   * FAILED, a retry is a new attempt that passes through RETRYING and READY.
    * </pre>
    *
    * <code>STATE_KIND_TERMINAL = 4;</code>
@@ -102,7 +103,8 @@ public enum StateKind
   public static final int STATE_KIND_TRANSITIONAL_VALUE = 3;
   /**
    * <pre>
-   * The outcome is final: the task never returns to ready or running.
+   * The outcome is final: the task never moves straight back to ready or running. From
+   * FAILED, a retry is a new attempt that passes through RETRYING and READY.
    * </pre>
    *
    * <code>STATE_KIND_TERMINAL = 4;</code>
