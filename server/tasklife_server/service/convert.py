@@ -13,6 +13,7 @@ from tasklife.v1 import task_pb2, task_service_pb2
 
 from tasklife_server.domain import cursor
 from tasklife_server.domain.model import Attempt, Event, Failure, Payload, RetryPolicy, Task
+from tasklife_server.domain.policies import PolicySettings
 from tasklife_server.domain.states import (
     ACTION_RULES,
     INITIAL_STATE,
@@ -92,7 +93,7 @@ def failure_to_pb(failure: Failure | None) -> task_pb2.TaskFailure | None:
     )
 
 
-def task_to_pb(task: Task) -> task_pb2.Task:
+def task_to_pb(task: Task, policies: PolicySettings) -> task_pb2.Task:
     spec = task.spec
     return task_pb2.Task(
         task_id=task.task_id,
@@ -102,6 +103,7 @@ def task_to_pb(task: Task) -> task_pb2.Task:
         depends_on=spec.depends_on,
         rerun_of=spec.rerun_of or "",
         retry_policy=retry_policy_to_pb(spec.retry_policy),
+        effective_retry_policy=retry_policy_to_pb(policies.effective_retry(spec.retry_policy)),
         create_time=_timestamp(task.created_at),
         update_time=_timestamp(task.updated_at),
         attempt=task.attempt,

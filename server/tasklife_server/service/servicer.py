@@ -48,6 +48,9 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         self._max_payload = max_payload_bytes
         self._state_machine = state_machine_pb()
 
+    def _task_pb(self, task: Any) -> task_pb2.Task:
+        return task_to_pb(task, self._store.policies)
+
     async def CreateTask(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "CreateTask")
         task_id, spec, operator, reason, behalf, task_input = validation.create_task(
@@ -56,7 +59,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         change, _created = await self._store.create_task(
             task_id or new_task_id(), spec, operator, reason, behalf, caller.reach, task_input
         )
-        return task_service_pb2.CreateTaskResponse(task=task_to_pb(change.task), event=event_to_pb(change.event))
+        return task_service_pb2.CreateTaskResponse(task=self._task_pb(change.task), event=event_to_pb(change.event))
 
     async def GetTask(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "GetTask")
@@ -66,7 +69,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         full = validation.view(request.view, "view", task_pb2.TASK_VIEW_FULL, problems)
         problems.raise_if_any()
         task = await self._store.get_task(request.task_id, caller.reach, as_of, full=full)
-        return task_service_pb2.GetTaskResponse(task=task_to_pb(task))
+        return task_service_pb2.GetTaskResponse(task=self._task_pb(task))
 
     async def ListTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "ListTasks")
@@ -86,7 +89,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         tasks = await self._store.list_tasks(
             states=states, labels=labels, after=after, limit=limit + 1, reach=namespaces, as_of=as_of, full=full
         )
-        rendered = [task_to_pb(t) for t in tasks[:limit]]
+        rendered = [self._task_pb(t) for t in tasks[:limit]]
         count = pagination.fitting(t.ByteSize() for t in rendered)
         next_token = ""
         if count < len(tasks):
@@ -178,7 +181,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         caller = self._gate.admit(context, "Heartbeat")
         task_id, worker, lease_ms = validation.heartbeat(request)
         task = await self._store.heartbeat(task_id, worker, lease_ms, caller.reach)
-        return task_service_pb2.HeartbeatResponse(task=task_to_pb(task))
+        return task_service_pb2.HeartbeatResponse(task=self._task_pb(task))
 
     async def BatchCreateTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "BatchCreateTasks")
@@ -186,7 +189,8 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         operator = metadata_operator(context)
         prepared = [_new_task(item, operator, caller, self._max_payload) for item in request.requests]
         results = await _batch_results(
-            prepared, NewTask, self._store.create_tasks, task_service_pb2.BatchCreateTasksResult, lambda o: o[0]
+            prepared, NewTask, self._store.create_tasks, task_service_pb2.BatchCreateTasksResult, lambda o: o[0],
+            self._task_pb,
         )
         return task_service_pb2.BatchCreateTasksResponse(results=results)
 
@@ -197,7 +201,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         prepared = [_batch_command(item, operator, caller, self._max_payload) for item in request.items]
         results = await _batch_results(
             prepared, TransitionCommand, self._store.transition_batch,
-            task_service_pb2.BatchTransitionTasksResult, lambda o: o,
+            task_service_pb2.BatchTransitionTasksResult, lambda o: o, self._task_pb,
         )
         return task_service_pb2.BatchTransitionTasksResponse(results=results)
 
@@ -210,7 +214,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         changes = await self._store.claim_tasks(claim, wait)
         return task_service_pb2.ClaimTasksResponse(
             claims=[
-                task_service_pb2.StartTaskResponse(task=task_to_pb(c.task), event=event_to_pb(c.event))
+                task_service_pb2.StartTaskResponse(task=self._task_pb(c.task), event=event_to_pb(c.event))
                 for c in changes
             ]
         )
@@ -220,7 +224,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         command = validation.transition_command(action, request, metadata_operator(context), caller, self._max_payload)
         change = await self._store.transition(command)
         response_type = getattr(task_service_pb2, f"{action.rpc_name}Response")
-        return response_type(task=task_to_pb(change.task), event=event_to_pb(change.event))
+        return response_type(task=self._task_pb(change.task), event=event_to_pb(change.event))
 
 
 def _transition_handler(action: Action) -> Callable[..., Coroutine[Any, Any, Any]]:
@@ -244,6 +248,7 @@ async def _batch_results(
     apply: Callable[[list[Any]], Coroutine[Any, Any, list[Any]]],
     result_type: Any,
     change_of: Callable[[Any], Change],
+    task_pb: Callable[[Any], task_pb2.Task],
 ) -> list[Any]:
     """One result per item, in order: a refusal found while preparing the items, or what
     `apply` made of the items that were ready (each a change, or its refusal)."""
@@ -255,7 +260,7 @@ async def _batch_results(
             results.append(result_type(error=status_of(outcome)))
         else:
             change = change_of(outcome)
-            results.append(result_type(task=task_to_pb(change.task), event=event_to_pb(change.event)))
+            results.append(result_type(task=task_pb(change.task), event=event_to_pb(change.event)))
     return results
 
 
