@@ -591,7 +591,8 @@ type Task struct {
 	// Id of the earlier task this one runs again, or empty. The named task existed when
 	// this task was created.
 	RerunOf string `protobuf:"bytes,6,opt,name=rerun_of,json=rerunOf,proto3" json:"rerun_of,omitempty"`
-	// How this task is retried after a failure; unset fields take the server default.
+	// How this task is retried after a failure, as given at creation; unset fields take the
+	// server default (effective_retry_policy has the values in force).
 	RetryPolicy *RetryPolicy `protobuf:"bytes,7,opt,name=retry_policy,json=retryPolicy,proto3" json:"retry_policy,omitempty"`
 	// When the task was created.
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
@@ -628,9 +629,12 @@ type Task struct {
 	Result *TaskPayload `protobuf:"bytes,18,opt,name=result,proto3" json:"result,omitempty"`
 	// The failure of the latest failed attempt, kept after retries: unset when no attempt
 	// has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
-	LastFailure   *TaskFailure `protobuf:"bytes,19,opt,name=last_failure,json=lastFailure,proto3" json:"last_failure,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	LastFailure *TaskFailure `protobuf:"bytes,19,opt,name=last_failure,json=lastFailure,proto3" json:"last_failure,omitempty"`
+	// The retry policy in force: retry_policy with every unset field filled from the server's
+	// defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+	EffectiveRetryPolicy *RetryPolicy `protobuf:"bytes,20,opt,name=effective_retry_policy,json=effectiveRetryPolicy,proto3" json:"effective_retry_policy,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *Task) Reset() {
@@ -792,6 +796,13 @@ func (x *Task) GetResult() *TaskPayload {
 func (x *Task) GetLastFailure() *TaskFailure {
 	if x != nil {
 		return x.LastFailure
+	}
+	return nil
+}
+
+func (x *Task) GetEffectiveRetryPolicy() *RetryPolicy {
+	if x != nil {
+		return x.EffectiveRetryPolicy
 	}
 	return nil
 }
@@ -1144,7 +1155,7 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\rnon_retryable\x18\x05 \x01(\bR\fnonRetryable\x122\n" +
 	"\adetails\x18\x06 \x01(\v2\x18.tasklife.v1.TaskPayloadR\adetailsB\f\n" +
 	"\n" +
-	"_exit_code\"\xb8\a\n" +
+	"_exit_code\"\x88\b\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -1168,7 +1179,8 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\tnamespace\x18\x10 \x01(\tR\tnamespace\x12.\n" +
 	"\x05input\x18\x11 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x120\n" +
 	"\x06result\x18\x12 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x06result\x12;\n" +
-	"\flast_failure\x18\x13 \x01(\v2\x18.tasklife.v1.TaskFailureR\vlastFailure\x1a9\n" +
+	"\flast_failure\x18\x13 \x01(\v2\x18.tasklife.v1.TaskFailureR\vlastFailure\x12N\n" +
+	"\x16effective_retry_policy\x18\x14 \x01(\v2\x18.tasklife.v1.RetryPolicyR\x14effectiveRetryPolicy\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd7\x04\n" +
@@ -1293,21 +1305,22 @@ var file_tasklife_v1_task_proto_depIdxs = []int32{
 	5,  // 11: tasklife.v1.Task.input:type_name -> tasklife.v1.TaskPayload
 	5,  // 12: tasklife.v1.Task.result:type_name -> tasklife.v1.TaskPayload
 	6,  // 13: tasklife.v1.Task.last_failure:type_name -> tasklife.v1.TaskFailure
-	0,  // 14: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
-	0,  // 15: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
-	2,  // 16: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
-	12, // 17: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
-	6,  // 18: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
-	12, // 19: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
-	12, // 20: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
-	2,  // 21: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
-	0,  // 22: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
-	6,  // 23: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
-	24, // [24:24] is the sub-list for method output_type
-	24, // [24:24] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	4,  // 14: tasklife.v1.Task.effective_retry_policy:type_name -> tasklife.v1.RetryPolicy
+	0,  // 15: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
+	0,  // 16: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
+	2,  // 17: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
+	12, // 18: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
+	6,  // 19: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
+	12, // 20: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
+	12, // 21: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
+	2,  // 22: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
+	0,  // 23: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
+	6,  // 24: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_proto_init() }

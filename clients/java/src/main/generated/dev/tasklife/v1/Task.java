@@ -374,7 +374,8 @@ java.lang.String defaultValue) {
   private dev.tasklife.v1.RetryPolicy retryPolicy_;
   /**
    * <pre>
-   * How this task is retried after a failure; unset fields take the server default.
+   * How this task is retried after a failure, as given at creation; unset fields take the
+   * server default (effective_retry_policy has the values in force).
    * </pre>
    *
    * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -386,7 +387,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * How this task is retried after a failure; unset fields take the server default.
+   * How this task is retried after a failure, as given at creation; unset fields take the
+   * server default (effective_retry_policy has the values in force).
    * </pre>
    *
    * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -398,7 +400,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * How this task is retried after a failure; unset fields take the server default.
+   * How this task is retried after a failure, as given at creation; unset fields take the
+   * server default (effective_retry_policy has the values in force).
    * </pre>
    *
    * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -863,6 +866,47 @@ java.lang.String defaultValue) {
     return lastFailure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : lastFailure_;
   }
 
+  public static final int EFFECTIVE_RETRY_POLICY_FIELD_NUMBER = 20;
+  private dev.tasklife.v1.RetryPolicy effectiveRetryPolicy_;
+  /**
+   * <pre>
+   * The retry policy in force: retry_policy with every unset field filled from the server's
+   * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+   * </pre>
+   *
+   * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+   * @return Whether the effectiveRetryPolicy field is set.
+   */
+  @java.lang.Override
+  public boolean hasEffectiveRetryPolicy() {
+    return ((bitField0_ & 0x00000200) != 0);
+  }
+  /**
+   * <pre>
+   * The retry policy in force: retry_policy with every unset field filled from the server's
+   * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+   * </pre>
+   *
+   * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+   * @return The effectiveRetryPolicy.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.RetryPolicy getEffectiveRetryPolicy() {
+    return effectiveRetryPolicy_ == null ? dev.tasklife.v1.RetryPolicy.getDefaultInstance() : effectiveRetryPolicy_;
+  }
+  /**
+   * <pre>
+   * The retry policy in force: retry_policy with every unset field filled from the server's
+   * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+   * </pre>
+   *
+   * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.RetryPolicyOrBuilder getEffectiveRetryPolicyOrBuilder() {
+    return effectiveRetryPolicy_ == null ? dev.tasklife.v1.RetryPolicy.getDefaultInstance() : effectiveRetryPolicy_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -936,6 +980,9 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000100) != 0)) {
       output.writeMessage(19, getLastFailure());
+    }
+    if (((bitField0_ & 0x00000200) != 0)) {
+      output.writeMessage(20, getEffectiveRetryPolicy());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1022,6 +1069,10 @@ java.lang.String defaultValue) {
     if (((bitField0_ & 0x00000100) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(19, getLastFailure());
+    }
+    if (((bitField0_ & 0x00000200) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(20, getEffectiveRetryPolicy());
     }
     return size;
   }
@@ -1111,6 +1162,11 @@ java.lang.String defaultValue) {
       if (!getLastFailure()
           .equals(other.getLastFailure())) return false;
     }
+    if (hasEffectiveRetryPolicy() != other.hasEffectiveRetryPolicy()) return false;
+    if (hasEffectiveRetryPolicy()) {
+      if (!getEffectiveRetryPolicy()
+          .equals(other.getEffectiveRetryPolicy())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1183,6 +1239,10 @@ java.lang.String defaultValue) {
     if (hasLastFailure()) {
       hash = (37 * hash) + LAST_FAILURE_FIELD_NUMBER;
       hash = (53 * hash) + getLastFailure().hashCode();
+    }
+    if (hasEffectiveRetryPolicy()) {
+      hash = (37 * hash) + EFFECTIVE_RETRY_POLICY_FIELD_NUMBER;
+      hash = (53 * hash) + getEffectiveRetryPolicy().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1349,6 +1409,7 @@ java.lang.String defaultValue) {
         internalGetInputFieldBuilder();
         internalGetResultFieldBuilder();
         internalGetLastFailureFieldBuilder();
+        internalGetEffectiveRetryPolicyFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1410,6 +1471,11 @@ java.lang.String defaultValue) {
       if (lastFailureBuilder_ != null) {
         lastFailureBuilder_.dispose();
         lastFailureBuilder_ = null;
+      }
+      effectiveRetryPolicy_ = null;
+      if (effectiveRetryPolicyBuilder_ != null) {
+        effectiveRetryPolicyBuilder_.dispose();
+        effectiveRetryPolicyBuilder_ = null;
       }
       return this;
     }
@@ -1531,6 +1597,12 @@ java.lang.String defaultValue) {
             : lastFailureBuilder_.build();
         to_bitField0_ |= 0x00000100;
       }
+      if (((from_bitField0_ & 0x00080000) != 0)) {
+        result.effectiveRetryPolicy_ = effectiveRetryPolicyBuilder_ == null
+            ? effectiveRetryPolicy_
+            : effectiveRetryPolicyBuilder_.build();
+        to_bitField0_ |= 0x00000200;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1617,6 +1689,9 @@ java.lang.String defaultValue) {
       }
       if (other.hasLastFailure()) {
         mergeLastFailure(other.getLastFailure());
+      }
+      if (other.hasEffectiveRetryPolicy()) {
+        mergeEffectiveRetryPolicy(other.getEffectiveRetryPolicy());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1759,6 +1834,13 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00040000;
               break;
             } // case 154
+            case 162: {
+              input.readMessage(
+                  internalGetEffectiveRetryPolicyFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00080000;
+              break;
+            } // case 162
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2419,7 +2501,8 @@ java.lang.String defaultValue) {
         dev.tasklife.v1.RetryPolicy, dev.tasklife.v1.RetryPolicy.Builder, dev.tasklife.v1.RetryPolicyOrBuilder> retryPolicyBuilder_;
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -2430,7 +2513,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -2445,7 +2529,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -2463,7 +2548,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -2481,7 +2567,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -2506,7 +2593,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -2523,7 +2611,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -2535,7 +2624,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -2550,7 +2640,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * How this task is retried after a failure; unset fields take the server default.
+     * How this task is retried after a failure, as given at creation; unset fields take the
+     * server default (effective_retry_policy has the values in force).
      * </pre>
      *
      * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -4157,6 +4248,170 @@ java.lang.String defaultValue) {
         lastFailure_ = null;
       }
       return lastFailureBuilder_;
+    }
+
+    private dev.tasklife.v1.RetryPolicy effectiveRetryPolicy_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.RetryPolicy, dev.tasklife.v1.RetryPolicy.Builder, dev.tasklife.v1.RetryPolicyOrBuilder> effectiveRetryPolicyBuilder_;
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     * @return Whether the effectiveRetryPolicy field is set.
+     */
+    public boolean hasEffectiveRetryPolicy() {
+      return ((bitField0_ & 0x00080000) != 0);
+    }
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     * @return The effectiveRetryPolicy.
+     */
+    public dev.tasklife.v1.RetryPolicy getEffectiveRetryPolicy() {
+      if (effectiveRetryPolicyBuilder_ == null) {
+        return effectiveRetryPolicy_ == null ? dev.tasklife.v1.RetryPolicy.getDefaultInstance() : effectiveRetryPolicy_;
+      } else {
+        return effectiveRetryPolicyBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     */
+    public Builder setEffectiveRetryPolicy(dev.tasklife.v1.RetryPolicy value) {
+      if (effectiveRetryPolicyBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        effectiveRetryPolicy_ = value;
+      } else {
+        effectiveRetryPolicyBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00080000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     */
+    public Builder setEffectiveRetryPolicy(
+        dev.tasklife.v1.RetryPolicy.Builder builderForValue) {
+      if (effectiveRetryPolicyBuilder_ == null) {
+        effectiveRetryPolicy_ = builderForValue.build();
+      } else {
+        effectiveRetryPolicyBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00080000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     */
+    public Builder mergeEffectiveRetryPolicy(dev.tasklife.v1.RetryPolicy value) {
+      if (effectiveRetryPolicyBuilder_ == null) {
+        if (((bitField0_ & 0x00080000) != 0) &&
+          effectiveRetryPolicy_ != null &&
+          effectiveRetryPolicy_ != dev.tasklife.v1.RetryPolicy.getDefaultInstance()) {
+          getEffectiveRetryPolicyBuilder().mergeFrom(value);
+        } else {
+          effectiveRetryPolicy_ = value;
+        }
+      } else {
+        effectiveRetryPolicyBuilder_.mergeFrom(value);
+      }
+      if (effectiveRetryPolicy_ != null) {
+        bitField0_ |= 0x00080000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     */
+    public Builder clearEffectiveRetryPolicy() {
+      bitField0_ = (bitField0_ & ~0x00080000);
+      effectiveRetryPolicy_ = null;
+      if (effectiveRetryPolicyBuilder_ != null) {
+        effectiveRetryPolicyBuilder_.dispose();
+        effectiveRetryPolicyBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     */
+    public dev.tasklife.v1.RetryPolicy.Builder getEffectiveRetryPolicyBuilder() {
+      bitField0_ |= 0x00080000;
+      onChanged();
+      return internalGetEffectiveRetryPolicyFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     */
+    public dev.tasklife.v1.RetryPolicyOrBuilder getEffectiveRetryPolicyOrBuilder() {
+      if (effectiveRetryPolicyBuilder_ != null) {
+        return effectiveRetryPolicyBuilder_.getMessageOrBuilder();
+      } else {
+        return effectiveRetryPolicy_ == null ?
+            dev.tasklife.v1.RetryPolicy.getDefaultInstance() : effectiveRetryPolicy_;
+      }
+    }
+    /**
+     * <pre>
+     * The retry policy in force: retry_policy with every unset field filled from the server's
+     * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+     * </pre>
+     *
+     * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.RetryPolicy, dev.tasklife.v1.RetryPolicy.Builder, dev.tasklife.v1.RetryPolicyOrBuilder> 
+        internalGetEffectiveRetryPolicyFieldBuilder() {
+      if (effectiveRetryPolicyBuilder_ == null) {
+        effectiveRetryPolicyBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.RetryPolicy, dev.tasklife.v1.RetryPolicy.Builder, dev.tasklife.v1.RetryPolicyOrBuilder>(
+                getEffectiveRetryPolicy(),
+                getParentForChildren(),
+                isClean());
+        effectiveRetryPolicy_ = null;
+      }
+      return effectiveRetryPolicyBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

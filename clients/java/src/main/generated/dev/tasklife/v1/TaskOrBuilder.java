@@ -191,7 +191,8 @@ java.lang.String defaultValue);
 
   /**
    * <pre>
-   * How this task is retried after a failure; unset fields take the server default.
+   * How this task is retried after a failure, as given at creation; unset fields take the
+   * server default (effective_retry_policy has the values in force).
    * </pre>
    *
    * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -200,7 +201,8 @@ java.lang.String defaultValue);
   boolean hasRetryPolicy();
   /**
    * <pre>
-   * How this task is retried after a failure; unset fields take the server default.
+   * How this task is retried after a failure, as given at creation; unset fields take the
+   * server default (effective_retry_policy has the values in force).
    * </pre>
    *
    * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -209,7 +211,8 @@ java.lang.String defaultValue);
   dev.tasklife.v1.RetryPolicy getRetryPolicy();
   /**
    * <pre>
-   * How this task is retried after a failure; unset fields take the server default.
+   * How this task is retried after a failure, as given at creation; unset fields take the
+   * server default (effective_retry_policy has the values in force).
    * </pre>
    *
    * <code>.tasklife.v1.RetryPolicy retry_policy = 7 [json_name = "retryPolicy"];</code>
@@ -518,4 +521,34 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
    */
   dev.tasklife.v1.TaskFailureOrBuilder getLastFailureOrBuilder();
+
+  /**
+   * <pre>
+   * The retry policy in force: retry_policy with every unset field filled from the server's
+   * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+   * </pre>
+   *
+   * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+   * @return Whether the effectiveRetryPolicy field is set.
+   */
+  boolean hasEffectiveRetryPolicy();
+  /**
+   * <pre>
+   * The retry policy in force: retry_policy with every unset field filled from the server's
+   * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+   * </pre>
+   *
+   * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+   * @return The effectiveRetryPolicy.
+   */
+  dev.tasklife.v1.RetryPolicy getEffectiveRetryPolicy();
+  /**
+   * <pre>
+   * The retry policy in force: retry_policy with every unset field filled from the server's
+   * defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
+   * </pre>
+   *
+   * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
+   */
+  dev.tasklife.v1.RetryPolicyOrBuilder getEffectiveRetryPolicyOrBuilder();
 }

@@ -88,7 +88,7 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "ace\022 \n\texit_code\030\004 \001(\005H\000R\010exitCode\210\001\001\022#\n" +
       "\rnon_retryable\030\005 \001(\010R\014nonRetryable\0222\n\007de" +
       "tails\030\006 \001(\0132\030.tasklife.v1.TaskPayloadR\007d" +
-      "etailsB\014\n\n_exit_code\"\270\007\n\004Task\022\027\n\007task_id" +
+      "etailsB\014\n\n_exit_code\"\210\010\n\004Task\022\027\n\007task_id" +
       "\030\001 \001(\tR\006taskId\022,\n\005state\030\002 \001(\0162\026.tasklife" +
       ".v1.TaskStateR\005state\022\030\n\007version\030\003 \001(\003R\007v" +
       "ersion\0225\n\006labels\030\004 \003(\0132\035.tasklife.v1.Tas" +
@@ -110,7 +110,9 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "\005input\030\021 \001(\0132\030.tasklife.v1.TaskPayloadR\005" +
       "input\0220\n\006result\030\022 \001(\0132\030.tasklife.v1.Task" +
       "PayloadR\006result\022;\n\014last_failure\030\023 \001(\0132\030." +
-      "tasklife.v1.TaskFailureR\013lastFailure\0329\n\013" +
+      "tasklife.v1.TaskFailureR\013lastFailure\022N\n\026" +
+      "effective_retry_policy\030\024 \001(\0132\030.tasklife." +
+      "v1.RetryPolicyR\024effectiveRetryPolicy\0329\n\013" +
       "LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002" +
       " \001(\tR\005value:\0028\001\"\327\004\n\tTaskEvent\022\027\n\007task_id" +
       "\030\001 \001(\tR\006taskId\022\030\n\007version\030\002 \001(\003R\007version" +
@@ -189,7 +191,7 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_Task_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_Task_descriptor,
-        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", });
+        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", });
     internal_static_tasklife_v1_Task_LabelsEntry_descriptor =
       internal_static_tasklife_v1_Task_descriptor.getNestedType(0);
     internal_static_tasklife_v1_Task_LabelsEntry_fieldAccessorTable = new
