@@ -128,7 +128,8 @@ def test_create_prints_every_field_of_the_new_task(cli, client: TasklifeClient) 
         f"depends_on:           {upstream}\n"
         "rerun_of:             -\n"
         "auto_enqueue:         yes\n"
-        "retry_policy:         max_attempts=3\n"
+        "retry_policy:         max_attempts=3 initial_backoff=1.0s* backoff_multiplier=2* max_backoff=5m00s* "
+        "jitter=0.2*  (* the server's default)\n"
         "attempt:              0\n"
         "worker:               -\n"
         "input:                -\n"
@@ -150,7 +151,9 @@ def test_get_shows_the_task_in_local_time(cli, client: TasklifeClient) -> None:
     assert run.code == 0
     created = (task.create_time.ToDatetime() + timedelta(hours=5, minutes=30)).isoformat(timespec="seconds")
     assert f"create_time:          {created}+05:30" in run.lines
-    assert "retry_policy:         server default" in run.lines
+    # Every value of the policy in force, each marked as the server's default.
+    assert ("retry_policy:         max_attempts=1* initial_backoff=1.0s* backoff_multiplier=2* max_backoff=5m00s* "
+            "jitter=0.2*  (* the server's default)") in run.lines
 
 
 def test_create_and_get_json_carry_the_task_and_its_creation_event(cli) -> None:
@@ -207,16 +210,16 @@ def test_history_shows_every_event_and_the_time_spent_in_each_state(cli, client:
     stays = [render.to_datetime(b.create_time) - render.to_datetime(a.create_time) for a, b in zip(events, events[1:])]
     assert stays[1] >= timedelta(seconds=1.1)
     expected_rows = [
-        ["VERSION", "TIME", "FROM → TO", "ACTION", "ATTEMPT", "WORKER", "OPERATOR", "REASON", "TIME IN STATE"],
-        ["1", local[0], "- → created", "create", "0", "-", OPERATOR, "made", render.duration(stays[0])],
-        ["2", local[1], "created → ready", "enqueue", "0", "-", OPERATOR, "-", render.duration(stays[1])],
-        ["3", local[2], "ready → running", "start", "1", "-", "bob", "line one\\nline two", None],
+        ["VERSION", "TIME", "FROM → TO", "ACTION", "ATTEMPT", "WORKER", "OPERATOR", "TIME IN STATE", "REASON"],
+        ["1", local[0], "- → created", "create", "0", "-", OPERATOR, render.duration(stays[0]), "made"],
+        ["2", local[1], "created → ready", "enqueue", "0", "-", OPERATOR, render.duration(stays[1]), "-"],
+        ["3", local[2], "ready → running", "start", "1", "-", "bob", None, "line one\\nline two"],
     ]
     rows = [re.split(r"\s{2,}", line.strip()) for line in run.lines]  # cells: two spaces apart
-    assert [row[:8] for row in rows] == [row[:8] for row in expected_rows]
-    assert [row[8] for row in rows[:3]] == [row[8] for row in expected_rows[:3]]
-    assert re.fullmatch(r"\d+ms so far|\d+\.\ds so far", rows[3][8]), rows[3][8]
-    assert re.fullmatch(r"\d+\.\ds", rows[2][8])  # the 1.1 s sleep in ready, shown in seconds
+    assert [row[:7] + row[8:] for row in rows] == [row[:7] + row[8:] for row in expected_rows]
+    assert [row[7] for row in rows[:3]] == [row[7] for row in expected_rows[:3]]
+    assert re.fullmatch(r"\d+ms so far|\d+\.\ds so far", rows[3][7]), rows[3][7]
+    assert re.fullmatch(r"\d+\.\ds", rows[2][7])  # the 1.1 s sleep in ready, shown in seconds
     # Columns are aligned: every header starts where its cells start.
     starts = [run.lines[0].index(header) for header in expected_rows[0]]
     for line, row in zip(run.lines[1:], rows[1:]):
@@ -580,7 +583,7 @@ def test_the_help_and_the_cli_doc_list_every_command_and_exit_code() -> None:
     help_text = tasklife("--help").out
     doc = CLI_DOC.read_text()
     commands = re.findall(r"^    (\S+(?: \S+)?)  ", help_text.split("commands:")[1].split("environment:")[0], re.MULTILINE)
-    assert len(commands) == 21
+    assert len(commands) == 25
     for command in commands:
         assert f"tasklife {command}" in doc, f"CLI.md has no synopsis for {command}"
     for code in ("0", "1", "2", "3", "4", "5", "6", "7", "130"):

@@ -147,9 +147,33 @@ def _width(text: str) -> int:
     )
 
 
+# A column of a table, or of watched lines, is at most this wide but for the last one, which
+# holds free text (a reason, a failure, labels): longer values end in "…" (--json has them whole).
+COLUMN_CAP = 40
+ELLIPSIS = "…"
+
+
+def clipped(text: str, cap: int = COLUMN_CAP) -> str:
+    """`text`, cut to `cap` columns with an ellipsis when it is wider."""
+    if _width(text) <= cap:
+        return text
+    kept, used = [], 0
+    for char in text:
+        used += _width(char)
+        if used > cap - 1:
+            break
+        kept.append(char)
+    return "".join(kept) + ELLIPSIS
+
+
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    """Left-aligned columns two spaces apart, under upper-case headers; no trailing blanks."""
-    lines = [[h.upper() for h in headers]] + [[cell(v) for v in row] for row in rows]
+    """Left-aligned columns two spaces apart, under upper-case headers; no trailing blanks.
+    Every column but the last is cut to COLUMN_CAP, so that one long value cannot push the
+    columns after it out of line."""
+    last = len(headers) - 1
+    lines = [[h.upper() for h in headers]] + [
+        [cell(v) if i == last else clipped(cell(v)) for i, v in enumerate(row)] for row in rows
+    ]
     widths = [max(_width(line[i]) for line in lines) for i in range(len(headers))]
     return "\n".join(
         "  ".join(text + " " * (widths[i] - _width(text)) for i, text in enumerate(line)).rstrip()
@@ -171,21 +195,24 @@ def labels(values: Mapping[str, str]) -> str:
 # Tasks and events.
 
 
-def retry_policy(policy: task_pb2.RetryPolicy) -> str:
-    parts = []
-    if policy.max_attempts:
-        parts.append(f"max_attempts={policy.max_attempts}")
-    if policy.HasField("initial_backoff"):
-        parts.append(f"initial_backoff={proto_duration(policy.initial_backoff)}")
-    if policy.backoff_multiplier:
-        parts.append(f"backoff_multiplier={policy.backoff_multiplier:g}")
-    if policy.HasField("max_backoff"):
-        parts.append(f"max_backoff={proto_duration(policy.max_backoff)}")
-    if policy.HasField("jitter"):
-        parts.append(f"jitter={policy.jitter:g}")
-    if policy.non_retryable_error_types:
-        parts.append(f"non_retryable_error_types={','.join(policy.non_retryable_error_types)}")
-    return " ".join(parts) or "server default"
+def retry_policy(given: task_pb2.RetryPolicy, effective: task_pb2.RetryPolicy) -> str:
+    """The policy in force, field by field; `*` marks a value taken from the server's defaults.
+    A server that does not say which policy is in force (no effective policy) gets the given one."""
+    if not effective.max_attempts:
+        effective = given
+    values = [
+        ("max_attempts", str(effective.max_attempts), bool(given.max_attempts)),
+        ("initial_backoff", proto_duration(effective.initial_backoff), given.HasField("initial_backoff")),
+        ("backoff_multiplier", f"{effective.backoff_multiplier:g}", bool(given.backoff_multiplier)),
+        ("max_backoff", proto_duration(effective.max_backoff), given.HasField("max_backoff")),
+        ("jitter", f"{effective.jitter:g}", given.HasField("jitter")),
+    ]
+    if not effective.max_attempts:
+        return "server default"
+    parts = [f"{name}={value}{'' if own else '*'}" for name, value, own in values]
+    if given.non_retryable_error_types:
+        parts.append(f"non_retryable_error_types={','.join(given.non_retryable_error_types)}")
+    return " ".join(parts) + ("  (* the server's default)" if not all(own for *_, own in values) else "")
 
 
 def size(value: int) -> str:
@@ -226,7 +253,7 @@ def task_details(task: task_pb2.Task) -> str:
             ("depends_on", ",".join(task.depends_on) or NONE),
             ("rerun_of", task.rerun_of or NONE),
             ("auto_enqueue", "yes" if task.auto_enqueue else "no"),
-            ("retry_policy", retry_policy(task.retry_policy)),
+            ("retry_policy", retry_policy(task.retry_policy, task.effective_retry_policy)),
             ("attempt", task.attempt),
             ("worker", task.worker or NONE),
             ("input", payload(task, "input")),
@@ -251,8 +278,8 @@ def task_row(task: task_pb2.Task) -> tuple[object, ...]:
     )
 
 
-HISTORY_HEADERS = ("version", "time", f"from {ARROW} to", "action", "attempt", "worker", "operator", "reason",
-                   "time in state")
+HISTORY_HEADERS = ("version", "time", f"from {ARROW} to", "action", "attempt", "worker", "operator",
+                   "time in state", "reason")
 
 
 def history_rows(
@@ -269,8 +296,8 @@ def history_rows(
                 event.attempt,
                 event.worker or NONE,
                 operator(event),
-                event.reason,
                 f"{duration(span)} so far" if current else duration(span),
+                event.reason,
             )
         )
     return rows
@@ -306,26 +333,28 @@ def operator(event: task_pb2.TaskEvent) -> str:
     return f"{event.operator} (for {event.on_behalf_of})" if event.on_behalf_of else event.operator
 
 
-def event_line(event: task_pb2.TaskEvent) -> str:
-    """One watched event: time, task, version, move, action, operator, then the reason if any."""
-    # The move and action are padded to their longest values so that lines roughly align.
-    parts = [
-        local_time(event.create_time),
-        cell(event.task_id),
-        f"v{event.version}",
-        f"{move(event.from_state, event.to_state):<{_MOVE_WIDTH}}",
-        f"{action(event.action):<{_ACTION_WIDTH}}",
-        cell(operator(event)),
-    ]
-    if event.worker:
-        parts.append(f"worker={cell(event.worker)}")
-    if event.reason:
-        parts.append(cell(event.reason))
-    return "  ".join(parts)
+class EventLines:
+    """Watched events as aligned lines: time, task, version, move, action, operator, worker,
+    then the reason. The stream's width is not known in advance, so each column is as wide as
+    its widest value so far (at most COLUMN_CAP; longer values end in "…"): lines line up
+    once a few have passed, and a long value never shifts the ones after it by more than once."""
 
+    def __init__(self) -> None:
+        self._widths = [0, 0, 0, len(f"succeeded {ARROW} abandoned"), len("complete"), 0, 0]
 
-_MOVE_WIDTH = len(f"succeeded {ARROW} abandoned")
-_ACTION_WIDTH = len("complete")
+    def __call__(self, event: task_pb2.TaskEvent) -> str:
+        columns = [
+            local_time(event.create_time),
+            clipped(cell(event.task_id)),
+            f"v{event.version}",
+            move(event.from_state, event.to_state),
+            action(event.action),
+            clipped(cell(operator(event))),
+            f"worker={clipped(cell(event.worker))}" if event.worker else "",
+        ]
+        self._widths = [max(width, _width(text)) for width, text in zip(self._widths, columns)]
+        padded = "  ".join(text + " " * (width - _width(text)) for width, text in zip(self._widths, columns))
+        return (padded + "  " + cell(event.reason) if event.reason else padded).rstrip()
 
 
 def worked(kind: str, task: task_pb2.Task) -> str:

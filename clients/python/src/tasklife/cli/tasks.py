@@ -8,7 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tasklife.cli import failures, render
+from tasklife.cli import batches, failures, render
+from tasklife.v1 import task_pb2
 from tasklife.cli.failures import CliError
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ PAYLOAD_HELP = (
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
-    from tasklife.cli.app import TIME_HELP, instant, label, positive_int, task_state
+    from tasklife.cli.app import TIME_HELP, duration, instant, label, positive_int, task_state
 
     create = add("create", run_create, "create a task (in state created, at version 1)")
     create.add_argument("--id", dest="task_id", help="the task's id (default: the server generates a UUIDv7)")
@@ -56,6 +57,14 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     create.add_argument(
         "--max-attempts", type=positive_int, metavar="N", help="attempts in all, including the first (retry policy)"
     )
+    create.add_argument("--initial-backoff", type=duration, metavar="DURATION",
+                        help="the delay before the first retry (retry policy; 1s, 30s, 5m...)")
+    create.add_argument("--backoff-multiplier", type=float, metavar="X",
+                        help="the factor the delay grows by after each retry, 1 to 100 (retry policy)")
+    create.add_argument("--max-backoff", type=duration, metavar="DURATION",
+                        help="the longest delay between retries (retry policy)")
+    create.add_argument("--jitter", type=float, metavar="SHARE",
+                        help="the random share taken off each delay, 0 (none) to 1 (retry policy)")
     create.add_argument("--reason", help="why, recorded in the creation event")
     create.add_argument(
         "--namespace",
@@ -69,6 +78,25 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     )
     create.add_argument("--input", metavar="@FILE|TEXT", help=f"what the task's worker gets: {PAYLOAD_HELP}")
     create.add_argument("--content-type", metavar="MIME", help="the MIME type of --input")
+    create.add_argument(
+        "--from-file", metavar="FILE",
+        help="create many tasks instead: one CreateTaskRequest in JSON per line (`-`: standard input), "
+        'e.g. {"taskId": "extract-1", "labels": {"queue": "etl"}}, sent 1,000 per BatchCreateTasks call; '
+        "one line per task says how it went (the other options do not apply)",
+    )
+
+    rerun = add(
+        "rerun",
+        run_rerun,
+        "create a new task that runs a finished one again (rerun_of)",
+        description="Create a task that runs task ID again: the same namespace, labels, upstreams, retry policy, "
+        "auto-enqueue and input, with rerun_of naming ID. The old task keeps its own history.",
+    )
+    rerun.add_argument("task_id", metavar="ID")
+    rerun.add_argument("--id", dest="new_id", metavar="NEW_ID", help="the new task's id (default: a UUIDv7)")
+    rerun.add_argument("--enqueue", action="store_true", help="enqueue the new task at once (its upstreams must have succeeded)")
+    rerun.add_argument("--reason", help="why, recorded in the creation event (and the enqueue's)")
+
 
     get = add("get", run_get, "show a task, with its last failure and the sizes of its input and result")
     get.add_argument("task_id", metavar="ID")
@@ -191,6 +219,16 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
             sub.add_argument("--non-retryable", action="store_true", help="never retry this failure")
             sub.add_argument("--stack-trace", metavar="@FILE|TEXT", help="where it went wrong (@FILE reads a file)")
 
+    transition = add(
+        "transition",
+        run_transition,
+        "apply many moves from a file (BatchTransitionTasks)",
+        description="Apply the moves of a JSON Lines file, one BatchTransitionTasksItem per line: a move's name "
+        'and its request, e.g. {"enqueue": {"taskId": "extract-1"}} or {"kill": {"taskId": "load-1", '
+        '"reason": "bad input", "expectedVersion": 3}}. Sent 1,000 per call; each move is applied or refused '
+        "on its own, and one line per move says which (exit code 1 when any was refused).",
+    )
+    transition.add_argument("--from-file", metavar="FILE", required=True, help="the moves (`-`: standard input)")
 
 def _emit_task(session: Session, response: Any) -> None:
     session.print(render.json_document(response) if session.json else render.task_details(response.task))
@@ -199,13 +237,14 @@ def _emit_task(session: Session, response: Any) -> None:
 def run_create(args: argparse.Namespace, session: Session) -> int:
     from tasklife.cli.app import labels_of
 
-    policy = {"max_attempts": args.max_attempts, "non_retryable_error_types": args.non_retryable}
+    if args.from_file is not None:
+        return batches.run_create_from_file(args, session)
     response = session.client.create_task(
         task_id=args.task_id,
         labels=labels_of(args.labels),
         depends_on=args.depends_on,
         rerun_of=args.rerun_of,
-        retry_policy={k: v for k, v in policy.items() if v} or None,
+        retry_policy=_retry_policy(args),
         reason=args.reason,
         auto_enqueue=args.auto_enqueue,
         namespace=args.namespace,
@@ -215,6 +254,46 @@ def run_create(args: argparse.Namespace, session: Session) -> int:
     if args.input is not None and not session.json:
         # A create answers without the input (the BASIC view): read it back to show it.
         response = session.client.get_task(response.task.task_id)
+    _emit_task(session, response)
+    return 0
+
+
+def _retry_policy(args: argparse.Namespace) -> task_pb2.RetryPolicy | None:
+    """The retry policy the create options give; None (the server's defaults) when none does."""
+    policy = task_pb2.RetryPolicy(max_attempts=args.max_attempts or 0,
+                                  non_retryable_error_types=args.non_retryable or ())
+    if args.initial_backoff is not None:
+        policy.initial_backoff.FromTimedelta(args.initial_backoff)
+    if args.backoff_multiplier is not None:
+        policy.backoff_multiplier = args.backoff_multiplier
+    if args.max_backoff is not None:
+        policy.max_backoff.FromTimedelta(args.max_backoff)
+    if args.jitter is not None:
+        policy.jitter = args.jitter
+    return policy if policy.ByteSize() or policy.HasField("jitter") else None
+
+
+def run_transition(args: argparse.Namespace, session: Session) -> int:
+    return batches.run_transition_from_file(args, session)
+
+
+def run_rerun(args: argparse.Namespace, session: Session) -> int:
+    old = session.client.get_task(args.task_id).task  # with its input
+    response = session.client.create_task(
+        task_id=args.new_id,
+        labels=dict(old.labels),
+        depends_on=list(old.depends_on),
+        rerun_of=old.task_id,
+        retry_policy=old.retry_policy if old.retry_policy.ByteSize() or old.retry_policy.HasField("jitter") else None,
+        reason=args.reason,
+        auto_enqueue=old.auto_enqueue or None,
+        namespace=old.namespace,
+        input=old.input if old.HasField("input") else None,
+    )
+    task = response.task
+    if args.enqueue:
+        enqueued = session.client.enqueue_task(task.task_id, expected_version=task.version, reason=args.reason)
+        response = session.client.get_task(enqueued.task.task_id)
     _emit_task(session, response)
     return 0
 

@@ -115,10 +115,11 @@ def run_watch(args: argparse.Namespace, session: Session) -> int:
     start = "from the beginning" if args.from_beginning else "after the given cursor" if args.after else "from now"
     session.note(f"watching {start}; stop with Ctrl-C")
     count = 0
+    line_of = render.json_line if session.json else render.EventLines()
     try:
         with _Stopper(watch) as stopper:
             for event in watch:
-                session.print(render.json_line(event) if session.json else render.event_line(event))
+                session.print(line_of(event))
                 count += 1
                 if stopper.requested or (args.max_events and count >= args.max_events):
                     break
