@@ -147,3 +147,18 @@ def test_watched_lines_keep_their_columns_aligned() -> None:
     one, two = lines(event("t1", "bob")), lines(event("t2", "o" * 50))
     assert one.index("bob") == two.index("ooo") == first.index("xxx")
     assert one.index("why") == two.index("why") == first.index("why")
+
+
+def test_get_prints_the_result_or_the_input_itself(cli, client: TasklifeClient) -> None:
+    task_id = client.create_task(task_id=unique(), input={"table": "orders"}).task.task_id
+    client.enqueue_task(task_id)
+    client.start_task(task_id)
+    client.complete_task(task_id, result=task_pb2.TaskPayload(data=b"\x00rows=12\n", content_type="application/x-rows"))
+    assert cli("get", task_id, "--result").out == "\x00rows=12\n"
+    assert cli("get", task_id, "--input").out == '{"table":"orders"}'  # as the client encoded it
+
+
+def test_get_of_a_result_a_task_does_not_have_says_so(cli, client: TasklifeClient) -> None:
+    task_id = client.create_task(task_id=unique()).task.task_id
+    run = cli("get", task_id, "--result")
+    assert (run.code, run.out, run.err) == (1, "", f"tasklife: task '{task_id}' has no result\n")

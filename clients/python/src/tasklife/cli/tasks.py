@@ -101,6 +101,11 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     get = add("get", run_get, "show a task, with its last failure and the sizes of its input and result")
     get.add_argument("task_id", metavar="ID")
     get.add_argument("--as-of", type=instant, metavar="TIME", help=f"the task as it stood then; {TIME_HELP}")
+    shown = get.add_mutually_exclusive_group()
+    shown.add_argument("--input", dest="payload", action="store_const", const="input",
+                       help="print the task's input itself, as stored (its bytes, to standard output)")
+    shown.add_argument("--result", dest="payload", action="store_const", const="result",
+                       help="print the task's result itself, as stored (its bytes, to standard output)")
 
     listing = add(
         "list",
@@ -299,7 +304,20 @@ def run_rerun(args: argparse.Namespace, session: Session) -> int:
 
 
 def run_get(args: argparse.Namespace, session: Session) -> int:
-    _emit_task(session, session.client.get_task(args.task_id, as_of=args.as_of))
+    response = session.client.get_task(args.task_id, as_of=args.as_of)
+    if args.payload is None:
+        _emit_task(session, response)
+        return 0
+    if not response.task.HasField(args.payload):
+        raise CliError(f"task '{args.task_id}' has no {args.payload}", failures.REFUSED)
+    data = getattr(response.task, args.payload).data
+    binary = getattr(session.out, "buffer", None)  # a real stream takes the bytes as they are
+    if binary is None:
+        session.out.write(data.decode("utf-8", "replace"))
+    else:
+        session.out.flush()
+        binary.write(data)
+        binary.flush()
     return 0
 
 
