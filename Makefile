@@ -48,7 +48,7 @@ lint: install $(BUF) ## buf lint, and buf breaking against main when main has pr
 test: install ## run every test against a real PostgreSQL and a real gRPC server
 	$(PY) -m pytest
 
-bench: install ## measure transitions, lifecycles and the stream against their ceilings (ARGS=--quick: ~1 min)
+bench: install ## measure transitions, lifecycles and the stream against their ceilings (ARGS=--quick: about 3 minutes)
 	$(PY) -m bench $(ARGS)
 
 clean: ## remove the venv and the node tools (the local database in .tasklife/ stays: see clean-data)
