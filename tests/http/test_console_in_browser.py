@@ -382,3 +382,46 @@ def test_long_values_end_in_an_ellipsis_with_the_full_text_on_hover_and_never_wi
         expect(locator).to_have_attribute("title", text)
         assert locator.evaluate("e => e.scrollWidth > e.clientWidth"), "the value is cut, not wrapped"
     assert page.evaluate("document.documentElement.scrollWidth") == 390
+
+
+def test_a_label_filter_that_is_not_key_value_is_refused_in_the_page_and_widens_nothing(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    run = unique_id("run")
+    create(stub, labels={"run": run})
+    open_console(page, server, f"tasks?labels=run={run}")
+    expect(page.locator("#tasks tbody tr")).to_have_count(1)
+    page.locator("#filter-labels").fill(f"run={run}, team")
+    page.locator("#apply-filter").click()
+    expect(page.locator("#filter-error")).to_have_text('Labels are KEY=VALUE pairs separated by commas: "team" is not one.')
+    expect(page.locator("#filter-labels")).to_have_attribute("aria-invalid", "true")
+    assert page.url.endswith(f"#/tasks?labels=run={run}")  # the page kept its filter
+    open_console(page, server, "tasks?labels=team")  # an address with a bad filter lists nothing
+    expect(page.locator("#filter-error")).to_have_text('Labels are KEY=VALUE pairs separated by commas: "team" is not one.')
+    expect(page.locator("#tasks td.empty")).to_have_text("Nothing is listed until the label filter is fixed.")
+    expect(page.locator("#tasks tr[data-task-id]")).to_have_count(0)
+
+
+def test_a_long_label_value_and_namespace_never_widen_the_task_table(page: Page, server: ServerProcess, stub) -> None:
+    run, value, namespace = unique_id("run"), "v" * 255, "n" * 63
+    task = create(stub, labels={"run": run, "note": value}, namespace=namespace)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_console(page, server, f"tasks?labels=run={run}")
+    row = page.locator(f'#tasks tr[data-task-id="{task.task_id}"]')
+    expect(row.locator("td.labels .clip")).to_have_attribute("title", f"note={value}, run={run}")
+    expect(row.locator("td.namespace .clip")).to_have_attribute("title", namespace)
+    assert row.locator("td.labels .clip").evaluate("e => e.scrollWidth > e.clientWidth"), "the labels are cut"
+    assert page.locator("#tasks").evaluate("e => e.scrollWidth <= e.parentElement.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") == 1280
+
+
+def test_the_task_list_with_its_filters_fits_a_phone(page: Page, server: ServerProcess, stub) -> None:
+    run = unique_id("run")
+    create(stub, labels={"run": run, "note": "v" * 255}, namespace="n" * 63)
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_console(page, server, f"tasks?labels=run={run}")
+    expect(page.locator("#tasks tr[data-task-id]")).to_have_count(1)
+    assert page.evaluate("document.documentElement.scrollWidth") == 390
+    for control in ("#filter-labels", "#apply-filter", 'button[data-rpc="AbandonTask"]'):
+        box = page.locator(control).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, control

@@ -10,7 +10,7 @@ import { flash, h, replace } from "../dom.js";
 import { labelsText, parseLabels, stateName, verb, when } from "../format.js";
 import { actionByRpc, states, transition } from "../machine.js";
 import { askReason } from "../reason.js";
-import { stateBadge, taskLink } from "../widgets.js";
+import { clipped, stateBadge, taskLink } from "../widgets.js";
 
 const PAGE_SIZE = 25;
 // The operator's manual actions, offered in bulk (each only if the server's machine has it).
@@ -22,13 +22,26 @@ interface Filter {
   labels: Record<string, string>;
 }
 
-function filterFrom(app: App, params: URLSearchParams): Filter {
+/** The filter of the page's address, or undefined when its labels are not KEY=VALUE pairs: a
+ * filter that cannot be read is refused, never dropped (which would list every task). */
+function filterFrom(app: App, params: URLSearchParams): Filter | undefined {
   const wanted = (params.get("state") ?? "").split(",").filter(Boolean);
+  const labels = parseLabels(params.get("labels") ?? "");
+  if (labels === undefined) return undefined;
   return {
     states: states(app.machine).filter((s) => wanted.includes(stateName(s))),
     namespace: params.get("ns") ?? "",
-    labels: parseLabels(params.get("labels") ?? "") ?? {},
+    labels,
   };
+}
+
+/** The first part of a label filter that is not KEY=VALUE, or undefined when every part is. */
+function badLabel(text: string): string | undefined {
+  return text.split(",").map((p) => p.trim()).filter(Boolean).find((p) => p.indexOf("=") <= 0);
+}
+
+function labelFilterError(part: string): string {
+  return `Labels are KEY=VALUE pairs separated by commas: "${part}" is not one.`;
 }
 
 function matches(filter: Filter, task: Task): boolean {
@@ -38,7 +51,8 @@ function matches(filter: Filter, task: Task): boolean {
 }
 
 export const tasksPage: Page = (root, app, params) => {
-  const filter = filterFrom(app, params);
+  const readable = filterFrom(app, params);
+  const filter = readable ?? { states: [], namespace: params.get("ns") ?? "", labels: {} };
   const rows = new Map<string, { task: Task; row: HTMLTableRowElement; box: HTMLInputElement }>();
   const tokens: string[] = [""]; // page tokens of the pages seen, for "previous"
   let pageIndex = 0;
@@ -61,7 +75,13 @@ export const tasksPage: Page = (root, app, params) => {
   const stateBoxes = states(app.machine).map((s) =>
     h("label", { class: "chip" }, h("input", { type: "checkbox", name: "state", value: stateName(s), checked: filter.states.includes(s) }), stateName(s)));
   const nsInput = h("input", { name: "ns", id: "filter-ns", placeholder: "any namespace", value: filter.namespace });
-  const labelsInput = h("input", { name: "labels", id: "filter-labels", placeholder: "team=data, tier=gold", value: params.get("labels") ?? "" });
+  const labelsInput = h("input", { name: "labels", id: "filter-labels", placeholder: "team=data, tier=gold", value: params.get("labels") ?? "",
+    "aria-describedby": "filter-error", oninput: () => showFilterError("") });
+  const filterError = h("div", { id: "filter-error", class: "error", role: "alert" });
+  function showFilterError(text: string): void {
+    filterError.textContent = text;
+    labelsInput.setAttribute("aria-invalid", String(Boolean(text)));
+  }
   const form = h("form", { class: "filters", onsubmit: (e: Event) => {
     e.preventDefault();
     const query = new URLSearchParams();
@@ -69,11 +89,15 @@ export const tasksPage: Page = (root, app, params) => {
     if (chosen.length) query.set("state", chosen.join(","));
     if (nsInput.value.trim()) query.set("ns", nsInput.value.trim());
     if (labelsInput.value.trim()) query.set("labels", labelsInput.value.trim());
+    const wrong = badLabel(labelsInput.value);
+    if (wrong !== undefined) { showFilterError(labelFilterError(wrong)); return; }
     location.hash = `#/tasks${query.size ? `?${query}` : ""}`;
   } },
     h("div", { class: "chips" }, ...stateBoxes),
     h("div", { class: "row" }, nsInput, labelsInput, h("button", { type: "submit", id: "apply-filter" }, "Filter")),
+    filterError,
   );
+  if (readable === undefined) showFilterError(labelFilterError(badLabel(params.get("labels") ?? "") ?? ""));
 
   root.append(
     h("h1", {}, "Tasks"),
@@ -106,12 +130,17 @@ export const tasksPage: Page = (root, app, params) => {
   }
 
   function fill(row: HTMLTableRowElement, task: Task, box: HTMLInputElement): void {
-    replace(row, h("td", {}, box), h("td", {}, taskLink(task.taskId)), h("td", {}, task.namespace), h("td", { class: "state-cell" }, stateBadge(task.state)),
-      h("td", { class: "version" }, String(task.version)), h("td", {}, String(task.attempt)), h("td", { class: "labels" }, labelsText(task.labels)),
+    replace(row, h("td", {}, box), h("td", { class: "task" }, taskLink(task.taskId)), h("td", { class: "namespace" }, clipped(task.namespace)),
+      h("td", { class: "state-cell" }, stateBadge(task.state)),
+      h("td", { class: "version" }, String(task.version)), h("td", {}, String(task.attempt)), h("td", { class: "labels" }, clipped(labelsText(task.labels))),
       h("td", { class: "muted" }, when(task.updateTime)));
   }
 
   async function load(): Promise<void> {
+    if (readable === undefined) {
+      replace(body, h("tr", {}, h("td", { colspan: 8, class: "muted empty" }, "Nothing is listed until the label filter is fixed.")));
+      return;
+    }
     try {
       const reply = await app.client.listTasks({
         pageSize: PAGE_SIZE, pageToken: tokens[pageIndex], states: filter.states,
@@ -176,7 +205,7 @@ export const tasksPage: Page = (root, app, params) => {
       } else if (event.version === 1n) {
         // A new task comes last in ListTasks' order (oldest first): shown at once on the last page.
         const { task } = await app.client.getTask({ taskId: event.taskId }).catch(() => ({ task: undefined }));
-        if (!task || !matches(filter, task) || rows.has(task.taskId)) continue;
+        if (!task || readable === undefined || !matches(filter, task) || rows.has(task.taskId)) continue;
         if (tokens.length > pageIndex + 1) {
           newElsewhere += 1;
           replace(pagerNote, `${newElsewhere} new task${newElsewhere === 1 ? "" : "s"} on later pages`);
