@@ -344,16 +344,53 @@ WHERE id = %(task_id)s AND version = %(version)s;
 -- Measured on the database's clock, which every process shares.
 SELECT min(timer_at) - clock_timestamp() FROM tasks WHERE timer_at IS NOT NULL;
 
--- name: list_tasks
--- Keyset pagination over (created_at, id); NULL filters match everything.
+-- name: list_tasks [custom plan]
+-- Keyset pagination over (created_at, id); NULL filters match everything. Planned for its
+-- parameters every time, so that the filters left NULL fold away and the index that suits
+-- the ones given is used. queries.py derives the other orders from this text
+-- (list_tasks_by_update_time, and both descending): it swaps the keyset's column and
+-- direction. The id prefix is a byte-wise range (ix_tasks_id_pattern): prefix_end is the
+-- prefix followed by the highest character.
 SELECT {task:t}, {payloads_if:t:full} FROM tasks AS t
 WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
   AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
   AND t.labels @> %(labels)s::jsonb
-  AND (%(after_created_at)s::timestamptz IS NULL
-       OR (t.created_at, t.id) > (%(after_created_at)s::timestamptz, %(after_id)s::text))
+  AND (%(created_after)s::timestamptz IS NULL OR t.created_at >= %(created_after)s::timestamptz)
+  AND (%(created_before)s::timestamptz IS NULL OR t.created_at < %(created_before)s::timestamptz)
+  AND (%(updated_after)s::timestamptz IS NULL OR t.updated_at >= %(updated_after)s::timestamptz)
+  AND (%(updated_before)s::timestamptz IS NULL OR t.updated_at < %(updated_before)s::timestamptz)
+  AND (%(prefix)s::text IS NULL OR (t.id ~>=~ %(prefix)s::text AND t.id ~<~ %(prefix_end)s::text))
+  AND (%(after_time)s::timestamptz IS NULL
+       OR (t.created_at, t.id) > (%(after_time)s::timestamptz, %(after_id)s::text))
 ORDER BY t.created_at, t.id
 LIMIT %(limit)s;
+
+-- name: count_tasks [custom plan]
+-- How many tasks match list_tasks' filters, by group, in one statement (one snapshot), with
+-- the instant it read at; one row with NULL counts when nothing matches. Each grouping
+-- column is NULL unless asked for; planned for its parameters, the ones not asked for fold
+-- away, so that a count by namespace and state reads ix_tasks_namespace_state alone.
+WITH counted AS (
+    SELECT CASE WHEN %(by_state)s::bool THEN t.state END AS state,
+           CASE WHEN %(by_namespace)s::bool THEN t.namespace END AS namespace,
+           CASE WHEN cardinality(%(label_keys)s::text[]) = 0 THEN '{}'::text[]
+                ELSE ARRAY(SELECT COALESCE(t.labels->>k.key, '')
+                           FROM unnest(%(label_keys)s::text[]) WITH ORDINALITY AS k(key, n) ORDER BY k.n) END AS label_values,
+           count(*) AS tasks
+    FROM tasks AS t
+    WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
+      AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+      AND (%(labels)s::jsonb = '{}'::jsonb OR t.labels @> %(labels)s::jsonb)
+      AND (%(created_after)s::timestamptz IS NULL OR t.created_at >= %(created_after)s::timestamptz)
+      AND (%(created_before)s::timestamptz IS NULL OR t.created_at < %(created_before)s::timestamptz)
+      AND (%(updated_after)s::timestamptz IS NULL OR t.updated_at >= %(updated_after)s::timestamptz)
+      AND (%(updated_before)s::timestamptz IS NULL OR t.updated_at < %(updated_before)s::timestamptz)
+      AND (%(prefix)s::text IS NULL OR (t.id ~>=~ %(prefix)s::text AND t.id ~<~ %(prefix_end)s::text))
+    GROUP BY 1, 2, 3
+)
+SELECT statement_timestamp(), c.state, c.namespace, c.label_values, c.tasks
+FROM (SELECT) AS one LEFT JOIN counted AS c ON true
+ORDER BY 2, 3, 4;
 
 -- name: list_task_events [generic plan]
 -- A page of one task's history; start_time (inclusive) and end_time (exclusive) bound the

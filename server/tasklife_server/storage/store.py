@@ -34,12 +34,13 @@ from tasklife_server.domain.model import (
     NewTask,
     Payload,
     Task,
+    TaskFilter,
     TaskSpec,
     TransitionCommand,
 )
 from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, sources_of, target_of
-from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES, claim_query, transition_query
+from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES, claim_query, list_query, transition_query
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage import moves
 from tasklife_server.storage.rows import (
@@ -604,33 +605,40 @@ class TaskStore:
 
     async def list_tasks(
         self,
+        task_filter: TaskFilter,
         *,
-        states: list[State] | None,
-        labels: dict[str, str],
         after: tuple[datetime, str] | None,
         limit: int,
-        reach: list[str] | None = None,
+        order_by: str = "create_time",
         as_of: datetime | None = None,
         full: bool = False,
     ) -> list[Task]:
+        """A page of the tasks `task_filter` covers, in `order_by` (one of LIST_ORDERS),
+        after the keyset position `after` (the order's time, task id). With `as_of`, as
+        they stood then (only the states, labels and reach of the filter apply)."""
         if as_of is not None:
             await self._require_retained(as_of)
-        rows = await self._fetchall(
-            "list_tasks" if as_of is None else "list_tasks_as_of",
-            {
-                "as_of": as_of,
-                "full": full,
-                "states": [s.value for s in states] if states else None,
-                "reach": reach,
-                "labels": Jsonb(labels),
-                "after_created_at": after[0] if after else None,
-                "after_id": after[1] if after else None,
-                "limit": limit,
-            },
-        )
+        params = {**_filter_params(task_filter), "as_of": as_of, "full": full, "limit": limit,
+                  "after_time": after[0] if after else None, "after_id": after[1] if after else None,
+                  # list_tasks_as_of keeps its own name for the keyset time.
+                  "after_created_at": after[0] if after else None}
+        rows = await self._fetchall(list_query(order_by) if as_of is None else "list_tasks_as_of", params)
         if as_of is not None:
             return [task_at(row, full) for row in rows]
         return [task_from(row, 0, TASK_WIDTH if full else None) for row in rows]
+
+    async def count_tasks(
+        self, task_filter: TaskFilter, *, by_state: bool, by_namespace: bool, label_keys: list[str]
+    ) -> tuple[datetime, list[tuple[State | None, str | None, list[str], int]]]:
+        """The instant of the snapshot read, and how many tasks `task_filter` covers in each
+        group (state, namespace, label values), each part None or empty unless grouped by."""
+        params = {**_filter_params(task_filter), "by_state": by_state, "by_namespace": by_namespace,
+                  "label_keys": label_keys}
+        rows = await self._fetchall("count_tasks", params)
+        read_time = rows[0][0]
+        groups = [(State(state) if state else None, namespace, list(values), count)
+                  for _, state, namespace, values, count in rows if count is not None]
+        return read_time, groups
 
     async def _require_retained(self, as_of: datetime) -> None:
         """Raises HistoryNotRetained if retention dropped history after `as_of`: tasks that
@@ -897,3 +905,24 @@ class _PooledTransaction:
             await self._transaction_cm.__aexit__(*exc)
         finally:
             await self._connection_cm.__aexit__(*exc)
+
+
+# The character every task id character sorts before, byte-wise: a prefix followed by it
+# bounds the ids that start with the prefix.
+_PREFIX_END = "\x7f"
+
+
+def _filter_params(task_filter: TaskFilter) -> dict[str, Any]:
+    """The parameters list_tasks and count_tasks share: NULL for a condition not given."""
+    prefix = task_filter.task_id_prefix or None
+    return {
+        "states": [s.value for s in task_filter.states] if task_filter.states else None,
+        "reach": task_filter.reach,
+        "labels": Jsonb(dict(task_filter.labels)),
+        "created_after": task_filter.created_after,
+        "created_before": task_filter.created_before,
+        "updated_after": task_filter.updated_after,
+        "updated_before": task_filter.updated_before,
+        "prefix": prefix,
+        "prefix_end": prefix + _PREFIX_END if prefix else None,
+    }
