@@ -152,6 +152,8 @@ tasks = Table(
     Index("ix_tasks_id_pattern", "id", postgresql_ops={"id": "text_pattern_ops"}),
     # CountTasks by namespace and state reads this index alone (an index-only scan).
     Index("ix_tasks_namespace_state", "namespace", "state"),
+    # The tasklife_ready_oldest_age_seconds gauge: each namespace's longest-waiting ready task.
+    Index("ix_tasks_ready_by_namespace", "namespace", "updated_at", postgresql_where=text("state = 'ready'")),
 )
 
 # Partitioned by event time (storage/history.py makes the day partitions and drops them;

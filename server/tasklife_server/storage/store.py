@@ -70,6 +70,7 @@ class TaskStore:
         self._follower: StreamFollower | None = None
         self._timer_listeners: list[Callable[[int], None]] = []
         self._transition_observers: list[Callable[[Action, str], None]] = []
+        self._state_left_observers: list[Callable[[str, State, Action, float], None]] = []
         # Rung when a task may have become ready: wakes ClaimTasks' long polls.
         self.doorbell = Doorbell()
         self._group_observers: list[Callable[[str, int], None]] = []
@@ -101,6 +102,17 @@ class TaskStore:
         snake case (`invalid_transition`, `version_mismatch`, `task_not_found`, ...).
         """
         self._transition_observers.append(callback)
+
+    def on_state_left(self, callback: Callable[[str, State, Action, float], None]) -> None:
+        """Calls `callback(namespace, state, action, seconds)` after every applied move, with
+        the state it left and how long the task had been in it (the move's time minus the
+        task's previous update time, both read by the statement that moved it), for metrics."""
+        self._state_left_observers.append(callback)
+
+    def _state_left(self, change: Change, action: Action, since: datetime) -> None:
+        seconds = (change.event.created_at - since).total_seconds()
+        for callback in self._state_left_observers:
+            callback(change.task.namespace, change.event.from_state, action, seconds)
 
     def pool_stats(self) -> dict[str, int]:
         """psycopg_pool's counters: pool_size, pool_available, requests_waiting, ..."""
@@ -413,6 +425,7 @@ class TaskStore:
         if outcome == "applied":
             assert row is not None
             self._announce(action, move.timer, row)
+            self._state_left(change, action, moves.state_since(row))
         self.observe(action, outcome)
         return change, outcome
 
@@ -562,9 +575,11 @@ class TaskStore:
         (rows,) = await self._write([(claim_query(bool(claim.labels)), params)])
         if rows and timer is not None:
             self._timer_set(timer.delay_ms)
-        for _row in rows:
+        changes = [_claimed(row) for row in rows]
+        for change, row in zip(changes, rows):
             self.observe(Action.START, "applied")
-        return [_claimed(row) for row in rows]
+            self._state_left(change, Action.START, row[-1])  # the claim_ready row ends with ready_at
+        return changes
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
         params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}
@@ -626,6 +641,12 @@ class TaskStore:
         if as_of is not None:
             return [task_at(row, full) for row in rows]
         return [task_from(row, 0, TASK_WIDTH if full else None) for row in rows]
+
+    async def lifecycle_gauges(self) -> list[tuple[str, State, int, float | None]]:
+        """For the metrics: (namespace, state, tasks in it, and for READY the age in seconds
+        of the longest-waiting ready task) for every namespace and state that has tasks."""
+        rows = await self._fetchall("lifecycle_gauges", {})
+        return [(namespace, State(state), tasks, age) for namespace, state, tasks, age in rows]
 
     async def count_tasks(
         self, task_filter: TaskFilter, *, by_state: bool, by_namespace: bool, label_keys: list[str]
