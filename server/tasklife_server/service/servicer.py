@@ -106,8 +106,10 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         )
         if not request.group_by and not groups:
             groups = [(None, None, [], 0)]
+        # Ordered by the values in group_by order (the statement orders by its own columns).
+        counted = sorted((_group_values(request.group_by, g), g[3]) for g in groups)
         response = task_service_pb2.CountTasksResponse(
-            counts=[task_service_pb2.TaskCount(values=_group_values(request.group_by, g), count=g[3]) for g in groups]
+            counts=[task_service_pb2.TaskCount(values=values, count=n) for values, n in counted]
         )
         response.read_time.FromDatetime(read_time)
         return response

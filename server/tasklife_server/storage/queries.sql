@@ -382,8 +382,9 @@ FROM counted AS c;
 
 -- name: count_tasks [custom plan]
 -- How many tasks match list_tasks' filters, by group, in one statement (one snapshot), with
--- the instant it read at; one row with NULL counts when nothing matches. Each grouping
--- column is NULL unless asked for; planned for its parameters, the ones not asked for fold
+-- the instant it read at; one row with NULL counts when nothing matches (the service orders
+-- the groups). Each grouping column is NULL unless asked for; planned for its parameters,
+-- the ones not asked for fold
 -- away, so that a count by namespace and state reads ix_tasks_namespace_state alone.
 WITH counted AS (
     SELECT CASE WHEN %(by_state)s::bool THEN t.state END AS state,
@@ -404,8 +405,7 @@ WITH counted AS (
     GROUP BY 1, 2, 3
 )
 SELECT statement_timestamp(), c.state, c.namespace, c.label_values, c.tasks
-FROM (SELECT) AS one LEFT JOIN counted AS c ON true
-ORDER BY 2, 3, 4;
+FROM (SELECT) AS one LEFT JOIN counted AS c ON true;
 
 -- name: list_task_events [generic plan]
 -- A page of one task's history; start_time (inclusive) and end_time (exclusive) bound the
