@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import workers
+from bench import counts, workers
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -121,6 +121,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     "measured": ", ".join(f"{language} {ratio:.2f}x" for language, ratio in ratios.items())
                                 + f" (Procrastinate {_n(theirs)} jobs/s)",
                     "pass": bool(ratios) and all(ratio >= 2.0 for ratio in ratios.values())})
+    if results.get("counts"):
+        out.append(counts.target(results["counts"]))
     return out
 
 
@@ -325,6 +327,11 @@ def render(results: dict[str, Any]) -> str:
     if wk:
         add("")
         add("7. " + "\n".join(workers.render(wk)))
+
+    ct = results.get("counts")
+    if ct:
+        add("")
+        add("8. " + "\n".join(counts.render(ct)))
 
     prof = results.get("profile")
     if prof:

@@ -583,7 +583,7 @@ def test_the_help_and_the_cli_doc_list_every_command_and_exit_code() -> None:
     help_text = tasklife("--help").out
     doc = CLI_DOC.read_text()
     commands = re.findall(r"^    (\S+(?: \S+)?)  ", help_text.split("commands:")[1].split("environment:")[0], re.MULTILINE)
-    assert len(commands) == 25
+    assert len(commands) == 26
     for command in commands:
         assert f"tasklife {command}" in doc, f"CLI.md has no synopsis for {command}"
     for code in ("0", "1", "2", "3", "4", "5", "6", "7", "130"):
@@ -599,3 +599,55 @@ def test_history_shows_whom_an_operator_acted_for(cli, client: TasklifeClient) -
     assert history.code == 0
     assert "(for carol (ticket 42))" in history.lines[-1]
     assert "(for" not in "".join(history.lines[1:-1])
+
+
+def test_list_newest_first_since_and_prefix_narrow_and_order_the_listing(cli, client: TasklifeClient) -> None:
+    batch = unique("newest")
+    ids = [client.create_task(task_id=f"{batch}-{n}", labels={"batch": batch}).task.task_id for n in range(3)]
+    client.create_task(task_id=unique("other"), labels={"batch": batch})
+
+    listed = cli("list", "--label", f"batch={batch}", "--prefix", batch, "--newest-first", "--since", "1h", "--json")
+
+    assert listed.code == 0, listed.err
+    assert [t["task_id"] for t in listed.json_lines()] == ids[::-1]
+    assert cli("list", "--label", f"batch={batch}", "--since", "2999-01-01").err == "tasklife: no tasks match\n"
+
+
+def test_list_count_prints_the_number_of_matching_tasks(cli, client: TasklifeClient) -> None:
+    batch = unique("count")
+    for n in range(4):
+        client.create_task(task_id=f"{batch}-{n}", labels={"batch": batch})
+
+    counted = cli("list", "--label", f"batch={batch}", "--count")
+
+    assert (counted.code, counted.out) == (0, "4\n")
+
+
+def test_list_since_refuses_what_is_neither_a_duration_nor_a_time(cli) -> None:
+    refused = cli("list", "--since", "yesterday")
+
+    assert refused.code == 2
+    assert "'yesterday' is neither a duration like 30m, 2h or 1d nor a time" in refused.err
+
+
+def test_count_by_prints_an_aligned_table_in_group_by_order(cli, client: TasklifeClient) -> None:
+    batch = unique("table")
+    for n in range(2):
+        client.create_task(task_id=f"{batch}-{n}", labels={"batch": batch, "team": "blue"})
+    client.enqueue_task(client.create_task(task_id=f"{batch}-x", labels={"batch": batch}).task.task_id)
+
+    counted = cli("count", "--label", f"batch={batch}", "--by", "label:team", "--by", "state")
+
+    assert counted.code == 0, counted.err
+    assert counted.out == (
+        "LABEL:TEAM  STATE    TASKS\n"
+        "(none)      ready    1\n"
+        "blue        created  2\n"
+    )
+
+
+def test_count_refuses_an_unknown_grouping(cli) -> None:
+    refused = cli("count", "--by", "priority")
+
+    assert refused.code == 2
+    assert "'priority' is not state, namespace or label:KEY" in refused.err

@@ -502,3 +502,23 @@ def silent_listener() -> Iterator[str]:
         s.bind(("127.0.0.1", 0))
         s.listen()
         yield f"127.0.0.1:{s.getsockname()[1]}"
+
+
+def test_count_tasks_counts_by_the_groups_asked_for_with_list_tasks_filters(client: TasklifeClient) -> None:
+    batch = f"wrap-{uuid.uuid4().hex[:10]}"
+    for n in range(3):
+        client.create_task(task_id=f"{batch}-{n}", labels={"batch": batch})
+    client.enqueue_task(f"{batch}-0")
+
+    counted = client.count_tasks(group_by=["state"], labels={"batch": batch}, task_id_prefix=batch)
+
+    assert [(list(c.values), c.count) for c in counted.counts] == [(["TASK_STATE_CREATED"], 2), (["TASK_STATE_READY"], 1)]
+
+
+def test_iter_tasks_takes_the_order_and_the_prefix(client: TasklifeClient) -> None:
+    batch = f"wrap-{uuid.uuid4().hex[:10]}"
+    ids = [client.create_task(task_id=f"{batch}-{n}").task.task_id for n in range(3)]
+
+    listed = [t.task_id for t in client.iter_tasks(task_id_prefix=batch, order_by="create_time desc", page_size=2)]
+
+    assert listed == ids[::-1]

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from typing import Any, Callable, Iterator
 
 import grpc
@@ -371,3 +372,57 @@ def test_each_batch_item_and_each_claimed_task_counts_as_a_transition(observed_s
     ).claims
     assert [c.task.task_id for c in claims] == [third.task_id]
     assert metrics("tasklife_transitions_total", action="start", outcome="applied") == started + 1
+
+
+def a_namespace() -> str:
+    return "gauges-" + uuid.uuid4().hex[:12]
+
+
+def test_the_tasks_gauge_counts_a_namespaces_tasks_in_every_state_zero_included(observed_stub: Any, metrics) -> None:
+    namespace = a_namespace()
+    task_in(observed_stub, State.READY, namespace=namespace)
+    task_in(observed_stub, State.READY, namespace=namespace)
+    task_in(observed_stub, State.RUNNING, namespace=namespace)
+
+    def shown() -> dict[str, float]:
+        return {s.value: metrics("tasklife_tasks", namespace=namespace, state=s.value) for s in State}
+
+    wait_for(lambda: shown()["ready"] == 2, what="the gauge's next read")
+    assert shown() == {**{s.value: 0.0 for s in State}, "ready": 2.0, "running": 1.0}
+
+
+def test_the_ready_oldest_age_is_how_long_the_longest_waiting_ready_task_has_waited(observed_stub: Any, metrics) -> None:
+    namespace = a_namespace()
+    task_in(observed_stub, State.READY, namespace=namespace)
+    began = time.monotonic()
+    time.sleep(0.3)
+    task_in(observed_stub, State.READY, namespace=namespace)
+
+    wait_for(lambda: metrics("tasklife_ready_oldest_age_seconds", namespace=namespace) > 0, what="the gauge's next read")
+    age = metrics("tasklife_ready_oldest_age_seconds", namespace=namespace)
+    assert 0.3 <= age <= time.monotonic() - began + 1
+
+
+def test_a_move_observes_how_long_the_task_was_in_the_state_it_left(observed_stub: Any, metrics) -> None:
+    namespace = a_namespace()
+    task = task_in(observed_stub, State.READY, namespace=namespace)
+    time.sleep(0.25)
+    act(observed_stub, Action.START, task.task_id)
+
+    labels = {"namespace": namespace, "state": "ready", "action": "start"}
+    assert metrics("tasklife_time_in_state_seconds_count", **labels) == 1
+    assert 0.25 <= metrics("tasklife_time_in_state_seconds_sum", **labels) < 5
+    assert metrics("tasklife_time_in_state_seconds_bucket", **labels, le="0.1") == 0
+    assert metrics("tasklife_time_in_state_seconds_bucket", **labels, le="0.5") == 1
+
+
+def test_a_claim_observes_how_long_the_task_was_ready(observed_stub: Any, metrics) -> None:
+    namespace = a_namespace()
+    task_in(observed_stub, State.READY, namespace=namespace)
+    time.sleep(0.2)
+    claimed = observed_stub.ClaimTasks(task_service_pb2.ClaimTasksRequest(worker="w1", max_tasks=1, namespace=namespace))
+
+    assert len(claimed.claims) == 1
+    labels = {"namespace": namespace, "state": "ready", "action": "start"}
+    assert metrics("tasklife_time_in_state_seconds_count", **labels) == 1
+    assert 0.2 <= metrics("tasklife_time_in_state_seconds_sum", **labels) < 5

@@ -312,6 +312,20 @@ def test_a_foreign_task_is_never_listed(admin_a: Any, admin_b: Any) -> None:
     assert listed[0].namespace == NAMESPACE_A
 
 
+def test_a_foreign_task_is_never_counted(admin_a: Any, admin_b: Any) -> None:
+    label = {"isolation": unique_id("l")}
+    new_task(admin_a, labels=label)
+    new_task(admin_b, namespace=NAMESPACE_B, labels=label)
+    counts = admin_a.CountTasks(task_service_pb2.CountTasksRequest(labels=label, group_by=["namespace"])).counts
+    assert [(list(c.values), c.count) for c in counts] == [([NAMESPACE_A], 1)]
+
+
+def test_counting_a_foreign_namespace_is_permission_denied(admin_a: Any) -> None:
+    failure = failure_of(lambda: admin_a.CountTasks(task_service_pb2.CountTasksRequest(namespaces=[NAMESPACE_B])))
+    assert failure.code is grpc.StatusCode.PERMISSION_DENIED
+    assert failure.error_info.reason == "NAMESPACE_NOT_GRANTED"
+
+
 def test_listing_a_foreign_namespace_is_permission_denied(admin_a: Any) -> None:
     failure = failure_of(lambda: admin_a.ListTasks(task_service_pb2.ListTasksRequest(namespaces=[NAMESPACE_B])))
     assert failure.code is grpc.StatusCode.PERMISSION_DENIED

@@ -33,6 +33,7 @@ func scenarioMethods(c *tasklife.Client) map[string]scenarioMethod {
 		"ListTaskEvents":   unaryMethod(c.ListTaskEvents),
 		"ListTaskAttempts": unaryMethod(c.ListTaskAttempts),
 		"ListTaskFailures": unaryMethod(c.ListTaskFailures),
+		"CountTasks":       unaryMethod(c.CountTasks),
 		"GetStateMachine":  unaryMethod(c.GetStateMachine),
 		"Heartbeat":        unaryMethod(c.Heartbeat),
 		"EnqueueTask":      transitionMethod(c, c.EnqueueTask),

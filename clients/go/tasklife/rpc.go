@@ -25,6 +25,12 @@ func (c *Client) ListTasks(ctx context.Context, req *pb.ListTasksRequest) (*pb.L
 	return unary(ctx, c, c.stub.ListTasks, req)
 }
 
+// CountTasks counts the tasks matching ListTasks' filters, grouped by state, namespace or
+// label values, all in one snapshot of the database.
+func (c *Client) CountTasks(ctx context.Context, req *pb.CountTasksRequest) (*pb.CountTasksResponse, error) {
+	return unary(ctx, c, c.stub.CountTasks, req)
+}
+
 // ListTaskEvents returns one page of a task's history, oldest first;
 // [Client.AllTaskEvents] follows the pages.
 func (c *Client) ListTaskEvents(ctx context.Context, req *pb.ListTaskEventsRequest) (*pb.ListTaskEventsResponse, error) {

@@ -360,7 +360,25 @@ type ListTasksRequest struct {
 	AsOf *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
 	// How much of each task to return; unset means TASK_VIEW_BASIC (without input and
 	// result, which may be large).
-	View          TaskView `protobuf:"varint,7,opt,name=view,proto3,enum=tasklife.v1.TaskView" json:"view,omitempty"`
+	View TaskView `protobuf:"varint,7,opt,name=view,proto3,enum=tasklife.v1.TaskView" json:"view,omitempty"`
+	// Only tasks created at or after this instant. Not combinable with as_of.
+	CreatedAfter *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
+	// Only tasks created before this instant. Not combinable with as_of.
+	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
+	// Only tasks last changed (created or moved) at or after this instant. Not combinable
+	// with as_of.
+	UpdatedAfter *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=updated_after,json=updatedAfter,proto3" json:"updated_after,omitempty"`
+	// Only tasks last changed before this instant. Not combinable with as_of.
+	UpdatedBefore *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=updated_before,json=updatedBefore,proto3" json:"updated_before,omitempty"`
+	// Only tasks whose id starts with this prefix (compared character by character, case
+	// sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+	// combinable with as_of.
+	TaskIdPrefix string `protobuf:"bytes,12,opt,name=task_id_prefix,json=taskIdPrefix,proto3" json:"task_id_prefix,omitempty"`
+	// The order of the tasks (AIP-132): "create_time" (the default when empty),
+	// "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+	// the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+	// (other than empty or "create_time").
+	OrderBy       string `protobuf:"bytes,13,opt,name=order_by,json=orderBy,proto3" json:"order_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -444,10 +462,52 @@ func (x *ListTasksRequest) GetView() TaskView {
 	return TaskView_TASK_VIEW_UNSPECIFIED
 }
 
+func (x *ListTasksRequest) GetCreatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAfter
+	}
+	return nil
+}
+
+func (x *ListTasksRequest) GetCreatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedBefore
+	}
+	return nil
+}
+
+func (x *ListTasksRequest) GetUpdatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAfter
+	}
+	return nil
+}
+
+func (x *ListTasksRequest) GetUpdatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedBefore
+	}
+	return nil
+}
+
+func (x *ListTasksRequest) GetTaskIdPrefix() string {
+	if x != nil {
+		return x.TaskIdPrefix
+	}
+	return ""
+}
+
+func (x *ListTasksRequest) GetOrderBy() string {
+	if x != nil {
+		return x.OrderBy
+	}
+	return ""
+}
+
 // ListTasksResponse is one page of tasks.
 type ListTasksResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tasks, oldest first.
+	// The tasks, in the order asked for (oldest first by default).
 	Tasks []*Task `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
 	// Pass as page_token to get the next page; empty when there are no more tasks.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
@@ -499,6 +559,241 @@ func (x *ListTasksResponse) GetNextPageToken() string {
 	return ""
 }
 
+// CountTasksRequest counts the tasks matching ListTasks' filters (same names, same
+// meaning, combined with AND), grouped as group_by says.
+type CountTasksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only tasks in one of these states; empty means any state. No duplicates and no
+	// TASK_STATE_UNSPECIFIED.
+	States []TaskState `protobuf:"varint,1,rep,packed,name=states,proto3,enum=tasklife.v1.TaskState" json:"states,omitempty"`
+	// Only tasks carrying every one of these labels with exactly these values.
+	Labels map[string]string `protobuf:"bytes,2,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Only tasks in these namespaces (up to 100); empty means every namespace the caller
+	// reaches. Naming one it does not reach is PERMISSION_DENIED.
+	Namespaces []string `protobuf:"bytes,3,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	// Only tasks created at or after this instant.
+	CreatedAfter *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
+	// Only tasks created before this instant.
+	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
+	// Only tasks last changed (created or moved) at or after this instant.
+	UpdatedAfter *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_after,json=updatedAfter,proto3" json:"updated_after,omitempty"`
+	// Only tasks last changed before this instant.
+	UpdatedBefore *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_before,json=updatedBefore,proto3" json:"updated_before,omitempty"`
+	// Only tasks whose id starts with this prefix; empty means any id.
+	TaskIdPrefix string `protobuf:"bytes,8,opt,name=task_id_prefix,json=taskIdPrefix,proto3" json:"task_id_prefix,omitempty"`
+	// What to group by, in this order (up to 5, no duplicates): "state", "namespace" or
+	// "label:<key>" (a task without that label counts under ""). Empty: one count of every
+	// matching task. Anything else is INVALID_ARGUMENT.
+	GroupBy       []string `protobuf:"bytes,9,rep,name=group_by,json=groupBy,proto3" json:"group_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountTasksRequest) Reset() {
+	*x = CountTasksRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountTasksRequest) ProtoMessage() {}
+
+func (x *CountTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountTasksRequest.ProtoReflect.Descriptor instead.
+func (*CountTasksRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CountTasksRequest) GetStates() []TaskState {
+	if x != nil {
+		return x.States
+	}
+	return nil
+}
+
+func (x *CountTasksRequest) GetLabels() map[string]string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *CountTasksRequest) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
+	}
+	return nil
+}
+
+func (x *CountTasksRequest) GetCreatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAfter
+	}
+	return nil
+}
+
+func (x *CountTasksRequest) GetCreatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedBefore
+	}
+	return nil
+}
+
+func (x *CountTasksRequest) GetUpdatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAfter
+	}
+	return nil
+}
+
+func (x *CountTasksRequest) GetUpdatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedBefore
+	}
+	return nil
+}
+
+func (x *CountTasksRequest) GetTaskIdPrefix() string {
+	if x != nil {
+		return x.TaskIdPrefix
+	}
+	return ""
+}
+
+func (x *CountTasksRequest) GetGroupBy() []string {
+	if x != nil {
+		return x.GroupBy
+	}
+	return nil
+}
+
+// CountTasksResponse is how many tasks matched, by group.
+type CountTasksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One count per group that has at least one task, ordered by values; with no group_by,
+	// exactly one count (possibly 0) with no values.
+	Counts []*TaskCount `protobuf:"bytes,1,rep,name=counts,proto3" json:"counts,omitempty"`
+	// The instant of the snapshot the counts were taken in (the database's clock).
+	ReadTime      *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=read_time,json=readTime,proto3" json:"read_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountTasksResponse) Reset() {
+	*x = CountTasksResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountTasksResponse) ProtoMessage() {}
+
+func (x *CountTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountTasksResponse.ProtoReflect.Descriptor instead.
+func (*CountTasksResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CountTasksResponse) GetCounts() []*TaskCount {
+	if x != nil {
+		return x.Counts
+	}
+	return nil
+}
+
+func (x *CountTasksResponse) GetReadTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ReadTime
+	}
+	return nil
+}
+
+// TaskCount is how many tasks one group holds.
+type TaskCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group's values, one per group_by entry, in group_by order: a state as its
+	// TaskState name (TASK_STATE_READY), a namespace, or a label's value ("" when absent).
+	Values []string `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	// How many tasks.
+	Count         int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskCount) Reset() {
+	*x = TaskCount{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskCount) ProtoMessage() {}
+
+func (x *TaskCount) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskCount.ProtoReflect.Descriptor instead.
+func (*TaskCount) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *TaskCount) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *TaskCount) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
 // ListTaskEventsRequest pages one task's history.
 type ListTaskEventsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -521,7 +816,7 @@ type ListTaskEventsRequest struct {
 
 func (x *ListTaskEventsRequest) Reset() {
 	*x = ListTaskEventsRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[6]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -533,7 +828,7 @@ func (x *ListTaskEventsRequest) String() string {
 func (*ListTaskEventsRequest) ProtoMessage() {}
 
 func (x *ListTaskEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[6]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -546,7 +841,7 @@ func (x *ListTaskEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListTaskEventsRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{6}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListTaskEventsRequest) GetTaskId() string {
@@ -605,7 +900,7 @@ type ListTaskAttemptsRequest struct {
 
 func (x *ListTaskAttemptsRequest) Reset() {
 	*x = ListTaskAttemptsRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[7]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -617,7 +912,7 @@ func (x *ListTaskAttemptsRequest) String() string {
 func (*ListTaskAttemptsRequest) ProtoMessage() {}
 
 func (x *ListTaskAttemptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[7]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -630,7 +925,7 @@ func (x *ListTaskAttemptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskAttemptsRequest.ProtoReflect.Descriptor instead.
 func (*ListTaskAttemptsRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{7}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListTaskAttemptsRequest) GetTaskId() string {
@@ -674,7 +969,7 @@ type ListTaskAttemptsResponse struct {
 
 func (x *ListTaskAttemptsResponse) Reset() {
 	*x = ListTaskAttemptsResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[8]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -686,7 +981,7 @@ func (x *ListTaskAttemptsResponse) String() string {
 func (*ListTaskAttemptsResponse) ProtoMessage() {}
 
 func (x *ListTaskAttemptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[8]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -699,7 +994,7 @@ func (x *ListTaskAttemptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskAttemptsResponse.ProtoReflect.Descriptor instead.
 func (*ListTaskAttemptsResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{8}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListTaskAttemptsResponse) GetAttempts() []*TaskAttempt {
@@ -741,7 +1036,7 @@ type ListTaskFailuresRequest struct {
 
 func (x *ListTaskFailuresRequest) Reset() {
 	*x = ListTaskFailuresRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[9]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +1048,7 @@ func (x *ListTaskFailuresRequest) String() string {
 func (*ListTaskFailuresRequest) ProtoMessage() {}
 
 func (x *ListTaskFailuresRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[9]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +1061,7 @@ func (x *ListTaskFailuresRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskFailuresRequest.ProtoReflect.Descriptor instead.
 func (*ListTaskFailuresRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{9}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListTaskFailuresRequest) GetPageSize() int32 {
@@ -827,7 +1122,7 @@ type ListTaskFailuresResponse struct {
 
 func (x *ListTaskFailuresResponse) Reset() {
 	*x = ListTaskFailuresResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[10]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -839,7 +1134,7 @@ func (x *ListTaskFailuresResponse) String() string {
 func (*ListTaskFailuresResponse) ProtoMessage() {}
 
 func (x *ListTaskFailuresResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[10]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -852,7 +1147,7 @@ func (x *ListTaskFailuresResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskFailuresResponse.ProtoReflect.Descriptor instead.
 func (*ListTaskFailuresResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{10}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListTaskFailuresResponse) GetFailures() []*TaskEvent {
@@ -889,7 +1184,7 @@ type FailureCount struct {
 
 func (x *FailureCount) Reset() {
 	*x = FailureCount{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[11]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -901,7 +1196,7 @@ func (x *FailureCount) String() string {
 func (*FailureCount) ProtoMessage() {}
 
 func (x *FailureCount) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[11]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -914,7 +1209,7 @@ func (x *FailureCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailureCount.ProtoReflect.Descriptor instead.
 func (*FailureCount) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{11}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *FailureCount) GetErrorType() string {
@@ -945,7 +1240,7 @@ type ListTaskEventsResponse struct {
 
 func (x *ListTaskEventsResponse) Reset() {
 	*x = ListTaskEventsResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[12]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1252,7 @@ func (x *ListTaskEventsResponse) String() string {
 func (*ListTaskEventsResponse) ProtoMessage() {}
 
 func (x *ListTaskEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[12]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1265,7 @@ func (x *ListTaskEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTaskEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListTaskEventsResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{12}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListTaskEventsResponse) GetEvents() []*TaskEvent {
@@ -1023,7 +1318,7 @@ type WatchTaskEventsRequest struct {
 
 func (x *WatchTaskEventsRequest) Reset() {
 	*x = WatchTaskEventsRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[13]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1035,7 +1330,7 @@ func (x *WatchTaskEventsRequest) String() string {
 func (*WatchTaskEventsRequest) ProtoMessage() {}
 
 func (x *WatchTaskEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[13]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1048,7 +1343,7 @@ func (x *WatchTaskEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTaskEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchTaskEventsRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{13}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WatchTaskEventsRequest) GetStart() isWatchTaskEventsRequest_Start {
@@ -1152,7 +1447,7 @@ type WatchTaskEventsResponse struct {
 
 func (x *WatchTaskEventsResponse) Reset() {
 	*x = WatchTaskEventsResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[14]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1164,7 +1459,7 @@ func (x *WatchTaskEventsResponse) String() string {
 func (*WatchTaskEventsResponse) ProtoMessage() {}
 
 func (x *WatchTaskEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[14]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1177,7 +1472,7 @@ func (x *WatchTaskEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTaskEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchTaskEventsResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{14}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WatchTaskEventsResponse) GetEvents() []*TaskEvent {
@@ -1210,7 +1505,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[15]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1222,7 +1517,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[15]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1235,7 +1530,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{15}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *HeartbeatRequest) GetTaskId() string {
@@ -1270,7 +1565,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[16]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1282,7 +1577,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[16]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1295,7 +1590,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{16}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *HeartbeatResponse) GetTask() *Task {
@@ -1314,7 +1609,7 @@ type GetStateMachineRequest struct {
 
 func (x *GetStateMachineRequest) Reset() {
 	*x = GetStateMachineRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[17]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1326,7 +1621,7 @@ func (x *GetStateMachineRequest) String() string {
 func (*GetStateMachineRequest) ProtoMessage() {}
 
 func (x *GetStateMachineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[17]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1339,7 +1634,7 @@ func (x *GetStateMachineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStateMachineRequest.ProtoReflect.Descriptor instead.
 func (*GetStateMachineRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{17}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{20}
 }
 
 // GetStateMachineResponse is the whole state machine.
@@ -1357,7 +1652,7 @@ type GetStateMachineResponse struct {
 
 func (x *GetStateMachineResponse) Reset() {
 	*x = GetStateMachineResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[18]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1369,7 +1664,7 @@ func (x *GetStateMachineResponse) String() string {
 func (*GetStateMachineResponse) ProtoMessage() {}
 
 func (x *GetStateMachineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[18]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1382,7 +1677,7 @@ func (x *GetStateMachineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStateMachineResponse.ProtoReflect.Descriptor instead.
 func (*GetStateMachineResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{18}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetStateMachineResponse) GetStates() []*StateDescription {
@@ -1425,7 +1720,7 @@ type StateDescription struct {
 
 func (x *StateDescription) Reset() {
 	*x = StateDescription{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[19]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1437,7 +1732,7 @@ func (x *StateDescription) String() string {
 func (*StateDescription) ProtoMessage() {}
 
 func (x *StateDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[19]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1450,7 +1745,7 @@ func (x *StateDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateDescription.ProtoReflect.Descriptor instead.
 func (*StateDescription) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{19}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *StateDescription) GetState() TaskState {
@@ -1505,7 +1800,7 @@ type ActionDescription struct {
 
 func (x *ActionDescription) Reset() {
 	*x = ActionDescription{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[20]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1517,7 +1812,7 @@ func (x *ActionDescription) String() string {
 func (*ActionDescription) ProtoMessage() {}
 
 func (x *ActionDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[20]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1530,7 +1825,7 @@ func (x *ActionDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionDescription.ProtoReflect.Descriptor instead.
 func (*ActionDescription) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{20}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ActionDescription) GetAction() TaskAction {
@@ -1576,7 +1871,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[21]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1588,7 +1883,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[21]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1601,7 +1896,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{21}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Transition) GetFromState() TaskState {
@@ -1658,7 +1953,7 @@ type EnqueueTaskRequest struct {
 
 func (x *EnqueueTaskRequest) Reset() {
 	*x = EnqueueTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[22]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1670,7 +1965,7 @@ func (x *EnqueueTaskRequest) String() string {
 func (*EnqueueTaskRequest) ProtoMessage() {}
 
 func (x *EnqueueTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[22]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1683,7 +1978,7 @@ func (x *EnqueueTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnqueueTaskRequest.ProtoReflect.Descriptor instead.
 func (*EnqueueTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{22}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EnqueueTaskRequest) GetTaskId() string {
@@ -1741,7 +2036,7 @@ type EnqueueTaskResponse struct {
 
 func (x *EnqueueTaskResponse) Reset() {
 	*x = EnqueueTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[23]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1753,7 +2048,7 @@ func (x *EnqueueTaskResponse) String() string {
 func (*EnqueueTaskResponse) ProtoMessage() {}
 
 func (x *EnqueueTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[23]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1766,7 +2061,7 @@ func (x *EnqueueTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnqueueTaskResponse.ProtoReflect.Descriptor instead.
 func (*EnqueueTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{23}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EnqueueTaskResponse) GetTask() *Task {
@@ -1822,7 +2117,7 @@ type StartTaskRequest struct {
 
 func (x *StartTaskRequest) Reset() {
 	*x = StartTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[24]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1834,7 +2129,7 @@ func (x *StartTaskRequest) String() string {
 func (*StartTaskRequest) ProtoMessage() {}
 
 func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[24]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1847,7 +2142,7 @@ func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskRequest.ProtoReflect.Descriptor instead.
 func (*StartTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{24}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *StartTaskRequest) GetTaskId() string {
@@ -1919,7 +2214,7 @@ type StartTaskResponse struct {
 
 func (x *StartTaskResponse) Reset() {
 	*x = StartTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[25]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1931,7 +2226,7 @@ func (x *StartTaskResponse) String() string {
 func (*StartTaskResponse) ProtoMessage() {}
 
 func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[25]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1944,7 +2239,7 @@ func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskResponse.ProtoReflect.Descriptor instead.
 func (*StartTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{25}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StartTaskResponse) GetTask() *Task {
@@ -2004,7 +2299,7 @@ type CompleteTaskRequest struct {
 
 func (x *CompleteTaskRequest) Reset() {
 	*x = CompleteTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[26]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2016,7 +2311,7 @@ func (x *CompleteTaskRequest) String() string {
 func (*CompleteTaskRequest) ProtoMessage() {}
 
 func (x *CompleteTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[26]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2029,7 +2324,7 @@ func (x *CompleteTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteTaskRequest.ProtoReflect.Descriptor instead.
 func (*CompleteTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{26}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CompleteTaskRequest) GetTaskId() string {
@@ -2108,7 +2403,7 @@ type CompleteTaskResponse struct {
 
 func (x *CompleteTaskResponse) Reset() {
 	*x = CompleteTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[27]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2120,7 +2415,7 @@ func (x *CompleteTaskResponse) String() string {
 func (*CompleteTaskResponse) ProtoMessage() {}
 
 func (x *CompleteTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[27]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2133,7 +2428,7 @@ func (x *CompleteTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteTaskResponse.ProtoReflect.Descriptor instead.
 func (*CompleteTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{27}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CompleteTaskResponse) GetTask() *Task {
@@ -2191,7 +2486,7 @@ type FailTaskRequest struct {
 
 func (x *FailTaskRequest) Reset() {
 	*x = FailTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[28]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2203,7 +2498,7 @@ func (x *FailTaskRequest) String() string {
 func (*FailTaskRequest) ProtoMessage() {}
 
 func (x *FailTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[28]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2216,7 +2511,7 @@ func (x *FailTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTaskRequest.ProtoReflect.Descriptor instead.
 func (*FailTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{28}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *FailTaskRequest) GetTaskId() string {
@@ -2288,7 +2583,7 @@ type FailTaskResponse struct {
 
 func (x *FailTaskResponse) Reset() {
 	*x = FailTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[29]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2300,7 +2595,7 @@ func (x *FailTaskResponse) String() string {
 func (*FailTaskResponse) ProtoMessage() {}
 
 func (x *FailTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[29]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2313,7 +2608,7 @@ func (x *FailTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FailTaskResponse.ProtoReflect.Descriptor instead.
 func (*FailTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{29}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *FailTaskResponse) GetTask() *Task {
@@ -2363,7 +2658,7 @@ type RetryTaskRequest struct {
 
 func (x *RetryTaskRequest) Reset() {
 	*x = RetryTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[30]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2375,7 +2670,7 @@ func (x *RetryTaskRequest) String() string {
 func (*RetryTaskRequest) ProtoMessage() {}
 
 func (x *RetryTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[30]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2388,7 +2683,7 @@ func (x *RetryTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryTaskRequest.ProtoReflect.Descriptor instead.
 func (*RetryTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{30}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RetryTaskRequest) GetTaskId() string {
@@ -2446,7 +2741,7 @@ type RetryTaskResponse struct {
 
 func (x *RetryTaskResponse) Reset() {
 	*x = RetryTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[31]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2458,7 +2753,7 @@ func (x *RetryTaskResponse) String() string {
 func (*RetryTaskResponse) ProtoMessage() {}
 
 func (x *RetryTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[31]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2471,7 +2766,7 @@ func (x *RetryTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryTaskResponse.ProtoReflect.Descriptor instead.
 func (*RetryTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{31}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RetryTaskResponse) GetTask() *Task {
@@ -2521,7 +2816,7 @@ type PauseTaskRequest struct {
 
 func (x *PauseTaskRequest) Reset() {
 	*x = PauseTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[32]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2533,7 +2828,7 @@ func (x *PauseTaskRequest) String() string {
 func (*PauseTaskRequest) ProtoMessage() {}
 
 func (x *PauseTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[32]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2546,7 +2841,7 @@ func (x *PauseTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseTaskRequest.ProtoReflect.Descriptor instead.
 func (*PauseTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{32}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PauseTaskRequest) GetTaskId() string {
@@ -2604,7 +2899,7 @@ type PauseTaskResponse struct {
 
 func (x *PauseTaskResponse) Reset() {
 	*x = PauseTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[33]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2616,7 +2911,7 @@ func (x *PauseTaskResponse) String() string {
 func (*PauseTaskResponse) ProtoMessage() {}
 
 func (x *PauseTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[33]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2629,7 +2924,7 @@ func (x *PauseTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseTaskResponse.ProtoReflect.Descriptor instead.
 func (*PauseTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{33}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PauseTaskResponse) GetTask() *Task {
@@ -2679,7 +2974,7 @@ type ResumeTaskRequest struct {
 
 func (x *ResumeTaskRequest) Reset() {
 	*x = ResumeTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[34]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2691,7 +2986,7 @@ func (x *ResumeTaskRequest) String() string {
 func (*ResumeTaskRequest) ProtoMessage() {}
 
 func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[34]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2704,7 +2999,7 @@ func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskRequest.ProtoReflect.Descriptor instead.
 func (*ResumeTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{34}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ResumeTaskRequest) GetTaskId() string {
@@ -2762,7 +3057,7 @@ type ResumeTaskResponse struct {
 
 func (x *ResumeTaskResponse) Reset() {
 	*x = ResumeTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2774,7 +3069,7 @@ func (x *ResumeTaskResponse) String() string {
 func (*ResumeTaskResponse) ProtoMessage() {}
 
 func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[35]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2787,7 +3082,7 @@ func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeTaskResponse.ProtoReflect.Descriptor instead.
 func (*ResumeTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{35}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ResumeTaskResponse) GetTask() *Task {
@@ -2837,7 +3132,7 @@ type KillTaskRequest struct {
 
 func (x *KillTaskRequest) Reset() {
 	*x = KillTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2849,7 +3144,7 @@ func (x *KillTaskRequest) String() string {
 func (*KillTaskRequest) ProtoMessage() {}
 
 func (x *KillTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[36]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2862,7 +3157,7 @@ func (x *KillTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillTaskRequest.ProtoReflect.Descriptor instead.
 func (*KillTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{36}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *KillTaskRequest) GetTaskId() string {
@@ -2920,7 +3215,7 @@ type KillTaskResponse struct {
 
 func (x *KillTaskResponse) Reset() {
 	*x = KillTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2932,7 +3227,7 @@ func (x *KillTaskResponse) String() string {
 func (*KillTaskResponse) ProtoMessage() {}
 
 func (x *KillTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[37]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2945,7 +3240,7 @@ func (x *KillTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillTaskResponse.ProtoReflect.Descriptor instead.
 func (*KillTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{37}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *KillTaskResponse) GetTask() *Task {
@@ -2995,7 +3290,7 @@ type AbandonTaskRequest struct {
 
 func (x *AbandonTaskRequest) Reset() {
 	*x = AbandonTaskRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3007,7 +3302,7 @@ func (x *AbandonTaskRequest) String() string {
 func (*AbandonTaskRequest) ProtoMessage() {}
 
 func (x *AbandonTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[38]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3020,7 +3315,7 @@ func (x *AbandonTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbandonTaskRequest.ProtoReflect.Descriptor instead.
 func (*AbandonTaskRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{38}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AbandonTaskRequest) GetTaskId() string {
@@ -3078,7 +3373,7 @@ type AbandonTaskResponse struct {
 
 func (x *AbandonTaskResponse) Reset() {
 	*x = AbandonTaskResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3090,7 +3385,7 @@ func (x *AbandonTaskResponse) String() string {
 func (*AbandonTaskResponse) ProtoMessage() {}
 
 func (x *AbandonTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[39]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3103,7 +3398,7 @@ func (x *AbandonTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbandonTaskResponse.ProtoReflect.Descriptor instead.
 func (*AbandonTaskResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{39}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *AbandonTaskResponse) GetTask() *Task {
@@ -3131,7 +3426,7 @@ type BatchCreateTasksRequest struct {
 
 func (x *BatchCreateTasksRequest) Reset() {
 	*x = BatchCreateTasksRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3143,7 +3438,7 @@ func (x *BatchCreateTasksRequest) String() string {
 func (*BatchCreateTasksRequest) ProtoMessage() {}
 
 func (x *BatchCreateTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[40]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3156,7 +3451,7 @@ func (x *BatchCreateTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchCreateTasksRequest.ProtoReflect.Descriptor instead.
 func (*BatchCreateTasksRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{40}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *BatchCreateTasksRequest) GetRequests() []*CreateTaskRequest {
@@ -3177,7 +3472,7 @@ type BatchCreateTasksResponse struct {
 
 func (x *BatchCreateTasksResponse) Reset() {
 	*x = BatchCreateTasksResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3189,7 +3484,7 @@ func (x *BatchCreateTasksResponse) String() string {
 func (*BatchCreateTasksResponse) ProtoMessage() {}
 
 func (x *BatchCreateTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[41]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3202,7 +3497,7 @@ func (x *BatchCreateTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchCreateTasksResponse.ProtoReflect.Descriptor instead.
 func (*BatchCreateTasksResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{41}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *BatchCreateTasksResponse) GetResults() []*BatchCreateTasksResult {
@@ -3229,7 +3524,7 @@ type BatchCreateTasksResult struct {
 
 func (x *BatchCreateTasksResult) Reset() {
 	*x = BatchCreateTasksResult{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3241,7 +3536,7 @@ func (x *BatchCreateTasksResult) String() string {
 func (*BatchCreateTasksResult) ProtoMessage() {}
 
 func (x *BatchCreateTasksResult) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[42]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3254,7 +3549,7 @@ func (x *BatchCreateTasksResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchCreateTasksResult.ProtoReflect.Descriptor instead.
 func (*BatchCreateTasksResult) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{42}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BatchCreateTasksResult) GetTask() *Task {
@@ -3289,7 +3584,7 @@ type BatchTransitionTasksRequest struct {
 
 func (x *BatchTransitionTasksRequest) Reset() {
 	*x = BatchTransitionTasksRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3301,7 +3596,7 @@ func (x *BatchTransitionTasksRequest) String() string {
 func (*BatchTransitionTasksRequest) ProtoMessage() {}
 
 func (x *BatchTransitionTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[43]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3314,7 +3609,7 @@ func (x *BatchTransitionTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchTransitionTasksRequest.ProtoReflect.Descriptor instead.
 func (*BatchTransitionTasksRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{43}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *BatchTransitionTasksRequest) GetItems() []*BatchTransitionTasksItem {
@@ -3347,7 +3642,7 @@ type BatchTransitionTasksItem struct {
 
 func (x *BatchTransitionTasksItem) Reset() {
 	*x = BatchTransitionTasksItem{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[44]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3359,7 +3654,7 @@ func (x *BatchTransitionTasksItem) String() string {
 func (*BatchTransitionTasksItem) ProtoMessage() {}
 
 func (x *BatchTransitionTasksItem) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[44]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3372,7 +3667,7 @@ func (x *BatchTransitionTasksItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchTransitionTasksItem.ProtoReflect.Descriptor instead.
 func (*BatchTransitionTasksItem) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{44}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *BatchTransitionTasksItem) GetRequest() isBatchTransitionTasksItem_Request {
@@ -3541,7 +3836,7 @@ type BatchTransitionTasksResponse struct {
 
 func (x *BatchTransitionTasksResponse) Reset() {
 	*x = BatchTransitionTasksResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[45]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3553,7 +3848,7 @@ func (x *BatchTransitionTasksResponse) String() string {
 func (*BatchTransitionTasksResponse) ProtoMessage() {}
 
 func (x *BatchTransitionTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[45]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3566,7 +3861,7 @@ func (x *BatchTransitionTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchTransitionTasksResponse.ProtoReflect.Descriptor instead.
 func (*BatchTransitionTasksResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{45}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *BatchTransitionTasksResponse) GetResults() []*BatchTransitionTasksResult {
@@ -3595,7 +3890,7 @@ type BatchTransitionTasksResult struct {
 
 func (x *BatchTransitionTasksResult) Reset() {
 	*x = BatchTransitionTasksResult{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[46]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3607,7 +3902,7 @@ func (x *BatchTransitionTasksResult) String() string {
 func (*BatchTransitionTasksResult) ProtoMessage() {}
 
 func (x *BatchTransitionTasksResult) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[46]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3620,7 +3915,7 @@ func (x *BatchTransitionTasksResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchTransitionTasksResult.ProtoReflect.Descriptor instead.
 func (*BatchTransitionTasksResult) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{46}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *BatchTransitionTasksResult) GetTask() *Task {
@@ -3675,7 +3970,7 @@ type ClaimTasksRequest struct {
 
 func (x *ClaimTasksRequest) Reset() {
 	*x = ClaimTasksRequest{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[47]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3687,7 +3982,7 @@ func (x *ClaimTasksRequest) String() string {
 func (*ClaimTasksRequest) ProtoMessage() {}
 
 func (x *ClaimTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[47]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3700,7 +3995,7 @@ func (x *ClaimTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimTasksRequest.ProtoReflect.Descriptor instead.
 func (*ClaimTasksRequest) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{47}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ClaimTasksRequest) GetWorker() string {
@@ -3785,7 +4080,7 @@ type ClaimTasksResponse struct {
 
 func (x *ClaimTasksResponse) Reset() {
 	*x = ClaimTasksResponse{}
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[48]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3797,7 +4092,7 @@ func (x *ClaimTasksResponse) String() string {
 func (*ClaimTasksResponse) ProtoMessage() {}
 
 func (x *ClaimTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_service_proto_msgTypes[48]
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3810,7 +4105,7 @@ func (x *ClaimTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimTasksResponse.ProtoReflect.Descriptor instead.
 func (*ClaimTasksResponse) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{48}
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ClaimTasksResponse) GetClaims() []*StartTaskResponse {
@@ -3851,7 +4146,7 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x05as_of\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\x12)\n" +
 	"\x04view\x18\x03 \x01(\x0e2\x15.tasklife.v1.TaskViewR\x04view\"8\n" +
 	"\x0fGetTaskResponse\x12%\n" +
-	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\xf8\x02\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\xc1\x05\n" +
 	"\x10ListTasksRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -3862,13 +4157,41 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"namespaces\x18\x05 \x03(\tR\n" +
 	"namespaces\x12/\n" +
 	"\x05as_of\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04asOf\x12)\n" +
-	"\x04view\x18\a \x01(\x0e2\x15.tasklife.v1.TaskViewR\x04view\x1a9\n" +
+	"\x04view\x18\a \x01(\x0e2\x15.tasklife.v1.TaskViewR\x04view\x12?\n" +
+	"\rcreated_after\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fcreatedAfter\x12A\n" +
+	"\x0ecreated_before\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBefore\x12?\n" +
+	"\rupdated_after\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\fupdatedAfter\x12A\n" +
+	"\x0eupdated_before\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\rupdatedBefore\x12$\n" +
+	"\x0etask_id_prefix\x18\f \x01(\tR\ftaskIdPrefix\x12\x19\n" +
+	"\border_by\x18\r \x01(\tR\aorderBy\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"d\n" +
 	"\x11ListTasksResponse\x12'\n" +
 	"\x05tasks\x18\x01 \x03(\v2\x11.tasklife.v1.TaskR\x05tasks\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xde\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xab\x04\n" +
+	"\x11CountTasksRequest\x12.\n" +
+	"\x06states\x18\x01 \x03(\x0e2\x16.tasklife.v1.TaskStateR\x06states\x12B\n" +
+	"\x06labels\x18\x02 \x03(\v2*.tasklife.v1.CountTasksRequest.LabelsEntryR\x06labels\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x03 \x03(\tR\n" +
+	"namespaces\x12?\n" +
+	"\rcreated_after\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fcreatedAfter\x12A\n" +
+	"\x0ecreated_before\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBefore\x12?\n" +
+	"\rupdated_after\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\fupdatedAfter\x12A\n" +
+	"\x0eupdated_before\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\rupdatedBefore\x12$\n" +
+	"\x0etask_id_prefix\x18\b \x01(\tR\ftaskIdPrefix\x12\x19\n" +
+	"\bgroup_by\x18\t \x03(\tR\agroupBy\x1a9\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"}\n" +
+	"\x12CountTasksResponse\x12.\n" +
+	"\x06counts\x18\x01 \x03(\v2\x16.tasklife.v1.TaskCountR\x06counts\x127\n" +
+	"\tread_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\breadTime\"9\n" +
+	"\tTaskCount\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\tR\x06values\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xde\x01\n" +
 	"\x15ListTaskEventsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
@@ -4128,12 +4451,14 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"L\n" +
 	"\x12ClaimTasksResponse\x126\n" +
-	"\x06claims\x18\x01 \x03(\v2\x1e.tasklife.v1.StartTaskResponseR\x06claims2\xf0\r\n" +
+	"\x06claims\x18\x01 \x03(\v2\x1e.tasklife.v1.StartTaskResponseR\x06claims2\xbf\x0e\n" +
 	"\vTaskService\x12M\n" +
 	"\n" +
 	"CreateTask\x12\x1e.tasklife.v1.CreateTaskRequest\x1a\x1f.tasklife.v1.CreateTaskResponse\x12D\n" +
 	"\aGetTask\x12\x1b.tasklife.v1.GetTaskRequest\x1a\x1c.tasklife.v1.GetTaskResponse\x12J\n" +
-	"\tListTasks\x12\x1d.tasklife.v1.ListTasksRequest\x1a\x1e.tasklife.v1.ListTasksResponse\x12Y\n" +
+	"\tListTasks\x12\x1d.tasklife.v1.ListTasksRequest\x1a\x1e.tasklife.v1.ListTasksResponse\x12M\n" +
+	"\n" +
+	"CountTasks\x12\x1e.tasklife.v1.CountTasksRequest\x1a\x1f.tasklife.v1.CountTasksResponse\x12Y\n" +
 	"\x0eListTaskEvents\x12\".tasklife.v1.ListTaskEventsRequest\x1a#.tasklife.v1.ListTaskEventsResponse\x12_\n" +
 	"\x10ListTaskAttempts\x12$.tasklife.v1.ListTaskAttemptsRequest\x1a%.tasklife.v1.ListTaskAttemptsResponse\x12_\n" +
 	"\x10ListTaskFailures\x12$.tasklife.v1.ListTaskFailuresRequest\x1a%.tasklife.v1.ListTaskFailuresResponse\x12\\\n" +
@@ -4167,7 +4492,7 @@ func file_tasklife_v1_task_service_proto_rawDescGZIP() []byte {
 	return file_tasklife_v1_task_service_proto_rawDescData
 }
 
-var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_tasklife_v1_task_service_proto_goTypes = []any{
 	(*CreateTaskRequest)(nil),            // 0: tasklife.v1.CreateTaskRequest
 	(*CreateTaskResponse)(nil),           // 1: tasklife.v1.CreateTaskResponse
@@ -4175,200 +4500,218 @@ var file_tasklife_v1_task_service_proto_goTypes = []any{
 	(*GetTaskResponse)(nil),              // 3: tasklife.v1.GetTaskResponse
 	(*ListTasksRequest)(nil),             // 4: tasklife.v1.ListTasksRequest
 	(*ListTasksResponse)(nil),            // 5: tasklife.v1.ListTasksResponse
-	(*ListTaskEventsRequest)(nil),        // 6: tasklife.v1.ListTaskEventsRequest
-	(*ListTaskAttemptsRequest)(nil),      // 7: tasklife.v1.ListTaskAttemptsRequest
-	(*ListTaskAttemptsResponse)(nil),     // 8: tasklife.v1.ListTaskAttemptsResponse
-	(*ListTaskFailuresRequest)(nil),      // 9: tasklife.v1.ListTaskFailuresRequest
-	(*ListTaskFailuresResponse)(nil),     // 10: tasklife.v1.ListTaskFailuresResponse
-	(*FailureCount)(nil),                 // 11: tasklife.v1.FailureCount
-	(*ListTaskEventsResponse)(nil),       // 12: tasklife.v1.ListTaskEventsResponse
-	(*WatchTaskEventsRequest)(nil),       // 13: tasklife.v1.WatchTaskEventsRequest
-	(*WatchTaskEventsResponse)(nil),      // 14: tasklife.v1.WatchTaskEventsResponse
-	(*HeartbeatRequest)(nil),             // 15: tasklife.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),            // 16: tasklife.v1.HeartbeatResponse
-	(*GetStateMachineRequest)(nil),       // 17: tasklife.v1.GetStateMachineRequest
-	(*GetStateMachineResponse)(nil),      // 18: tasklife.v1.GetStateMachineResponse
-	(*StateDescription)(nil),             // 19: tasklife.v1.StateDescription
-	(*ActionDescription)(nil),            // 20: tasklife.v1.ActionDescription
-	(*Transition)(nil),                   // 21: tasklife.v1.Transition
-	(*EnqueueTaskRequest)(nil),           // 22: tasklife.v1.EnqueueTaskRequest
-	(*EnqueueTaskResponse)(nil),          // 23: tasklife.v1.EnqueueTaskResponse
-	(*StartTaskRequest)(nil),             // 24: tasklife.v1.StartTaskRequest
-	(*StartTaskResponse)(nil),            // 25: tasklife.v1.StartTaskResponse
-	(*CompleteTaskRequest)(nil),          // 26: tasklife.v1.CompleteTaskRequest
-	(*CompleteTaskResponse)(nil),         // 27: tasklife.v1.CompleteTaskResponse
-	(*FailTaskRequest)(nil),              // 28: tasklife.v1.FailTaskRequest
-	(*FailTaskResponse)(nil),             // 29: tasklife.v1.FailTaskResponse
-	(*RetryTaskRequest)(nil),             // 30: tasklife.v1.RetryTaskRequest
-	(*RetryTaskResponse)(nil),            // 31: tasklife.v1.RetryTaskResponse
-	(*PauseTaskRequest)(nil),             // 32: tasklife.v1.PauseTaskRequest
-	(*PauseTaskResponse)(nil),            // 33: tasklife.v1.PauseTaskResponse
-	(*ResumeTaskRequest)(nil),            // 34: tasklife.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),           // 35: tasklife.v1.ResumeTaskResponse
-	(*KillTaskRequest)(nil),              // 36: tasklife.v1.KillTaskRequest
-	(*KillTaskResponse)(nil),             // 37: tasklife.v1.KillTaskResponse
-	(*AbandonTaskRequest)(nil),           // 38: tasklife.v1.AbandonTaskRequest
-	(*AbandonTaskResponse)(nil),          // 39: tasklife.v1.AbandonTaskResponse
-	(*BatchCreateTasksRequest)(nil),      // 40: tasklife.v1.BatchCreateTasksRequest
-	(*BatchCreateTasksResponse)(nil),     // 41: tasklife.v1.BatchCreateTasksResponse
-	(*BatchCreateTasksResult)(nil),       // 42: tasklife.v1.BatchCreateTasksResult
-	(*BatchTransitionTasksRequest)(nil),  // 43: tasklife.v1.BatchTransitionTasksRequest
-	(*BatchTransitionTasksItem)(nil),     // 44: tasklife.v1.BatchTransitionTasksItem
-	(*BatchTransitionTasksResponse)(nil), // 45: tasklife.v1.BatchTransitionTasksResponse
-	(*BatchTransitionTasksResult)(nil),   // 46: tasklife.v1.BatchTransitionTasksResult
-	(*ClaimTasksRequest)(nil),            // 47: tasklife.v1.ClaimTasksRequest
-	(*ClaimTasksResponse)(nil),           // 48: tasklife.v1.ClaimTasksResponse
-	nil,                                  // 49: tasklife.v1.CreateTaskRequest.LabelsEntry
-	nil,                                  // 50: tasklife.v1.ListTasksRequest.LabelsEntry
-	nil,                                  // 51: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	nil,                                  // 52: tasklife.v1.ClaimTasksRequest.LabelsEntry
-	(*RetryPolicy)(nil),                  // 53: tasklife.v1.RetryPolicy
-	(*TaskPayload)(nil),                  // 54: tasklife.v1.TaskPayload
-	(*Task)(nil),                         // 55: tasklife.v1.Task
-	(*TaskEvent)(nil),                    // 56: tasklife.v1.TaskEvent
-	(*timestamppb.Timestamp)(nil),        // 57: google.protobuf.Timestamp
-	(TaskView)(0),                        // 58: tasklife.v1.TaskView
-	(TaskState)(0),                       // 59: tasklife.v1.TaskState
-	(*TaskAttempt)(nil),                  // 60: tasklife.v1.TaskAttempt
-	(*durationpb.Duration)(nil),          // 61: google.protobuf.Duration
-	(TaskAction)(0),                      // 62: tasklife.v1.TaskAction
-	(StateKind)(0),                       // 63: tasklife.v1.StateKind
-	(*TaskFailure)(nil),                  // 64: tasklife.v1.TaskFailure
-	(*status.Status)(nil),                // 65: google.rpc.Status
+	(*CountTasksRequest)(nil),            // 6: tasklife.v1.CountTasksRequest
+	(*CountTasksResponse)(nil),           // 7: tasklife.v1.CountTasksResponse
+	(*TaskCount)(nil),                    // 8: tasklife.v1.TaskCount
+	(*ListTaskEventsRequest)(nil),        // 9: tasklife.v1.ListTaskEventsRequest
+	(*ListTaskAttemptsRequest)(nil),      // 10: tasklife.v1.ListTaskAttemptsRequest
+	(*ListTaskAttemptsResponse)(nil),     // 11: tasklife.v1.ListTaskAttemptsResponse
+	(*ListTaskFailuresRequest)(nil),      // 12: tasklife.v1.ListTaskFailuresRequest
+	(*ListTaskFailuresResponse)(nil),     // 13: tasklife.v1.ListTaskFailuresResponse
+	(*FailureCount)(nil),                 // 14: tasklife.v1.FailureCount
+	(*ListTaskEventsResponse)(nil),       // 15: tasklife.v1.ListTaskEventsResponse
+	(*WatchTaskEventsRequest)(nil),       // 16: tasklife.v1.WatchTaskEventsRequest
+	(*WatchTaskEventsResponse)(nil),      // 17: tasklife.v1.WatchTaskEventsResponse
+	(*HeartbeatRequest)(nil),             // 18: tasklife.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),            // 19: tasklife.v1.HeartbeatResponse
+	(*GetStateMachineRequest)(nil),       // 20: tasklife.v1.GetStateMachineRequest
+	(*GetStateMachineResponse)(nil),      // 21: tasklife.v1.GetStateMachineResponse
+	(*StateDescription)(nil),             // 22: tasklife.v1.StateDescription
+	(*ActionDescription)(nil),            // 23: tasklife.v1.ActionDescription
+	(*Transition)(nil),                   // 24: tasklife.v1.Transition
+	(*EnqueueTaskRequest)(nil),           // 25: tasklife.v1.EnqueueTaskRequest
+	(*EnqueueTaskResponse)(nil),          // 26: tasklife.v1.EnqueueTaskResponse
+	(*StartTaskRequest)(nil),             // 27: tasklife.v1.StartTaskRequest
+	(*StartTaskResponse)(nil),            // 28: tasklife.v1.StartTaskResponse
+	(*CompleteTaskRequest)(nil),          // 29: tasklife.v1.CompleteTaskRequest
+	(*CompleteTaskResponse)(nil),         // 30: tasklife.v1.CompleteTaskResponse
+	(*FailTaskRequest)(nil),              // 31: tasklife.v1.FailTaskRequest
+	(*FailTaskResponse)(nil),             // 32: tasklife.v1.FailTaskResponse
+	(*RetryTaskRequest)(nil),             // 33: tasklife.v1.RetryTaskRequest
+	(*RetryTaskResponse)(nil),            // 34: tasklife.v1.RetryTaskResponse
+	(*PauseTaskRequest)(nil),             // 35: tasklife.v1.PauseTaskRequest
+	(*PauseTaskResponse)(nil),            // 36: tasklife.v1.PauseTaskResponse
+	(*ResumeTaskRequest)(nil),            // 37: tasklife.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),           // 38: tasklife.v1.ResumeTaskResponse
+	(*KillTaskRequest)(nil),              // 39: tasklife.v1.KillTaskRequest
+	(*KillTaskResponse)(nil),             // 40: tasklife.v1.KillTaskResponse
+	(*AbandonTaskRequest)(nil),           // 41: tasklife.v1.AbandonTaskRequest
+	(*AbandonTaskResponse)(nil),          // 42: tasklife.v1.AbandonTaskResponse
+	(*BatchCreateTasksRequest)(nil),      // 43: tasklife.v1.BatchCreateTasksRequest
+	(*BatchCreateTasksResponse)(nil),     // 44: tasklife.v1.BatchCreateTasksResponse
+	(*BatchCreateTasksResult)(nil),       // 45: tasklife.v1.BatchCreateTasksResult
+	(*BatchTransitionTasksRequest)(nil),  // 46: tasklife.v1.BatchTransitionTasksRequest
+	(*BatchTransitionTasksItem)(nil),     // 47: tasklife.v1.BatchTransitionTasksItem
+	(*BatchTransitionTasksResponse)(nil), // 48: tasklife.v1.BatchTransitionTasksResponse
+	(*BatchTransitionTasksResult)(nil),   // 49: tasklife.v1.BatchTransitionTasksResult
+	(*ClaimTasksRequest)(nil),            // 50: tasklife.v1.ClaimTasksRequest
+	(*ClaimTasksResponse)(nil),           // 51: tasklife.v1.ClaimTasksResponse
+	nil,                                  // 52: tasklife.v1.CreateTaskRequest.LabelsEntry
+	nil,                                  // 53: tasklife.v1.ListTasksRequest.LabelsEntry
+	nil,                                  // 54: tasklife.v1.CountTasksRequest.LabelsEntry
+	nil,                                  // 55: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	nil,                                  // 56: tasklife.v1.ClaimTasksRequest.LabelsEntry
+	(*RetryPolicy)(nil),                  // 57: tasklife.v1.RetryPolicy
+	(*TaskPayload)(nil),                  // 58: tasklife.v1.TaskPayload
+	(*Task)(nil),                         // 59: tasklife.v1.Task
+	(*TaskEvent)(nil),                    // 60: tasklife.v1.TaskEvent
+	(*timestamppb.Timestamp)(nil),        // 61: google.protobuf.Timestamp
+	(TaskView)(0),                        // 62: tasklife.v1.TaskView
+	(TaskState)(0),                       // 63: tasklife.v1.TaskState
+	(*TaskAttempt)(nil),                  // 64: tasklife.v1.TaskAttempt
+	(*durationpb.Duration)(nil),          // 65: google.protobuf.Duration
+	(TaskAction)(0),                      // 66: tasklife.v1.TaskAction
+	(StateKind)(0),                       // 67: tasklife.v1.StateKind
+	(*TaskFailure)(nil),                  // 68: tasklife.v1.TaskFailure
+	(*status.Status)(nil),                // 69: google.rpc.Status
 }
 var file_tasklife_v1_task_service_proto_depIdxs = []int32{
-	49,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
-	53,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	54,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
-	55,  // 3: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 4: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	57,  // 5: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
-	58,  // 6: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
-	55,  // 7: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
-	59,  // 8: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
-	50,  // 9: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
-	57,  // 10: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
-	58,  // 11: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
-	55,  // 12: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
-	57,  // 13: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	57,  // 14: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	57,  // 15: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
-	60,  // 16: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
-	57,  // 17: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
-	57,  // 18: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
-	56,  // 19: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
-	11,  // 20: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
-	56,  // 21: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	59,  // 22: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
-	51,  // 23: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	61,  // 24: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
-	62,  // 25: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
-	56,  // 26: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	61,  // 27: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
-	55,  // 28: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
-	19,  // 29: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
-	20,  // 30: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
-	21,  // 31: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
-	59,  // 32: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
-	63,  // 33: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
-	62,  // 34: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
-	62,  // 35: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
-	59,  // 36: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
-	59,  // 37: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
-	59,  // 38: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
-	62,  // 39: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
-	59,  // 40: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
-	55,  // 41: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 42: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	61,  // 43: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
-	55,  // 44: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 45: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	54,  // 46: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
-	55,  // 47: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 48: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	64,  // 49: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
-	55,  // 50: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 51: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	55,  // 52: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 53: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	55,  // 54: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 55: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	55,  // 56: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 57: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	55,  // 58: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 59: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	55,  // 60: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	56,  // 61: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	0,   // 62: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
-	42,  // 63: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
-	55,  // 64: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
-	56,  // 65: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	65,  // 66: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
-	44,  // 67: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
-	22,  // 68: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
-	24,  // 69: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
-	26,  // 70: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
-	28,  // 71: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
-	30,  // 72: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
-	32,  // 73: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
-	34,  // 74: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
-	36,  // 75: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
-	38,  // 76: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
-	46,  // 77: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
-	55,  // 78: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
-	56,  // 79: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	65,  // 80: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
-	61,  // 81: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
-	52,  // 82: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
-	61,  // 83: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
-	25,  // 84: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
-	0,   // 85: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	2,   // 86: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	4,   // 87: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	6,   // 88: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	7,   // 89: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
-	9,   // 90: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
-	17,  // 91: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	13,  // 92: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	15,  // 93: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	22,  // 94: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	24,  // 95: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	26,  // 96: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	28,  // 97: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	30,  // 98: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	32,  // 99: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	34,  // 100: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	36,  // 101: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	38,  // 102: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	40,  // 103: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
-	43,  // 104: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
-	47,  // 105: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
-	1,   // 106: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	3,   // 107: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	5,   // 108: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	12,  // 109: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	8,   // 110: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
-	10,  // 111: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
-	18,  // 112: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	14,  // 113: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	16,  // 114: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	23,  // 115: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	25,  // 116: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	27,  // 117: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	29,  // 118: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	31,  // 119: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	33,  // 120: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	35,  // 121: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	37,  // 122: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	39,  // 123: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	41,  // 124: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
-	45,  // 125: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
-	48,  // 126: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
-	106, // [106:127] is the sub-list for method output_type
-	85,  // [85:106] is the sub-list for method input_type
-	85,  // [85:85] is the sub-list for extension type_name
-	85,  // [85:85] is the sub-list for extension extendee
-	0,   // [0:85] is the sub-list for field type_name
+	52,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
+	57,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	58,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
+	59,  // 3: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 4: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	61,  // 5: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
+	62,  // 6: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
+	59,  // 7: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
+	63,  // 8: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
+	53,  // 9: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
+	61,  // 10: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
+	62,  // 11: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
+	61,  // 12: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	61,  // 13: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	61,  // 14: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	61,  // 15: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	59,  // 16: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
+	63,  // 17: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
+	54,  // 18: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
+	61,  // 19: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	61,  // 20: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	61,  // 21: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	61,  // 22: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	8,   // 23: tasklife.v1.CountTasksResponse.counts:type_name -> tasklife.v1.TaskCount
+	61,  // 24: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
+	61,  // 25: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	61,  // 26: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	61,  // 27: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
+	64,  // 28: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
+	61,  // 29: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
+	61,  // 30: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
+	60,  // 31: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
+	14,  // 32: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
+	60,  // 33: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	63,  // 34: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
+	55,  // 35: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	65,  // 36: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
+	66,  // 37: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	60,  // 38: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	65,  // 39: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
+	59,  // 40: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
+	22,  // 41: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
+	23,  // 42: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
+	24,  // 43: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
+	63,  // 44: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
+	67,  // 45: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
+	66,  // 46: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
+	66,  // 47: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
+	63,  // 48: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
+	63,  // 49: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
+	63,  // 50: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
+	66,  // 51: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
+	63,  // 52: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
+	59,  // 53: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 54: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	65,  // 55: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
+	59,  // 56: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 57: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	58,  // 58: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
+	59,  // 59: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 60: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	68,  // 61: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
+	59,  // 62: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 63: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	59,  // 64: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 65: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	59,  // 66: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 67: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	59,  // 68: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 69: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	59,  // 70: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 71: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	59,  // 72: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 73: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	0,   // 74: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
+	45,  // 75: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
+	59,  // 76: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	60,  // 77: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	69,  // 78: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	47,  // 79: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
+	25,  // 80: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
+	27,  // 81: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
+	29,  // 82: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
+	31,  // 83: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
+	33,  // 84: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
+	35,  // 85: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
+	37,  // 86: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
+	39,  // 87: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
+	41,  // 88: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
+	49,  // 89: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
+	59,  // 90: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	60,  // 91: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	69,  // 92: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	65,  // 93: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	56,  // 94: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	65,  // 95: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	28,  // 96: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
+	0,   // 97: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	2,   // 98: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	4,   // 99: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	6,   // 100: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
+	9,   // 101: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	10,  // 102: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
+	12,  // 103: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
+	20,  // 104: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	16,  // 105: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	18,  // 106: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	25,  // 107: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	27,  // 108: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	29,  // 109: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	31,  // 110: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	33,  // 111: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	35,  // 112: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	37,  // 113: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	39,  // 114: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	41,  // 115: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	43,  // 116: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	46,  // 117: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	50,  // 118: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	1,   // 119: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	3,   // 120: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	5,   // 121: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	7,   // 122: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
+	15,  // 123: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	11,  // 124: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
+	13,  // 125: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
+	21,  // 126: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	17,  // 127: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	19,  // 128: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	26,  // 129: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	28,  // 130: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	30,  // 131: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	32,  // 132: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	34,  // 133: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	36,  // 134: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	38,  // 135: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	40,  // 136: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	42,  // 137: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	44,  // 138: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	48,  // 139: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	51,  // 140: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	119, // [119:141] is the sub-list for method output_type
+	97,  // [97:119] is the sub-list for method input_type
+	97,  // [97:97] is the sub-list for extension type_name
+	97,  // [97:97] is the sub-list for extension extendee
+	0,   // [0:97] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }
@@ -4377,20 +4720,20 @@ func file_tasklife_v1_task_service_proto_init() {
 		return
 	}
 	file_tasklife_v1_task_proto_init()
-	file_tasklife_v1_task_service_proto_msgTypes[13].OneofWrappers = []any{
+	file_tasklife_v1_task_service_proto_msgTypes[16].OneofWrappers = []any{
 		(*WatchTaskEventsRequest_AfterCursor)(nil),
 		(*WatchTaskEventsRequest_FromBeginning)(nil),
 	}
-	file_tasklife_v1_task_service_proto_msgTypes[22].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[24].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[26].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[28].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[30].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[32].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[34].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[36].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[38].OneofWrappers = []any{}
-	file_tasklife_v1_task_service_proto_msgTypes[44].OneofWrappers = []any{
+	file_tasklife_v1_task_service_proto_msgTypes[25].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[27].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[29].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[31].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[33].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[35].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[37].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[39].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[41].OneofWrappers = []any{}
+	file_tasklife_v1_task_service_proto_msgTypes[47].OneofWrappers = []any{
 		(*BatchTransitionTasksItem_Enqueue)(nil),
 		(*BatchTransitionTasksItem_Start)(nil),
 		(*BatchTransitionTasksItem_Complete)(nil),
@@ -4407,7 +4750,7 @@ func file_tasklife_v1_task_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_service_proto_rawDesc), len(file_tasklife_v1_task_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

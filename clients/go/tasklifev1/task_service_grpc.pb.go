@@ -22,6 +22,7 @@ const (
 	TaskService_CreateTask_FullMethodName           = "/tasklife.v1.TaskService/CreateTask"
 	TaskService_GetTask_FullMethodName              = "/tasklife.v1.TaskService/GetTask"
 	TaskService_ListTasks_FullMethodName            = "/tasklife.v1.TaskService/ListTasks"
+	TaskService_CountTasks_FullMethodName           = "/tasklife.v1.TaskService/CountTasks"
 	TaskService_ListTaskEvents_FullMethodName       = "/tasklife.v1.TaskService/ListTaskEvents"
 	TaskService_ListTaskAttempts_FullMethodName     = "/tasklife.v1.TaskService/ListTaskAttempts"
 	TaskService_ListTaskFailures_FullMethodName     = "/tasklife.v1.TaskService/ListTaskFailures"
@@ -112,9 +113,14 @@ type TaskServiceClient interface {
 	CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*CreateTaskResponse, error)
 	// Returns one task. Errors: INVALID_ARGUMENT, NOT_FOUND.
 	GetTask(ctx context.Context, in *GetTaskRequest, opts ...grpc.CallOption) (*GetTaskResponse, error)
-	// Lists tasks in creation order, filtered by state and labels, a page at a time
-	// (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+	// Lists tasks in creation order (or as order_by asks), filtered by state, labels,
+	// namespaces, id prefix and creation and update times, a page at a time (AIP-158).
+	// Errors: INVALID_ARGUMENT (including a page_token from a different filter or order).
 	ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error)
+	// Counts the tasks that match ListTasks' filters, grouped by state, namespace or label
+	// values, all in one snapshot: the counts are those a ListTasks at the same instant
+	// would page through. Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+	CountTasks(ctx context.Context, in *CountTasksRequest, opts ...grpc.CallOption) (*CountTasksResponse, error)
 	// Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
 	// NOT_FOUND.
 	ListTaskEvents(ctx context.Context, in *ListTaskEventsRequest, opts ...grpc.CallOption) (*ListTaskEventsResponse, error)
@@ -253,6 +259,16 @@ func (c *taskServiceClient) ListTasks(ctx context.Context, in *ListTasksRequest,
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListTasksResponse)
 	err := c.cc.Invoke(ctx, TaskService_ListTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) CountTasks(ctx context.Context, in *CountTasksRequest, opts ...grpc.CallOption) (*CountTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CountTasksResponse)
+	err := c.cc.Invoke(ctx, TaskService_CountTasks_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -518,9 +534,14 @@ type TaskServiceServer interface {
 	CreateTask(context.Context, *CreateTaskRequest) (*CreateTaskResponse, error)
 	// Returns one task. Errors: INVALID_ARGUMENT, NOT_FOUND.
 	GetTask(context.Context, *GetTaskRequest) (*GetTaskResponse, error)
-	// Lists tasks in creation order, filtered by state and labels, a page at a time
-	// (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+	// Lists tasks in creation order (or as order_by asks), filtered by state, labels,
+	// namespaces, id prefix and creation and update times, a page at a time (AIP-158).
+	// Errors: INVALID_ARGUMENT (including a page_token from a different filter or order).
 	ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error)
+	// Counts the tasks that match ListTasks' filters, grouped by state, namespace or label
+	// values, all in one snapshot: the counts are those a ListTasks at the same instant
+	// would page through. Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+	CountTasks(context.Context, *CountTasksRequest) (*CountTasksResponse, error)
 	// Returns a task's history, oldest first, a page at a time. Errors: INVALID_ARGUMENT,
 	// NOT_FOUND.
 	ListTaskEvents(context.Context, *ListTaskEventsRequest) (*ListTaskEventsResponse, error)
@@ -643,6 +664,9 @@ func (UnimplementedTaskServiceServer) GetTask(context.Context, *GetTaskRequest) 
 }
 func (UnimplementedTaskServiceServer) ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTasks not implemented")
+}
+func (UnimplementedTaskServiceServer) CountTasks(context.Context, *CountTasksRequest) (*CountTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CountTasks not implemented")
 }
 func (UnimplementedTaskServiceServer) ListTaskEvents(context.Context, *ListTaskEventsRequest) (*ListTaskEventsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTaskEvents not implemented")
@@ -769,6 +793,24 @@ func _TaskService_ListTasks_Handler(srv interface{}, ctx context.Context, dec fu
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(TaskServiceServer).ListTasks(ctx, req.(*ListTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_CountTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CountTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).CountTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_CountTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).CountTasks(ctx, req.(*CountTasksRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1108,6 +1150,10 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTasks",
 			Handler:    _TaskService_ListTasks_Handler,
+		},
+		{
+			MethodName: "CountTasks",
+			Handler:    _TaskService_CountTasks_Handler,
 		},
 		{
 			MethodName: "ListTaskEvents",

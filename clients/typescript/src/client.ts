@@ -97,6 +97,9 @@ export class TasklifeClient {
   listTasks(request: RequestOf<"listTasks">, options?: CallOptions) {
     return this.#unary("listTasks", request, options);
   }
+  countTasks(request: RequestOf<"countTasks"> = {}, options?: CallOptions) {
+    return this.#unary("countTasks", request, options);
+  }
   listTaskEvents(request: RequestOf<"listTaskEvents">, options?: CallOptions) {
     return this.#unary("listTaskEvents", request, options);
   }

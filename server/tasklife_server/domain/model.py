@@ -267,3 +267,39 @@ class ClaimCommand:
     labels: Mapping[str, str] = field(default_factory=dict)
     # The namespaces to claim from; None means every one.
     reach: list[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFilter:
+    """Which tasks a ListTasks or CountTasks covers; every condition holds (AND). None or
+    empty: no condition. Time bounds: `*_after` inclusive, `*_before` exclusive."""
+
+    states: tuple[State, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+    reach: list[str] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    updated_after: datetime | None = None
+    updated_before: datetime | None = None
+    task_id_prefix: str = ""
+
+    def fingerprint_parts(self) -> list[object]:
+        """What a page token is bound to (the parts left at their default are left out, so
+        that tokens issued before these filters existed stay valid)."""
+        parts: list[object] = [sorted(s.value for s in self.states), dict(self.labels), self.reach]
+        extra = {
+            "created_after": self.created_after, "created_before": self.created_before,
+            "updated_after": self.updated_after, "updated_before": self.updated_before,
+            "task_id_prefix": self.task_id_prefix or None,
+        }
+        given = {name: value.isoformat() if isinstance(value, datetime) else value
+                 for name, value in extra.items() if value is not None}
+        return parts + ([given] if given else [])
+
+
+@dataclass(frozen=True, slots=True)
+class CountGroup:
+    """One group of CountTasks: its values (in group_by order; a state as a State) and count."""
+
+    values: tuple[object, ...]
+    count: int

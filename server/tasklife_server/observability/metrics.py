@@ -6,6 +6,7 @@ look-up and one increment or observation: the labelled children are resolved onc
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -16,11 +17,13 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from tasklife_server.domain.policies import TimerAction
-from tasklife_server.domain.states import Action
+from tasklife_server.domain.states import Action, State
 
 # From a fast GetTask to a WatchTaskEvents stream held open for an hour.
 RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600)
 GROUP_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+# From a task started the moment it became ready to one that waited a week.
+TIME_IN_STATE_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 86400, 7 * 86400)
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
 
@@ -73,6 +76,15 @@ class Metrics:
         )
         self._group_children = {kind: self._group_sizes.labels(kind) for kind in ("create", "transition")}
         self._transition_children: dict[tuple[Action, str], Any] = {}
+        self._time_in_state = Histogram(
+            "tasklife_time_in_state_seconds",
+            "Per applied move: how long the task had been in the state it left (the move's time minus "
+            "the task's previous update time), by namespace, that state, and the move's action.",
+            ["namespace", "state", "action"],
+            buckets=TIME_IN_STATE_BUCKETS,
+            registry=self.registry,
+        )
+        self._time_in_state_children: dict[tuple[str, State, Action], Any] = {}
         self._policy_children = {a: self._policy_actions.labels(a.value) for a in TimerAction}
         self._rpc_children: dict[tuple[str, grpc.StatusCode], Any] = {}
 
@@ -83,6 +95,14 @@ class Metrics:
         if child is None:
             child = self._transition_children[key] = self._transitions.labels(action.value, outcome)
         child.inc()
+
+    def state_left(self, namespace: str, state: State, action: Action, seconds: float) -> None:
+        """`store.on_state_left` callback."""
+        key = (namespace, state, action)
+        child = self._time_in_state_children.get(key)
+        if child is None:
+            child = self._time_in_state_children[key] = self._time_in_state.labels(namespace, state.value, action.value)
+        child.observe(max(seconds, 0.0))
 
     def commit_group(self, kind: str, size: int) -> None:
         """`store.on_group` callback."""
@@ -111,6 +131,58 @@ class Metrics:
     def watch_pool(self, stats: Callable[[], Mapping[str, int]]) -> None:
         """Exposes the database pool's counters, read at each scrape."""
         self.registry.register(PoolCollector(stats))
+
+    def watch_tasks(self, read: Callable[[], list[tuple[str, State, int, float | None]]]) -> None:
+        """Exposes tasklife_tasks and tasklife_ready_oldest_age_seconds from `read` (the
+        store's lifecycle_gauges), called at most once per TASK_GAUGES_MAX_AGE_SECONDS."""
+        self.registry.register(TaskGaugesCollector(read))
+
+
+# Scrapes closer together than this (several Prometheus servers, a person with curl) share
+# one read of the task gauges: the read scans an index of every task.
+TASK_GAUGES_MAX_AGE_SECONDS = 5.0
+
+
+class TaskGaugesCollector(Collector):
+    """tasklife_tasks{namespace,state} and tasklife_ready_oldest_age_seconds{namespace}, from
+    one query at scrape time (reused by scrapes within TASK_GAUGES_MAX_AGE_SECONDS). Every
+    state of a namespace that has tasks is shown, 0 when empty, so that a query such as
+    tasklife_tasks{state="ready"} gives 0 rather than nothing once the queue drains."""
+
+    def __init__(self, read: Callable[[], list[tuple[str, State, int, float | None]]]):
+        self._read = read
+        self._last: list[tuple[str, State, int, float | None]] = []
+        self._read_at = float("-inf")
+        # Two scrapes at once (the endpoint serves each on a thread) share one read.
+        self._lock = threading.Lock()
+
+    def describe(self) -> list[GaugeMetricFamily]:
+        return list(self._families([]))
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        with self._lock:
+            if time.monotonic() - self._read_at >= TASK_GAUGES_MAX_AGE_SECONDS:
+                self._last = self._read()
+                self._read_at = time.monotonic()
+            rows = self._last
+        return self._families(rows)
+
+    @staticmethod
+    def _families(rows: list[tuple[str, State, int, float | None]]) -> Iterable[GaugeMetricFamily]:
+        tasks = GaugeMetricFamily("tasklife_tasks", "Tasks by namespace and state now.", labels=["namespace", "state"])
+        oldest = GaugeMetricFamily(
+            "tasklife_ready_oldest_age_seconds",
+            "Per namespace, how long the task waiting longest in READY has been ready (0: none).",
+            labels=["namespace"],
+        )
+        counts = {(namespace, state): count for namespace, state, count, _age in rows}
+        ages = {namespace: age for namespace, state, _count, age in rows if state is State.READY}
+        for namespace in sorted({namespace for namespace, _state in counts}):
+            for state in State:
+                tasks.add_metric([namespace, state.value], counts.get((namespace, state), 0))
+            oldest.add_metric([namespace], max(ages.get(namespace) or 0.0, 0.0))
+        yield tasks
+        yield oldest
 
 
 class PoolCollector(Collector):

@@ -7,8 +7,9 @@ their hooks. Nothing here is on a request's path except those hooks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import grpc
 from prometheus_client import disable_created_metrics
@@ -55,8 +56,10 @@ class Telemetry:
     def observe_store(self, store: TaskStore) -> None:
         if self.metrics is not None:
             store.on_transition(self.metrics.transition)
+            store.on_state_left(self.metrics.state_left)
             store.on_group(self.metrics.commit_group)
             self.metrics.watch_pool(store.pool_stats)
+            self.metrics.watch_tasks(_on_loop(asyncio.get_running_loop(), store.lifecycle_gauges))
 
     @property
     def on_policy_action(self) -> Callable[[TimerAction], None] | None:
@@ -77,3 +80,17 @@ class Telemetry:
         if self._tracing is not None:
             self._tracing.close()
             self._tracing = None
+
+
+T = TypeVar("T")
+# A scrape waits this long for the task gauges' query before it fails (the endpoint answers 500).
+GAUGES_TIMEOUT_SECONDS = 10.0
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop, read: Callable[[], Coroutine[Any, Any, T]]) -> Callable[[], T]:
+    """`read` made callable from the metrics endpoint's thread: run on the server's loop
+    (and its database pool), waited for."""
+    def call() -> T:
+        return asyncio.run_coroutine_threadsafe(read(), loop).result(timeout=GAUGES_TIMEOUT_SECONDS)
+
+    return call

@@ -13,10 +13,10 @@ from tasklife_server.domain.access import BATCH_TRANSITION_METHOD, Principal
 from tasklife_server.domain.errors import FieldViolation, InvalidRequest, TasklifeError
 from tasklife_server.domain.model import Change, NewTask, TransitionCommand
 from tasklife_server.domain.ids import is_valid_task_id, new_task_id
-from tasklife_server.domain.states import TRANSITION_ACTIONS, Action
+from tasklife_server.domain.states import TRANSITION_ACTIONS, Action, State
 from tasklife_server.service import pagination, validation
 from tasklife_server.security.authenticator import Gate, require_role
-from tasklife_server.service.convert import attempt_to_pb, event_to_pb, state_machine_pb, task_to_pb
+from tasklife_server.service.convert import attempt_to_pb, event_to_pb, state_machine_pb, state_name, task_to_pb
 from tasklife_server.service.errors import status_of
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.stream.hub import EventHub
@@ -75,27 +75,47 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         caller = self._gate.admit(context, "ListTasks")
         problems = validation.Violations()
         limit = validation.page_size(request.page_size, DEFAULT_TASKS_PAGE, problems)
-        states = validation.state_filter(request.states, problems)
-        validation.check_labels(request.labels, "labels", problems)
         as_of = validation.instant(request, "as_of", problems)
         full = validation.view(request.view, "view", task_pb2.TASK_VIEW_BASIC, problems)
-        problems.raise_if_any()
-        namespaces = validation.namespace_filter(request.namespaces, caller, problems)
-        labels = dict(request.labels)
-        # A token is bound to its instant too (left out when unset: older tokens stay valid).
+        order = validation.order_by(request.order_by, problems)
+        if as_of is not None:
+            validation.refuse_with_as_of(request, order, problems)
+        task_filter = validation.task_filter(request, caller, problems)
+        # A token is bound to its instant and order too (each left out at its default: older
+        # tokens stay valid).
         instant = [as_of.isoformat()] if as_of else []
-        filters = pagination.fingerprint(sorted(s.value for s in states), labels, namespaces, *instant)
+        ordered = [order] if order != validation.ORDER_BY_VALUES[0] else []
+        filters = pagination.fingerprint(*task_filter.fingerprint_parts(), *instant, *ordered)
         after = _token_position(request.page_token, filters, _task_position)
         tasks = await self._store.list_tasks(
-            states=states, labels=labels, after=after, limit=limit + 1, reach=namespaces, as_of=as_of, full=full
+            task_filter, after=after, limit=limit + 1, order_by=order, as_of=as_of, full=full
         )
         rendered = [self._task_pb(t) for t in tasks[:limit]]
         count = pagination.fitting(t.ByteSize() for t in rendered)
         next_token = ""
         if count < len(tasks):
             last = tasks[count - 1]
-            next_token = pagination.encode(filters, [last.created_at.isoformat(), last.task_id])
+            keyset_time = last.updated_at if order.startswith("update_time") else last.created_at
+            next_token = pagination.encode(filters, [keyset_time.isoformat(), last.task_id])
         return task_service_pb2.ListTasksResponse(tasks=rendered[:count], next_page_token=next_token)
+
+    async def CountTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "CountTasks")
+        problems = validation.Violations()
+        by_state, by_namespace, label_keys = validation.group_by(request.group_by, problems)
+        task_filter = validation.task_filter(request, caller, problems)
+        read_time, groups = await self._store.count_tasks(
+            task_filter, by_state=by_state, by_namespace=by_namespace, label_keys=label_keys
+        )
+        if not request.group_by and not groups:
+            groups = [(None, None, [], 0)]
+        # Ordered by the values in group_by order (the statement orders by its own columns).
+        counted = sorted((_group_values(request.group_by, g), g[3]) for g in groups)
+        response = task_service_pb2.CountTasksResponse(
+            counts=[task_service_pb2.TaskCount(values=values, count=n) for values, n in counted]
+        )
+        response.read_time.FromDatetime(read_time)
+        return response
 
     async def ListTaskEvents(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "ListTaskEvents")
@@ -315,3 +335,18 @@ def _version_position(position: list[Any]) -> int:
     if type(version) is not int or not 0 <= version < 2**63:
         raise ValueError("is malformed")
     return version
+
+
+def _group_values(group_by: Any, group: tuple[State | None, str | None, list[str], int]) -> list[str]:
+    """A group's values in group_by order: a state by its TaskState name."""
+    state, namespace, label_values, _count = group
+    labels = iter(label_values)
+    values = []
+    for name in group_by:
+        if name == "state":
+            values.append(state_name(state))
+        elif name == "namespace":
+            values.append(namespace or "")
+        else:
+            values.append(next(labels))
+    return values

@@ -26,6 +26,7 @@ from tasklife_server.domain.errors import (
 )
 from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
+    TaskFilter,
     ANONYMOUS_OPERATOR,
     ClaimCommand,
     Failure,
@@ -583,3 +584,67 @@ def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, floa
         frozenset(actions),
     )
     return watch_filter, start, progress
+
+
+# ListTasks' accepted order_by values (AIP-132), the default first.
+ORDER_BY_VALUES = ("create_time", "create_time desc", "update_time", "update_time desc")
+_TASK_ID_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+# The time bounds ListTasks and CountTasks share: (after, before) pairs.
+_TIME_BOUNDS = (("created_after", "created_before"), ("updated_after", "updated_before"))
+MAX_GROUP_BY = 5
+GROUP_BY_RULE = 'must be "state", "namespace" or "label:<key>"'
+
+
+def task_filter(request: Message, caller: Principal, problems: Violations) -> TaskFilter:
+    """The filters ListTasks and CountTasks share (same field names in both requests).
+    Raises InvalidRequest for every problem found, and NamespaceNotGranted."""
+    states = state_filter(request.states, problems)
+    check_labels(request.labels, "labels", problems)
+    bounds: dict[str, datetime | None] = {}
+    for after, before in _TIME_BOUNDS:
+        bounds[after], bounds[before] = instant(request, after, problems), instant(request, before, problems)
+        if bounds[after] is not None and bounds[before] is not None and bounds[before] <= bounds[after]:
+            problems.add(before, f"must be after {after}")
+    prefix = request.task_id_prefix
+    if prefix and not _TASK_ID_PREFIX.fullmatch(prefix):
+        problems.add("task_id_prefix", "must be the start of a task id: " + TASK_ID_RULE)
+    problems.raise_if_any()
+    reach = namespace_filter(request.namespaces, caller, problems)
+    return TaskFilter(tuple(states), dict(request.labels), reach, task_id_prefix=prefix, **bounds)
+
+
+def order_by(value: str, problems: Violations) -> str:
+    """ListTasks' order: one of ORDER_BY_VALUES (white space around words is not significant)."""
+    normalized = " ".join(value.split()) or ORDER_BY_VALUES[0]
+    if normalized not in ORDER_BY_VALUES:
+        problems.add("order_by", "must be one of " + ", ".join(f'"{v}"' for v in ORDER_BY_VALUES))
+    return normalized
+
+
+def refuse_with_as_of(request: Message, order: str, problems: Violations) -> None:
+    """ListTasks as_of lists tasks as they stood then, in creation order: the new filters
+    (times, prefix, another order) are refused with it rather than silently ignored."""
+    given = [name for pair in _TIME_BOUNDS for name in pair if request.HasField(name)]
+    given += ["task_id_prefix"] if request.task_id_prefix else []
+    given += ["order_by"] if order != ORDER_BY_VALUES[0] else []
+    for name in given:
+        problems.add(name, "cannot be combined with as_of")
+
+
+def group_by(values: Iterable[str], problems: Violations) -> tuple[bool, bool, list[str]]:
+    """CountTasks' grouping: (by state, by namespace, label keys), in group_by order for the
+    label keys; the order of the whole is kept by the caller."""
+    names = list(values)
+    if len(names) > MAX_GROUP_BY:
+        problems.add("group_by", f"must name at most {MAX_GROUP_BY} groupings")
+    label_keys: list[str] = []
+    for index, name in enumerate(names):
+        key = name[len("label:"):] if name.startswith("label:") else None
+        if name not in ("state", "namespace") and (key is None or not _LABEL_KEY.fullmatch(key)):
+            problems.add(f"group_by[{index}]", f"{name!r} {GROUP_BY_RULE} (a label key: "
+                                               "1 to 63 letters, digits, '.', '_', '/', '-')")
+        elif name in names[:index]:
+            problems.add(f"group_by[{index}]", "is listed twice")
+        elif key is not None:
+            label_keys.append(key)
+    return "state" in names, "namespace" in names, label_keys

@@ -11,6 +11,7 @@ statements.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Sequence
 
 from tasklife_server.domain.errors import (
@@ -123,6 +124,11 @@ def results_of(moves: Sequence[Move], positions: Sequence[int]) -> list[bytes | 
 def reordered(row: Sequence[Any] | None) -> bool:
     """Whether the stream-order guard refused the item: it must run in a new transaction."""
     return row is not None and row[1] == "refused" and row[_DETAILS_AT + 3] is False
+
+
+def state_since(row: Sequence[Any]) -> datetime:
+    """When an applied item's task had entered the state this move left."""
+    return row[-2]
 
 
 def armed_downstream(row: Sequence[Any]) -> bool:

@@ -102,6 +102,38 @@ _VARIANTS = {
 }
 
 
+# ListTasks' orders (AIP-132 order_by), each a query of its own derived from list_tasks:
+# the keyset column, and whether the page walks it backwards.
+LIST_ORDERS = {
+    "create_time": ("created_at", False),
+    "create_time desc": ("created_at", True),
+    "update_time": ("updated_at", False),
+    "update_time desc": ("updated_at", True),
+}
+
+
+def list_query(order_by: str) -> str:
+    """The name of the ListTasks statement for one of LIST_ORDERS."""
+    column, descending = LIST_ORDERS[order_by]
+    return "list_tasks" + ("_by_update_time" if column == "updated_at" else "") + ("_desc" if descending else "")
+
+
+def _ordered_lists(named: Mapping[str, str]) -> Mapping[str, str]:
+    """Adds list_tasks in every other order: the same filters, the keyset and ORDER BY on
+    another column or walked backwards, so that each runs down its own index."""
+    base = named["list_tasks"]
+    keyset, order = "(t.created_at,t.id)>(", "ORDER BY t.created_at,t.id LIMIT"
+    if base.count(keyset) != 1 or base.count(order) != 1:
+        raise AssertionError("queries.sql: list_tasks' keyset or order changed; update queries.py")
+    variants = {}
+    for order_by, (column, descending) in LIST_ORDERS.items():
+        direction = " DESC" if descending else ""
+        variants[list_query(order_by)] = base.replace(
+            keyset, f"(t.{column},t.id){'<' if descending else '>'}("
+        ).replace(order, f"ORDER BY t.{column}{direction},t.id{direction} LIMIT")
+    return MappingProxyType({**named, **variants})
+
+
 def _with_variants(named: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType({**named, **{variant: named[of] for variant, (of, _marker) in _VARIANTS.items()}})
 
@@ -116,10 +148,11 @@ def transition_query(has_request_id: bool) -> str:
     return "transition_group" if has_request_id else "transition_group_without_request_id"
 
 
-QUERIES = _with_variants(_without_request_id(load()))
+QUERIES = _ordered_lists(_with_variants(_without_request_id(load())))
 # The queries that run under a planner setting of their own (a `[marker]` in queries.sql).
 PLANNER_SETTINGS = MappingProxyType({
     **planner_settings(),
+    **{list_query(order_by): _MARKERS["custom plan"] for order_by in LIST_ORDERS},
     **{variant: _MARKERS[marker] for variant, (_of, marker) in _VARIANTS.items()},
 })
 GENERIC_PLAN = frozenset(name for name, setting in PLANNER_SETTINGS.items() if setting == _MARKERS["generic plan"])

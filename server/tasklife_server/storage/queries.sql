@@ -124,6 +124,8 @@ WITH item AS (
            i.n IN (SELECT n FROM prior) AS replay,
            -- The instant of the move, read once the row is locked: every time it records.
            clock_timestamp() AS now,
+           -- When the task entered the state it leaves (the metrics' time in state).
+           c.updated_at AS state_since,
            CASE WHEN i.failure IS NOT NULL AND i.failure->>'error_type' = ANY(c.retry_non_retryable_error_types)
                 THEN i.failure || '{"non_retryable": true}'::jsonb ELSE i.failure END AS recorded_failure
     FROM item AS i JOIN cur AS c ON c.id = i.task_id AND (i.reach IS NULL OR c.namespace = ANY(i.reach))
@@ -155,7 +157,7 @@ WITH item AS (
               k.on_behalf_of AS e_on_behalf_of, COALESCE(k.worker, CASE WHEN k.release_worker THEN k.holder END) AS e_worker,
               CASE WHEN k.to_state = 'failed' THEN k.recorded_failure END AS e_failure, k.exit_code AS e_exit_code,
               CASE WHEN k.starting THEN t.input_data END AS input_data,
-              CASE WHEN k.starting THEN t.input_content_type END AS input_content_type
+              CASE WHEN k.starting THEN t.input_content_type END AS input_content_type, k.state_since
 ), made AS (
     -- Each move with its new event (the event's columns named e_*), which the INSERT
     -- records and the answer returns: neither joins moves to items or to events again. The
@@ -192,10 +194,10 @@ WITH item AS (
     RETURNING d.id
 )
 SELECT m.n, 'applied', {task:m}, {made_event:m}, m.input_data, m.input_content_type, NULL::bytea, NULL::text,
-       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], EXISTS (SELECT FROM armed)
+       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], m.state_since, EXISTS (SELECT FROM armed)
 FROM made AS m
 UNION ALL
-SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
 WHERE k.replay
 UNION ALL
@@ -204,7 +206,7 @@ SELECT k.n, 'refused', k.id, k.state, k.version, {nulls:task_after_version}, {nu
        k.gate_open, k.holder_ok, k.holder, k.order_ok, k.attempt,
        CASE WHEN NOT k.gate_open THEN ARRAY(SELECT ARRAY[u.id, u.state] FROM tasks AS u
                                             WHERE u.id = ANY(k.depends_on) AND u.succeeded_at IS NULL ORDER BY u.id) END,
-       NULL
+       NULL, NULL
 FROM checks AS k
 WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved));
 
@@ -277,7 +279,7 @@ WITH locked AS (
     ORDER BY ready_at, id
     RETURNING *
 )
-SELECT {task:m}, {event:r}, {payloads:m} FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
+SELECT {task:m}, {event:r}, {payloads:m}, m.ready_at FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
 ORDER BY m.ready_at, m.id;
 
 -- name: claimed_by_request
@@ -344,16 +346,66 @@ WHERE id = %(task_id)s AND version = %(version)s;
 -- Measured on the database's clock, which every process shares.
 SELECT min(timer_at) - clock_timestamp() FROM tasks WHERE timer_at IS NOT NULL;
 
--- name: list_tasks
--- Keyset pagination over (created_at, id); NULL filters match everything.
+-- name: list_tasks [custom plan]
+-- Keyset pagination over (created_at, id); NULL filters match everything. Planned for its
+-- parameters every time, so that the filters left NULL fold away and the index that suits
+-- the ones given is used. queries.py derives the other orders from this text
+-- (list_tasks_by_update_time, and both descending): it swaps the keyset's column and
+-- direction. The id prefix is a byte-wise range (ix_tasks_id_pattern): prefix_end is the
+-- prefix followed by the highest character.
 SELECT {task:t}, {payloads_if:t:full} FROM tasks AS t
 WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
   AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
   AND t.labels @> %(labels)s::jsonb
-  AND (%(after_created_at)s::timestamptz IS NULL
-       OR (t.created_at, t.id) > (%(after_created_at)s::timestamptz, %(after_id)s::text))
+  AND (%(created_after)s::timestamptz IS NULL OR t.created_at >= %(created_after)s::timestamptz)
+  AND (%(created_before)s::timestamptz IS NULL OR t.created_at < %(created_before)s::timestamptz)
+  AND (%(updated_after)s::timestamptz IS NULL OR t.updated_at >= %(updated_after)s::timestamptz)
+  AND (%(updated_before)s::timestamptz IS NULL OR t.updated_at < %(updated_before)s::timestamptz)
+  AND (%(prefix)s::text IS NULL OR (t.id ~>=~ %(prefix)s::text AND t.id ~<~ %(prefix_end)s::text))
+  AND (%(after_time)s::timestamptz IS NULL
+       OR (t.created_at, t.id) > (%(after_time)s::timestamptz, %(after_id)s::text))
 ORDER BY t.created_at, t.id
 LIMIT %(limit)s;
+
+-- name: lifecycle_gauges
+-- The metrics' task gauges, read at most once per scrape interval whatever the number of
+-- tasks: how many tasks each namespace holds in each state (an index-only scan of
+-- ix_tasks_namespace_state) and, for READY, how long ago (in seconds) the namespace's
+-- longest-waiting ready task became ready (one probe of ix_tasks_ready_by_namespace).
+WITH counted AS (
+    SELECT t.namespace, t.state, count(*) AS tasks FROM tasks AS t GROUP BY t.namespace, t.state
+)
+SELECT c.namespace, c.state, c.tasks,
+       CASE WHEN c.state = 'ready' THEN extract(epoch FROM statement_timestamp() - (
+           SELECT min(r.updated_at) FROM tasks AS r WHERE r.state = 'ready' AND r.namespace = c.namespace))::float8 END
+FROM counted AS c;
+
+-- name: count_tasks [custom plan]
+-- How many tasks match list_tasks' filters, by group, in one statement (one snapshot), with
+-- the instant it read at; one row with NULL counts when nothing matches (the service orders
+-- the groups). Each grouping column is NULL unless asked for; planned for its parameters,
+-- the ones not asked for fold
+-- away, so that a count by namespace and state reads ix_tasks_namespace_state alone.
+WITH counted AS (
+    SELECT CASE WHEN %(by_state)s::bool THEN t.state END AS state,
+           CASE WHEN %(by_namespace)s::bool THEN t.namespace END AS namespace,
+           CASE WHEN cardinality(%(label_keys)s::text[]) = 0 THEN '{}'::text[]
+                ELSE ARRAY(SELECT COALESCE(t.labels->>k.key, '')
+                           FROM unnest(%(label_keys)s::text[]) WITH ORDINALITY AS k(key, n) ORDER BY k.n) END AS label_values,
+           count(*) AS tasks
+    FROM tasks AS t
+    WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
+      AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+      AND (%(labels)s::jsonb = '{}'::jsonb OR t.labels @> %(labels)s::jsonb)
+      AND (%(created_after)s::timestamptz IS NULL OR t.created_at >= %(created_after)s::timestamptz)
+      AND (%(created_before)s::timestamptz IS NULL OR t.created_at < %(created_before)s::timestamptz)
+      AND (%(updated_after)s::timestamptz IS NULL OR t.updated_at >= %(updated_after)s::timestamptz)
+      AND (%(updated_before)s::timestamptz IS NULL OR t.updated_at < %(updated_before)s::timestamptz)
+      AND (%(prefix)s::text IS NULL OR (t.id ~>=~ %(prefix)s::text AND t.id ~<~ %(prefix_end)s::text))
+    GROUP BY 1, 2, 3
+)
+SELECT statement_timestamp(), c.state, c.namespace, c.label_values, c.tasks
+FROM (SELECT) AS one LEFT JOIN counted AS c ON true;
 
 -- name: list_task_events [generic plan]
 -- A page of one task's history; start_time (inclusive) and end_time (exclusive) bound the

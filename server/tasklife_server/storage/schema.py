@@ -146,6 +146,14 @@ tasks = Table(
     # ClaimTasks' order: a ready task's updated_at is when it became ready. Only ready
     # tasks are claimed, so only they are indexed.
     Index("ix_tasks_ready_order", "updated_at", "id", postgresql_where=text("state = 'ready'")),
+    # ListTasks in update order.
+    Index("ix_tasks_updated_at_id", "updated_at", "id"),
+    # ListTasks' task_id_prefix: a byte-wise range (~>=~, ~<~), right under any collation.
+    Index("ix_tasks_id_pattern", "id", postgresql_ops={"id": "text_pattern_ops"}),
+    # CountTasks by namespace and state reads this index alone (an index-only scan).
+    Index("ix_tasks_namespace_state", "namespace", "state"),
+    # The tasklife_ready_oldest_age_seconds gauge: each namespace's longest-waiting ready task.
+    Index("ix_tasks_ready_by_namespace", "namespace", "updated_at", postgresql_where=text("state = 'ready'")),
 )
 
 # Partitioned by event time (storage/history.py makes the day partitions and drops them;

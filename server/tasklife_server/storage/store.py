@@ -34,12 +34,13 @@ from tasklife_server.domain.model import (
     NewTask,
     Payload,
     Task,
+    TaskFilter,
     TaskSpec,
     TransitionCommand,
 )
 from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, sources_of, target_of
-from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES, claim_query, transition_query
+from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES, claim_query, list_query, transition_query
 from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage import moves
 from tasklife_server.storage.rows import (
@@ -69,6 +70,7 @@ class TaskStore:
         self._follower: StreamFollower | None = None
         self._timer_listeners: list[Callable[[int], None]] = []
         self._transition_observers: list[Callable[[Action, str], None]] = []
+        self._state_left_observers: list[Callable[[str, State, Action, float], None]] = []
         # Rung when a task may have become ready: wakes ClaimTasks' long polls.
         self.doorbell = Doorbell()
         self._group_observers: list[Callable[[str, int], None]] = []
@@ -100,6 +102,17 @@ class TaskStore:
         snake case (`invalid_transition`, `version_mismatch`, `task_not_found`, ...).
         """
         self._transition_observers.append(callback)
+
+    def on_state_left(self, callback: Callable[[str, State, Action, float], None]) -> None:
+        """Calls `callback(namespace, state, action, seconds)` after every applied move, with
+        the state it left and how long the task had been in it (the move's time minus the
+        task's previous update time, both read by the statement that moved it), for metrics."""
+        self._state_left_observers.append(callback)
+
+    def _state_left(self, change: Change, action: Action, since: datetime) -> None:
+        seconds = (change.event.created_at - since).total_seconds()
+        for callback in self._state_left_observers:
+            callback(change.task.namespace, change.event.from_state, action, seconds)
 
     def pool_stats(self) -> dict[str, int]:
         """psycopg_pool's counters: pool_size, pool_available, requests_waiting, ..."""
@@ -412,6 +425,7 @@ class TaskStore:
         if outcome == "applied":
             assert row is not None
             self._announce(action, move.timer, row)
+            self._state_left(change, action, moves.state_since(row))
         self.observe(action, outcome)
         return change, outcome
 
@@ -561,9 +575,11 @@ class TaskStore:
         (rows,) = await self._write([(claim_query(bool(claim.labels)), params)])
         if rows and timer is not None:
             self._timer_set(timer.delay_ms)
-        for _row in rows:
+        changes = [_claimed(row) for row in rows]
+        for change, row in zip(changes, rows):
             self.observe(Action.START, "applied")
-        return [_claimed(row) for row in rows]
+            self._state_left(change, Action.START, row[-1])  # the claim_ready row ends with ready_at
+        return changes
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
         params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}
@@ -604,33 +620,46 @@ class TaskStore:
 
     async def list_tasks(
         self,
+        task_filter: TaskFilter,
         *,
-        states: list[State] | None,
-        labels: dict[str, str],
         after: tuple[datetime, str] | None,
         limit: int,
-        reach: list[str] | None = None,
+        order_by: str = "create_time",
         as_of: datetime | None = None,
         full: bool = False,
     ) -> list[Task]:
+        """A page of the tasks `task_filter` covers, in `order_by` (one of LIST_ORDERS),
+        after the keyset position `after` (the order's time, task id). With `as_of`, as
+        they stood then (only the states, labels and reach of the filter apply)."""
         if as_of is not None:
             await self._require_retained(as_of)
-        rows = await self._fetchall(
-            "list_tasks" if as_of is None else "list_tasks_as_of",
-            {
-                "as_of": as_of,
-                "full": full,
-                "states": [s.value for s in states] if states else None,
-                "reach": reach,
-                "labels": Jsonb(labels),
-                "after_created_at": after[0] if after else None,
-                "after_id": after[1] if after else None,
-                "limit": limit,
-            },
-        )
+        params = {**_filter_params(task_filter), "as_of": as_of, "full": full, "limit": limit,
+                  "after_time": after[0] if after else None, "after_id": after[1] if after else None,
+                  # list_tasks_as_of keeps its own name for the keyset time.
+                  "after_created_at": after[0] if after else None}
+        rows = await self._fetchall(list_query(order_by) if as_of is None else "list_tasks_as_of", params)
         if as_of is not None:
             return [task_at(row, full) for row in rows]
         return [task_from(row, 0, TASK_WIDTH if full else None) for row in rows]
+
+    async def lifecycle_gauges(self) -> list[tuple[str, State, int, float | None]]:
+        """For the metrics: (namespace, state, tasks in it, and for READY the age in seconds
+        of the longest-waiting ready task) for every namespace and state that has tasks."""
+        rows = await self._fetchall("lifecycle_gauges", {})
+        return [(namespace, State(state), tasks, age) for namespace, state, tasks, age in rows]
+
+    async def count_tasks(
+        self, task_filter: TaskFilter, *, by_state: bool, by_namespace: bool, label_keys: list[str]
+    ) -> tuple[datetime, list[tuple[State | None, str | None, list[str], int]]]:
+        """The instant of the snapshot read, and how many tasks `task_filter` covers in each
+        group (state, namespace, label values), each part None or empty unless grouped by."""
+        params = {**_filter_params(task_filter), "by_state": by_state, "by_namespace": by_namespace,
+                  "label_keys": label_keys}
+        rows = await self._fetchall("count_tasks", params)
+        read_time = rows[0][0]
+        groups = [(State(state) if state else None, namespace, list(values), count)
+                  for _, state, namespace, values, count in rows if count is not None]
+        return read_time, groups
 
     async def _require_retained(self, as_of: datetime) -> None:
         """Raises HistoryNotRetained if retention dropped history after `as_of`: tasks that
@@ -897,3 +926,24 @@ class _PooledTransaction:
             await self._transaction_cm.__aexit__(*exc)
         finally:
             await self._connection_cm.__aexit__(*exc)
+
+
+# The character every task id character sorts before, byte-wise: a prefix followed by it
+# bounds the ids that start with the prefix.
+_PREFIX_END = "\x7f"
+
+
+def _filter_params(task_filter: TaskFilter) -> dict[str, Any]:
+    """The parameters list_tasks and count_tasks share: NULL for a condition not given."""
+    prefix = task_filter.task_id_prefix or None
+    return {
+        "states": [s.value for s in task_filter.states] if task_filter.states else None,
+        "reach": task_filter.reach,
+        "labels": Jsonb(dict(task_filter.labels)),
+        "created_after": task_filter.created_after,
+        "created_before": task_filter.created_before,
+        "updated_after": task_filter.updated_after,
+        "updated_before": task_filter.updated_before,
+        "prefix": prefix,
+        "prefix_end": prefix + _PREFIX_END if prefix else None,
+    }

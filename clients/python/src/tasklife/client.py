@@ -224,16 +224,50 @@ class TasklifeClient:
         namespaces: Iterable[str] | None = None,
         as_of: Instant | None = None,
         view: View | None = None,
+        created_after: Instant | None = None,
+        created_before: Instant | None = None,
+        updated_after: Instant | None = None,
+        updated_before: Instant | None = None,
+        task_id_prefix: str | None = None,
+        order_by: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.ListTasksResponse:
-        """One page of tasks, oldest first; iter_tasks() follows the pages for you. With
-        `as_of`, the tasks as they stood at that instant (`states` then filters on those).
-        Without input and result unless `view` is TASK_VIEW_FULL."""
+        """One page of tasks, oldest first (or in `order_by`: "create_time", "create_time
+        desc", "update_time", "update_time desc"); iter_tasks() follows the pages for you.
+        The `*_after` bounds are inclusive, the `*_before` ones exclusive. With `as_of`, the
+        tasks as they stood at that instant (`states` then filters on those; the time
+        bounds, prefix and order are refused with it). Without input and result unless
+        `view` is TASK_VIEW_FULL."""
         request = _request(
             pb.ListTasksRequest, page_size=page_size, page_token=page_token, states=states, labels=labels,
-            namespaces=namespaces, as_of=as_of, view=view,
+            namespaces=namespaces, as_of=as_of, view=view, created_after=created_after,
+            created_before=created_before, updated_after=updated_after, updated_before=updated_before,
+            task_id_prefix=task_id_prefix, order_by=order_by,
         )
         return self._unary("ListTasks", request, timeout)
+
+    def count_tasks(
+        self,
+        *,
+        group_by: Iterable[str] | None = None,
+        states: Iterable[State] | None = None,
+        labels: Mapping[str, str] | None = None,
+        namespaces: Iterable[str] | None = None,
+        created_after: Instant | None = None,
+        created_before: Instant | None = None,
+        updated_after: Instant | None = None,
+        updated_before: Instant | None = None,
+        task_id_prefix: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.CountTasksResponse:
+        """How many tasks match list_tasks' filters, grouped by `group_by` entries ("state",
+        "namespace", "label:KEY"), all read in one snapshot (its instant is `read_time`)."""
+        request = _request(
+            pb.CountTasksRequest, group_by=group_by, states=states, labels=labels, namespaces=namespaces,
+            created_after=created_after, created_before=created_before, updated_after=updated_after,
+            updated_before=updated_before, task_id_prefix=task_id_prefix,
+        )
+        return self._unary("CountTasks", request, timeout)
 
     def iter_tasks(
         self,
@@ -244,14 +278,23 @@ class TasklifeClient:
         namespaces: Iterable[str] | None = None,
         as_of: Instant | None = None,
         view: View | None = None,
+        created_after: Instant | None = None,
+        created_before: Instant | None = None,
+        updated_after: Instant | None = None,
+        updated_before: Instant | None = None,
+        task_id_prefix: str | None = None,
+        order_by: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> Iterator[task_pb2.Task]:
-        """Every matching task, oldest first, fetched a page at a time (`timeout` is per page)."""
+        """Every matching task, oldest first (or in `order_by`), fetched a page at a time
+        (`timeout` is per page)."""
         states = list(states) if states is not None else None
         namespaces = list(namespaces) if namespaces is not None else None
         return _pages(lambda token: self.list_tasks(
             page_size=page_size, page_token=token, states=states, labels=labels, namespaces=namespaces,
-            as_of=as_of, view=view, timeout=timeout,
+            as_of=as_of, view=view, created_after=created_after, created_before=created_before,
+            updated_after=updated_after, updated_before=updated_before, task_id_prefix=task_id_prefix,
+            order_by=order_by, timeout=timeout,
         ), "tasks")
 
     def list_task_events(

@@ -205,6 +205,22 @@ def instant(text: str):  # -> datetime.datetime, aware
     )
 
 
+def time_or_ago(text: str):  # -> datetime.datetime, aware
+    """A TIME (see TIME_HELP), or a DURATION ("2h", "30m", see duration()) meaning that long ago."""
+    from datetime import datetime, timezone
+
+    try:
+        return datetime.now(timezone.utc) - duration(text)
+    except argparse.ArgumentTypeError:
+        pass
+    try:
+        return instant(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a duration like 30m, 2h or 1d nor a time: {TIME_HELP}"
+        ) from None
+
+
 def rfc3339(moment) -> str:
     """An aware datetime in UTC, RFC 3339: "2026-12-02T00:00:00Z" (microseconds only when set)."""
     from datetime import timezone

@@ -42,6 +42,14 @@ def state(value: int) -> str:
     return _enum_short(task_pb2.TaskState, value, "TASK_STATE_")
 
 
+def group_value(grouping: str, value: str) -> str:
+    """A CountTasks group value under its group_by entry: a state by its short name
+    (TASK_STATE_READY -> ready), a task without the label as (none)."""
+    if grouping == "state":
+        return value.removeprefix("TASK_STATE_").lower()
+    return value or "(none)"
+
+
 def action(value: int) -> str:
     """TASK_ACTION_ENQUEUE -> "enqueue"."""
     return _enum_short(task_pb2.TaskAction, value, "TASK_ACTION_")

@@ -37,7 +37,7 @@ PAYLOAD_HELP = (
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
-    from tasklife.cli.app import TIME_HELP, duration, instant, label, positive_int, task_state
+    from tasklife.cli.app import TIME_HELP, duration, instant, label, positive_int, task_state, time_or_ago
 
     create = add("create", run_create, "create a task (in state created, at version 1)")
     create.add_argument("--id", dest="task_id", help="the task's id (default: the server generates a UUIDv7)")
@@ -113,31 +113,31 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         "list tasks, oldest first",
         description="List tasks, oldest first, following every page (filters combine with AND).",
     )
-    listing.add_argument(
-        "--state",
-        dest="states",
-        action="append",
-        type=task_state,
-        metavar="STATE",
-        help="only tasks in this state (repeatable: any of them), e.g. running",
-    )
-    listing.add_argument(
-        "--label", dest="labels", action="append", type=label, metavar="KEY=VALUE", help="only tasks with this label (repeatable)"
-    )
-    listing.add_argument(
-        "--namespace",
-        dest="namespaces",
-        action="append",
-        metavar="NAME",
-        help="only tasks of this namespace (repeatable: any of them; default: every namespace you reach)",
-    )
+    _filter_options(listing, label, task_state, time_or_ago)
     listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N tasks")
+    listing.add_argument("--newest-first", action="store_true", help="the newest tasks first")
+    listing.add_argument(
+        "--count", action="store_true", help="print how many tasks match (counted by the server) instead of listing them"
+    )
     listing.add_argument(
         "--as-of",
         type=instant,
         metavar="TIME",
         help=f"the tasks as they stood then (--state matches the state each was in then); {TIME_HELP}",
     )
+
+    counting = add(
+        "count",
+        run_count,
+        "count tasks by state, namespace or label, counted by the server",
+        description="Count the tasks that match the filters (as `list` takes them), grouped by each --by in "
+        "order, all in one snapshot of the database. A task without a --by label counts under (none).",
+    )
+    counting.add_argument(
+        "--by", dest="group_by", action="append", type=_grouping, metavar="state|namespace|label:KEY",
+        help="group by this (repeatable: groups within groups); without it, one total",
+    )
+    _filter_options(counting, label, task_state, time_or_ago)
 
     history = add(
         "history",
@@ -321,15 +321,70 @@ def run_get(args: argparse.Namespace, session: Session) -> int:
     return 0
 
 
-def run_list(args: argparse.Namespace, session: Session) -> int:
+def _filter_options(parser: argparse.ArgumentParser, label: Any, task_state: Any, time_or_ago: Any) -> None:
+    """The filters `list` and `count` share (ListTasks' and CountTasks' own)."""
+    parser.add_argument(
+        "--state",
+        dest="states",
+        action="append",
+        type=task_state,
+        metavar="STATE",
+        help="only tasks in this state (repeatable: any of them), e.g. running",
+    )
+    parser.add_argument(
+        "--label", dest="labels", action="append", type=label, metavar="KEY=VALUE", help="only tasks with this label (repeatable)"
+    )
+    parser.add_argument(
+        "--namespace",
+        dest="namespaces",
+        action="append",
+        metavar="NAME",
+        help="only tasks of this namespace (repeatable: any of them; default: every namespace you reach)",
+    )
+    parser.add_argument(
+        "--since", type=time_or_ago, metavar="DURATION|TIME",
+        help="only tasks created then or later: a duration ago (30m, 2h, 1d) or a time (2026-12-02T13:42:21Z)",
+    )
+    parser.add_argument("--prefix", metavar="ID_PREFIX", help="only tasks whose id starts with this")
+
+
+def _grouping(text: str) -> str:
+    if text in ("state", "namespace") or (text.startswith("label:") and len(text) > len("label:")):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r} is not state, namespace or label:KEY")
+
+
+def _filters(args: argparse.Namespace) -> dict[str, Any]:
     from tasklife.cli.app import labels_of
 
+    return {"states": args.states, "labels": labels_of(args.labels), "namespaces": args.namespaces,
+            "created_after": args.since, "task_id_prefix": args.prefix}
+
+
+def run_count(args: argparse.Namespace, session: Session) -> int:
+    response = session.client.count_tasks(group_by=args.group_by, **_filters(args))
+    if session.json:
+        session.print(render.json_document(response))
+        return 0
+    headers = [*(args.group_by or ()), "tasks"]
+    rows = [[*(render.group_value(g, v) for g, v in zip(args.group_by or (), c.values)), c.count]
+            for c in response.counts]
+    session.print(render.table(headers, rows) if rows else "no tasks match")
+    return 0
+
+
+def run_list(args: argparse.Namespace, session: Session) -> int:
+    if args.count:
+        if args.as_of is not None:
+            raise CliError("--count counts the tasks as they are now: it cannot be combined with --as-of", failures.USAGE)
+        response = session.client.count_tasks(**_filters(args))
+        session.print(render.json_document(response) if session.json else str(response.counts[0].count))
+        return 0
     tasks = session.client.iter_tasks(
-        states=args.states,
-        labels=labels_of(args.labels),
-        namespaces=args.namespaces,
         page_size=min(args.limit, 1000) if args.limit else None,
         as_of=args.as_of,
+        order_by="create_time desc" if args.newest_first else None,
+        **_filters(args),
     )
     rows = []
     for count, task in enumerate(tasks, start=1):

@@ -104,6 +104,11 @@ class TaskServiceStub:
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTasksRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListTasksResponse.FromString,
                 _registered_method=True)
+        self.CountTasks = channel.unary_unary(
+                '/tasklife.v1.TaskService/CountTasks',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.CountTasksRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.CountTasksResponse.FromString,
+                _registered_method=True)
         self.ListTaskEvents = channel.unary_unary(
                 '/tasklife.v1.TaskService/ListTaskEvents',
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTaskEventsRequest.SerializeToString,
@@ -273,8 +278,18 @@ class TaskServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListTasks(self, request, context):
-        """Lists tasks in creation order, filtered by state and labels, a page at a time
-        (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+        """Lists tasks in creation order (or as order_by asks), filtered by state, labels,
+        namespaces, id prefix and creation and update times, a page at a time (AIP-158).
+        Errors: INVALID_ARGUMENT (including a page_token from a different filter or order).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CountTasks(self, request, context):
+        """Counts the tasks that match ListTasks' filters, grouped by state, namespace or label
+        values, all in one snapshot: the counts are those a ListTasks at the same instant
+        would page through. Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -491,6 +506,11 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     servicer.ListTasks,
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListTasksRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.ListTasksResponse.SerializeToString,
+            ),
+            'CountTasks': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountTasks,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.CountTasksRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.CountTasksResponse.SerializeToString,
             ),
             'ListTaskEvents': grpc.unary_unary_rpc_method_handler(
                     servicer.ListTaskEvents,
@@ -719,6 +739,33 @@ class TaskService:
             '/tasklife.v1.TaskService/ListTasks',
             tasklife_dot_v1_dot_task__service__pb2.ListTasksRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.ListTasksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountTasks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/CountTasks',
+            tasklife_dot_v1_dot_task__service__pb2.CountTasksRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.CountTasksResponse.FromString,
             options,
             channel_credentials,
             insecure,

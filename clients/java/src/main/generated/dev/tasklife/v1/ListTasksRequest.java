@@ -37,6 +37,8 @@ private static final long serialVersionUID = 0L;
     namespaces_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
     view_ = 0;
+    taskIdPrefix_ = "";
+    orderBy_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -443,6 +445,265 @@ java.lang.String defaultValue) {
     return result == null ? dev.tasklife.v1.TaskView.UNRECOGNIZED : result;
   }
 
+  public static final int CREATED_AFTER_FIELD_NUMBER = 8;
+  private com.google.protobuf.Timestamp createdAfter_;
+  /**
+   * <pre>
+   * Only tasks created at or after this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+   * @return Whether the createdAfter field is set.
+   */
+  @java.lang.Override
+  public boolean hasCreatedAfter() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * Only tasks created at or after this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+   * @return The createdAfter.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getCreatedAfter() {
+    return createdAfter_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createdAfter_;
+  }
+  /**
+   * <pre>
+   * Only tasks created at or after this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getCreatedAfterOrBuilder() {
+    return createdAfter_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createdAfter_;
+  }
+
+  public static final int CREATED_BEFORE_FIELD_NUMBER = 9;
+  private com.google.protobuf.Timestamp createdBefore_;
+  /**
+   * <pre>
+   * Only tasks created before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+   * @return Whether the createdBefore field is set.
+   */
+  @java.lang.Override
+  public boolean hasCreatedBefore() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * Only tasks created before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+   * @return The createdBefore.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getCreatedBefore() {
+    return createdBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createdBefore_;
+  }
+  /**
+   * <pre>
+   * Only tasks created before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getCreatedBeforeOrBuilder() {
+    return createdBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createdBefore_;
+  }
+
+  public static final int UPDATED_AFTER_FIELD_NUMBER = 10;
+  private com.google.protobuf.Timestamp updatedAfter_;
+  /**
+   * <pre>
+   * Only tasks last changed (created or moved) at or after this instant. Not combinable
+   * with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+   * @return Whether the updatedAfter field is set.
+   */
+  @java.lang.Override
+  public boolean hasUpdatedAfter() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * Only tasks last changed (created or moved) at or after this instant. Not combinable
+   * with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+   * @return The updatedAfter.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getUpdatedAfter() {
+    return updatedAfter_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : updatedAfter_;
+  }
+  /**
+   * <pre>
+   * Only tasks last changed (created or moved) at or after this instant. Not combinable
+   * with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getUpdatedAfterOrBuilder() {
+    return updatedAfter_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : updatedAfter_;
+  }
+
+  public static final int UPDATED_BEFORE_FIELD_NUMBER = 11;
+  private com.google.protobuf.Timestamp updatedBefore_;
+  /**
+   * <pre>
+   * Only tasks last changed before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+   * @return Whether the updatedBefore field is set.
+   */
+  @java.lang.Override
+  public boolean hasUpdatedBefore() {
+    return ((bitField0_ & 0x00000010) != 0);
+  }
+  /**
+   * <pre>
+   * Only tasks last changed before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+   * @return The updatedBefore.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getUpdatedBefore() {
+    return updatedBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : updatedBefore_;
+  }
+  /**
+   * <pre>
+   * Only tasks last changed before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getUpdatedBeforeOrBuilder() {
+    return updatedBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : updatedBefore_;
+  }
+
+  public static final int TASK_ID_PREFIX_FIELD_NUMBER = 12;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object taskIdPrefix_ = "";
+  /**
+   * <pre>
+   * Only tasks whose id starts with this prefix (compared character by character, case
+   * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+   * combinable with as_of.
+   * </pre>
+   *
+   * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+   * @return The taskIdPrefix.
+   */
+  @java.lang.Override
+  public java.lang.String getTaskIdPrefix() {
+    java.lang.Object ref = taskIdPrefix_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      taskIdPrefix_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Only tasks whose id starts with this prefix (compared character by character, case
+   * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+   * combinable with as_of.
+   * </pre>
+   *
+   * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+   * @return The bytes for taskIdPrefix.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getTaskIdPrefixBytes() {
+    java.lang.Object ref = taskIdPrefix_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      taskIdPrefix_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int ORDER_BY_FIELD_NUMBER = 13;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object orderBy_ = "";
+  /**
+   * <pre>
+   * The order of the tasks (AIP-132): "create_time" (the default when empty),
+   * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+   * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+   * (other than empty or "create_time").
+   * </pre>
+   *
+   * <code>string order_by = 13 [json_name = "orderBy"];</code>
+   * @return The orderBy.
+   */
+  @java.lang.Override
+  public java.lang.String getOrderBy() {
+    java.lang.Object ref = orderBy_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      orderBy_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The order of the tasks (AIP-132): "create_time" (the default when empty),
+   * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+   * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+   * (other than empty or "create_time").
+   * </pre>
+   *
+   * <code>string order_by = 13 [json_name = "orderBy"];</code>
+   * @return The bytes for orderBy.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getOrderByBytes() {
+    java.lang.Object ref = orderBy_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      orderBy_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -485,6 +746,24 @@ java.lang.String defaultValue) {
     }
     if (view_ != dev.tasklife.v1.TaskView.TASK_VIEW_UNSPECIFIED.getNumber()) {
       output.writeEnum(7, view_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(8, getCreatedAfter());
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeMessage(9, getCreatedBefore());
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(10, getUpdatedAfter());
+    }
+    if (((bitField0_ & 0x00000010) != 0)) {
+      output.writeMessage(11, getUpdatedBefore());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(taskIdPrefix_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 12, taskIdPrefix_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(orderBy_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 13, orderBy_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -535,6 +814,28 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeEnumSize(7, view_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, getCreatedAfter());
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(9, getCreatedBefore());
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(10, getUpdatedAfter());
+    }
+    if (((bitField0_ & 0x00000010) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(11, getUpdatedBefore());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(taskIdPrefix_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(12, taskIdPrefix_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(orderBy_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(13, orderBy_);
+    }
     return size;
   }
   @java.lang.Override
@@ -574,6 +875,30 @@ java.lang.String defaultValue) {
           .equals(other.getAsOf())) return false;
     }
     if (view_ != other.view_) return false;
+    if (hasCreatedAfter() != other.hasCreatedAfter()) return false;
+    if (hasCreatedAfter()) {
+      if (!getCreatedAfter()
+          .equals(other.getCreatedAfter())) return false;
+    }
+    if (hasCreatedBefore() != other.hasCreatedBefore()) return false;
+    if (hasCreatedBefore()) {
+      if (!getCreatedBefore()
+          .equals(other.getCreatedBefore())) return false;
+    }
+    if (hasUpdatedAfter() != other.hasUpdatedAfter()) return false;
+    if (hasUpdatedAfter()) {
+      if (!getUpdatedAfter()
+          .equals(other.getUpdatedAfter())) return false;
+    }
+    if (hasUpdatedBefore() != other.hasUpdatedBefore()) return false;
+    if (hasUpdatedBefore()) {
+      if (!getUpdatedBefore()
+          .equals(other.getUpdatedBefore())) return false;
+    }
+    if (!getTaskIdPrefix()
+        .equals(other.getTaskIdPrefix())) return false;
+    if (!getOrderBy()
+        .equals(other.getOrderBy())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -607,6 +932,26 @@ java.lang.String defaultValue) {
     }
     hash = (37 * hash) + VIEW_FIELD_NUMBER;
     hash = (53 * hash) + view_;
+    if (hasCreatedAfter()) {
+      hash = (37 * hash) + CREATED_AFTER_FIELD_NUMBER;
+      hash = (53 * hash) + getCreatedAfter().hashCode();
+    }
+    if (hasCreatedBefore()) {
+      hash = (37 * hash) + CREATED_BEFORE_FIELD_NUMBER;
+      hash = (53 * hash) + getCreatedBefore().hashCode();
+    }
+    if (hasUpdatedAfter()) {
+      hash = (37 * hash) + UPDATED_AFTER_FIELD_NUMBER;
+      hash = (53 * hash) + getUpdatedAfter().hashCode();
+    }
+    if (hasUpdatedBefore()) {
+      hash = (37 * hash) + UPDATED_BEFORE_FIELD_NUMBER;
+      hash = (53 * hash) + getUpdatedBefore().hashCode();
+    }
+    hash = (37 * hash) + TASK_ID_PREFIX_FIELD_NUMBER;
+    hash = (53 * hash) + getTaskIdPrefix().hashCode();
+    hash = (37 * hash) + ORDER_BY_FIELD_NUMBER;
+    hash = (53 * hash) + getOrderBy().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -764,6 +1109,10 @@ java.lang.String defaultValue) {
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetAsOfFieldBuilder();
+        internalGetCreatedAfterFieldBuilder();
+        internalGetCreatedBeforeFieldBuilder();
+        internalGetUpdatedAfterFieldBuilder();
+        internalGetUpdatedBeforeFieldBuilder();
       }
     }
     @java.lang.Override
@@ -782,6 +1131,28 @@ java.lang.String defaultValue) {
         asOfBuilder_ = null;
       }
       view_ = 0;
+      createdAfter_ = null;
+      if (createdAfterBuilder_ != null) {
+        createdAfterBuilder_.dispose();
+        createdAfterBuilder_ = null;
+      }
+      createdBefore_ = null;
+      if (createdBeforeBuilder_ != null) {
+        createdBeforeBuilder_.dispose();
+        createdBeforeBuilder_ = null;
+      }
+      updatedAfter_ = null;
+      if (updatedAfterBuilder_ != null) {
+        updatedAfterBuilder_.dispose();
+        updatedAfterBuilder_ = null;
+      }
+      updatedBefore_ = null;
+      if (updatedBeforeBuilder_ != null) {
+        updatedBeforeBuilder_.dispose();
+        updatedBeforeBuilder_ = null;
+      }
+      taskIdPrefix_ = "";
+      orderBy_ = "";
       return this;
     }
 
@@ -843,6 +1214,36 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.view_ = view_;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.createdAfter_ = createdAfterBuilder_ == null
+            ? createdAfter_
+            : createdAfterBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.createdBefore_ = createdBeforeBuilder_ == null
+            ? createdBefore_
+            : createdBeforeBuilder_.build();
+        to_bitField0_ |= 0x00000004;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.updatedAfter_ = updatedAfterBuilder_ == null
+            ? updatedAfter_
+            : updatedAfterBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.updatedBefore_ = updatedBeforeBuilder_ == null
+            ? updatedBefore_
+            : updatedBeforeBuilder_.build();
+        to_bitField0_ |= 0x00000010;
+      }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.taskIdPrefix_ = taskIdPrefix_;
+      }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.orderBy_ = orderBy_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -895,6 +1296,28 @@ java.lang.String defaultValue) {
       }
       if (other.view_ != 0) {
         setViewValue(other.getViewValue());
+      }
+      if (other.hasCreatedAfter()) {
+        mergeCreatedAfter(other.getCreatedAfter());
+      }
+      if (other.hasCreatedBefore()) {
+        mergeCreatedBefore(other.getCreatedBefore());
+      }
+      if (other.hasUpdatedAfter()) {
+        mergeUpdatedAfter(other.getUpdatedAfter());
+      }
+      if (other.hasUpdatedBefore()) {
+        mergeUpdatedBefore(other.getUpdatedBefore());
+      }
+      if (!other.getTaskIdPrefix().isEmpty()) {
+        taskIdPrefix_ = other.taskIdPrefix_;
+        bitField0_ |= 0x00000800;
+        onChanged();
+      }
+      if (!other.getOrderBy().isEmpty()) {
+        orderBy_ = other.orderBy_;
+        bitField0_ |= 0x00001000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -972,6 +1395,44 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000040;
               break;
             } // case 56
+            case 66: {
+              input.readMessage(
+                  internalGetCreatedAfterFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
+            case 74: {
+              input.readMessage(
+                  internalGetCreatedBeforeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
+            case 82: {
+              input.readMessage(
+                  internalGetUpdatedAfterFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
+            case 90: {
+              input.readMessage(
+                  internalGetUpdatedBeforeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 90
+            case 98: {
+              taskIdPrefix_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 98
+            case 106: {
+              orderBy_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 106
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1888,6 +2349,844 @@ java.lang.String defaultValue) {
     public Builder clearView() {
       bitField0_ = (bitField0_ & ~0x00000040);
       view_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.Timestamp createdAfter_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> createdAfterBuilder_;
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     * @return Whether the createdAfter field is set.
+     */
+    public boolean hasCreatedAfter() {
+      return ((bitField0_ & 0x00000080) != 0);
+    }
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     * @return The createdAfter.
+     */
+    public com.google.protobuf.Timestamp getCreatedAfter() {
+      if (createdAfterBuilder_ == null) {
+        return createdAfter_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createdAfter_;
+      } else {
+        return createdAfterBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     */
+    public Builder setCreatedAfter(com.google.protobuf.Timestamp value) {
+      if (createdAfterBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        createdAfter_ = value;
+      } else {
+        createdAfterBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     */
+    public Builder setCreatedAfter(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (createdAfterBuilder_ == null) {
+        createdAfter_ = builderForValue.build();
+      } else {
+        createdAfterBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     */
+    public Builder mergeCreatedAfter(com.google.protobuf.Timestamp value) {
+      if (createdAfterBuilder_ == null) {
+        if (((bitField0_ & 0x00000080) != 0) &&
+          createdAfter_ != null &&
+          createdAfter_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getCreatedAfterBuilder().mergeFrom(value);
+        } else {
+          createdAfter_ = value;
+        }
+      } else {
+        createdAfterBuilder_.mergeFrom(value);
+      }
+      if (createdAfter_ != null) {
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     */
+    public Builder clearCreatedAfter() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      createdAfter_ = null;
+      if (createdAfterBuilder_ != null) {
+        createdAfterBuilder_.dispose();
+        createdAfterBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getCreatedAfterBuilder() {
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return internalGetCreatedAfterFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getCreatedAfterOrBuilder() {
+      if (createdAfterBuilder_ != null) {
+        return createdAfterBuilder_.getMessageOrBuilder();
+      } else {
+        return createdAfter_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : createdAfter_;
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks created at or after this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetCreatedAfterFieldBuilder() {
+      if (createdAfterBuilder_ == null) {
+        createdAfterBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getCreatedAfter(),
+                getParentForChildren(),
+                isClean());
+        createdAfter_ = null;
+      }
+      return createdAfterBuilder_;
+    }
+
+    private com.google.protobuf.Timestamp createdBefore_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> createdBeforeBuilder_;
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     * @return Whether the createdBefore field is set.
+     */
+    public boolean hasCreatedBefore() {
+      return ((bitField0_ & 0x00000100) != 0);
+    }
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     * @return The createdBefore.
+     */
+    public com.google.protobuf.Timestamp getCreatedBefore() {
+      if (createdBeforeBuilder_ == null) {
+        return createdBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : createdBefore_;
+      } else {
+        return createdBeforeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     */
+    public Builder setCreatedBefore(com.google.protobuf.Timestamp value) {
+      if (createdBeforeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        createdBefore_ = value;
+      } else {
+        createdBeforeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     */
+    public Builder setCreatedBefore(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (createdBeforeBuilder_ == null) {
+        createdBefore_ = builderForValue.build();
+      } else {
+        createdBeforeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     */
+    public Builder mergeCreatedBefore(com.google.protobuf.Timestamp value) {
+      if (createdBeforeBuilder_ == null) {
+        if (((bitField0_ & 0x00000100) != 0) &&
+          createdBefore_ != null &&
+          createdBefore_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getCreatedBeforeBuilder().mergeFrom(value);
+        } else {
+          createdBefore_ = value;
+        }
+      } else {
+        createdBeforeBuilder_.mergeFrom(value);
+      }
+      if (createdBefore_ != null) {
+        bitField0_ |= 0x00000100;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     */
+    public Builder clearCreatedBefore() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      createdBefore_ = null;
+      if (createdBeforeBuilder_ != null) {
+        createdBeforeBuilder_.dispose();
+        createdBeforeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getCreatedBeforeBuilder() {
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return internalGetCreatedBeforeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getCreatedBeforeOrBuilder() {
+      if (createdBeforeBuilder_ != null) {
+        return createdBeforeBuilder_.getMessageOrBuilder();
+      } else {
+        return createdBefore_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : createdBefore_;
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks created before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetCreatedBeforeFieldBuilder() {
+      if (createdBeforeBuilder_ == null) {
+        createdBeforeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getCreatedBefore(),
+                getParentForChildren(),
+                isClean());
+        createdBefore_ = null;
+      }
+      return createdBeforeBuilder_;
+    }
+
+    private com.google.protobuf.Timestamp updatedAfter_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> updatedAfterBuilder_;
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     * @return Whether the updatedAfter field is set.
+     */
+    public boolean hasUpdatedAfter() {
+      return ((bitField0_ & 0x00000200) != 0);
+    }
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     * @return The updatedAfter.
+     */
+    public com.google.protobuf.Timestamp getUpdatedAfter() {
+      if (updatedAfterBuilder_ == null) {
+        return updatedAfter_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : updatedAfter_;
+      } else {
+        return updatedAfterBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     */
+    public Builder setUpdatedAfter(com.google.protobuf.Timestamp value) {
+      if (updatedAfterBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        updatedAfter_ = value;
+      } else {
+        updatedAfterBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     */
+    public Builder setUpdatedAfter(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (updatedAfterBuilder_ == null) {
+        updatedAfter_ = builderForValue.build();
+      } else {
+        updatedAfterBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     */
+    public Builder mergeUpdatedAfter(com.google.protobuf.Timestamp value) {
+      if (updatedAfterBuilder_ == null) {
+        if (((bitField0_ & 0x00000200) != 0) &&
+          updatedAfter_ != null &&
+          updatedAfter_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getUpdatedAfterBuilder().mergeFrom(value);
+        } else {
+          updatedAfter_ = value;
+        }
+      } else {
+        updatedAfterBuilder_.mergeFrom(value);
+      }
+      if (updatedAfter_ != null) {
+        bitField0_ |= 0x00000200;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     */
+    public Builder clearUpdatedAfter() {
+      bitField0_ = (bitField0_ & ~0x00000200);
+      updatedAfter_ = null;
+      if (updatedAfterBuilder_ != null) {
+        updatedAfterBuilder_.dispose();
+        updatedAfterBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getUpdatedAfterBuilder() {
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return internalGetUpdatedAfterFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getUpdatedAfterOrBuilder() {
+      if (updatedAfterBuilder_ != null) {
+        return updatedAfterBuilder_.getMessageOrBuilder();
+      } else {
+        return updatedAfter_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : updatedAfter_;
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks last changed (created or moved) at or after this instant. Not combinable
+     * with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetUpdatedAfterFieldBuilder() {
+      if (updatedAfterBuilder_ == null) {
+        updatedAfterBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getUpdatedAfter(),
+                getParentForChildren(),
+                isClean());
+        updatedAfter_ = null;
+      }
+      return updatedAfterBuilder_;
+    }
+
+    private com.google.protobuf.Timestamp updatedBefore_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> updatedBeforeBuilder_;
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     * @return Whether the updatedBefore field is set.
+     */
+    public boolean hasUpdatedBefore() {
+      return ((bitField0_ & 0x00000400) != 0);
+    }
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     * @return The updatedBefore.
+     */
+    public com.google.protobuf.Timestamp getUpdatedBefore() {
+      if (updatedBeforeBuilder_ == null) {
+        return updatedBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : updatedBefore_;
+      } else {
+        return updatedBeforeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     */
+    public Builder setUpdatedBefore(com.google.protobuf.Timestamp value) {
+      if (updatedBeforeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        updatedBefore_ = value;
+      } else {
+        updatedBeforeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     */
+    public Builder setUpdatedBefore(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (updatedBeforeBuilder_ == null) {
+        updatedBefore_ = builderForValue.build();
+      } else {
+        updatedBeforeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     */
+    public Builder mergeUpdatedBefore(com.google.protobuf.Timestamp value) {
+      if (updatedBeforeBuilder_ == null) {
+        if (((bitField0_ & 0x00000400) != 0) &&
+          updatedBefore_ != null &&
+          updatedBefore_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getUpdatedBeforeBuilder().mergeFrom(value);
+        } else {
+          updatedBefore_ = value;
+        }
+      } else {
+        updatedBeforeBuilder_.mergeFrom(value);
+      }
+      if (updatedBefore_ != null) {
+        bitField0_ |= 0x00000400;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     */
+    public Builder clearUpdatedBefore() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      updatedBefore_ = null;
+      if (updatedBeforeBuilder_ != null) {
+        updatedBeforeBuilder_.dispose();
+        updatedBeforeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getUpdatedBeforeBuilder() {
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return internalGetUpdatedBeforeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getUpdatedBeforeOrBuilder() {
+      if (updatedBeforeBuilder_ != null) {
+        return updatedBeforeBuilder_.getMessageOrBuilder();
+      } else {
+        return updatedBefore_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : updatedBefore_;
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks last changed before this instant. Not combinable with as_of.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetUpdatedBeforeFieldBuilder() {
+      if (updatedBeforeBuilder_ == null) {
+        updatedBeforeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getUpdatedBefore(),
+                getParentForChildren(),
+                isClean());
+        updatedBefore_ = null;
+      }
+      return updatedBeforeBuilder_;
+    }
+
+    private java.lang.Object taskIdPrefix_ = "";
+    /**
+     * <pre>
+     * Only tasks whose id starts with this prefix (compared character by character, case
+     * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+     * combinable with as_of.
+     * </pre>
+     *
+     * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+     * @return The taskIdPrefix.
+     */
+    public java.lang.String getTaskIdPrefix() {
+      java.lang.Object ref = taskIdPrefix_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        taskIdPrefix_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks whose id starts with this prefix (compared character by character, case
+     * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+     * combinable with as_of.
+     * </pre>
+     *
+     * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+     * @return The bytes for taskIdPrefix.
+     */
+    public com.google.protobuf.ByteString
+        getTaskIdPrefixBytes() {
+      java.lang.Object ref = taskIdPrefix_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        taskIdPrefix_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Only tasks whose id starts with this prefix (compared character by character, case
+     * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+     * combinable with as_of.
+     * </pre>
+     *
+     * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+     * @param value The taskIdPrefix to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTaskIdPrefix(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      taskIdPrefix_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks whose id starts with this prefix (compared character by character, case
+     * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+     * combinable with as_of.
+     * </pre>
+     *
+     * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearTaskIdPrefix() {
+      taskIdPrefix_ = getDefaultInstance().getTaskIdPrefix();
+      bitField0_ = (bitField0_ & ~0x00000800);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only tasks whose id starts with this prefix (compared character by character, case
+     * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+     * combinable with as_of.
+     * </pre>
+     *
+     * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+     * @param value The bytes for taskIdPrefix to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTaskIdPrefixBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      taskIdPrefix_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object orderBy_ = "";
+    /**
+     * <pre>
+     * The order of the tasks (AIP-132): "create_time" (the default when empty),
+     * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+     * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+     * (other than empty or "create_time").
+     * </pre>
+     *
+     * <code>string order_by = 13 [json_name = "orderBy"];</code>
+     * @return The orderBy.
+     */
+    public java.lang.String getOrderBy() {
+      java.lang.Object ref = orderBy_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        orderBy_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The order of the tasks (AIP-132): "create_time" (the default when empty),
+     * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+     * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+     * (other than empty or "create_time").
+     * </pre>
+     *
+     * <code>string order_by = 13 [json_name = "orderBy"];</code>
+     * @return The bytes for orderBy.
+     */
+    public com.google.protobuf.ByteString
+        getOrderByBytes() {
+      java.lang.Object ref = orderBy_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        orderBy_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The order of the tasks (AIP-132): "create_time" (the default when empty),
+     * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+     * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+     * (other than empty or "create_time").
+     * </pre>
+     *
+     * <code>string order_by = 13 [json_name = "orderBy"];</code>
+     * @param value The orderBy to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOrderBy(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      orderBy_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The order of the tasks (AIP-132): "create_time" (the default when empty),
+     * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+     * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+     * (other than empty or "create_time").
+     * </pre>
+     *
+     * <code>string order_by = 13 [json_name = "orderBy"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOrderBy() {
+      orderBy_ = getDefaultInstance().getOrderBy();
+      bitField0_ = (bitField0_ & ~0x00001000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The order of the tasks (AIP-132): "create_time" (the default when empty),
+     * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+     * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+     * (other than empty or "create_time").
+     * </pre>
+     *
+     * <code>string order_by = 13 [json_name = "orderBy"];</code>
+     * @param value The bytes for orderBy to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOrderByBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      orderBy_ = value;
+      bitField0_ |= 0x00001000;
       onChanged();
       return this;
     }

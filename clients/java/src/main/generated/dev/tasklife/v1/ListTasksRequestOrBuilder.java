@@ -249,4 +249,165 @@ java.lang.String defaultValue);
    * @return The view.
    */
   dev.tasklife.v1.TaskView getView();
+
+  /**
+   * <pre>
+   * Only tasks created at or after this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+   * @return Whether the createdAfter field is set.
+   */
+  boolean hasCreatedAfter();
+  /**
+   * <pre>
+   * Only tasks created at or after this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+   * @return The createdAfter.
+   */
+  com.google.protobuf.Timestamp getCreatedAfter();
+  /**
+   * <pre>
+   * Only tasks created at or after this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_after = 8 [json_name = "createdAfter"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getCreatedAfterOrBuilder();
+
+  /**
+   * <pre>
+   * Only tasks created before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+   * @return Whether the createdBefore field is set.
+   */
+  boolean hasCreatedBefore();
+  /**
+   * <pre>
+   * Only tasks created before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+   * @return The createdBefore.
+   */
+  com.google.protobuf.Timestamp getCreatedBefore();
+  /**
+   * <pre>
+   * Only tasks created before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp created_before = 9 [json_name = "createdBefore"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getCreatedBeforeOrBuilder();
+
+  /**
+   * <pre>
+   * Only tasks last changed (created or moved) at or after this instant. Not combinable
+   * with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+   * @return Whether the updatedAfter field is set.
+   */
+  boolean hasUpdatedAfter();
+  /**
+   * <pre>
+   * Only tasks last changed (created or moved) at or after this instant. Not combinable
+   * with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+   * @return The updatedAfter.
+   */
+  com.google.protobuf.Timestamp getUpdatedAfter();
+  /**
+   * <pre>
+   * Only tasks last changed (created or moved) at or after this instant. Not combinable
+   * with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_after = 10 [json_name = "updatedAfter"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getUpdatedAfterOrBuilder();
+
+  /**
+   * <pre>
+   * Only tasks last changed before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+   * @return Whether the updatedBefore field is set.
+   */
+  boolean hasUpdatedBefore();
+  /**
+   * <pre>
+   * Only tasks last changed before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+   * @return The updatedBefore.
+   */
+  com.google.protobuf.Timestamp getUpdatedBefore();
+  /**
+   * <pre>
+   * Only tasks last changed before this instant. Not combinable with as_of.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp updated_before = 11 [json_name = "updatedBefore"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getUpdatedBeforeOrBuilder();
+
+  /**
+   * <pre>
+   * Only tasks whose id starts with this prefix (compared character by character, case
+   * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+   * combinable with as_of.
+   * </pre>
+   *
+   * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+   * @return The taskIdPrefix.
+   */
+  java.lang.String getTaskIdPrefix();
+  /**
+   * <pre>
+   * Only tasks whose id starts with this prefix (compared character by character, case
+   * sensitive); empty means any id. At most 128 characters of a task id's alphabet. Not
+   * combinable with as_of.
+   * </pre>
+   *
+   * <code>string task_id_prefix = 12 [json_name = "taskIdPrefix"];</code>
+   * @return The bytes for taskIdPrefix.
+   */
+  com.google.protobuf.ByteString
+      getTaskIdPrefixBytes();
+
+  /**
+   * <pre>
+   * The order of the tasks (AIP-132): "create_time" (the default when empty),
+   * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+   * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+   * (other than empty or "create_time").
+   * </pre>
+   *
+   * <code>string order_by = 13 [json_name = "orderBy"];</code>
+   * @return The orderBy.
+   */
+  java.lang.String getOrderBy();
+  /**
+   * <pre>
+   * The order of the tasks (AIP-132): "create_time" (the default when empty),
+   * "create_time desc", "update_time" or "update_time desc"; ties are broken by task id in
+   * the same direction. Anything else is INVALID_ARGUMENT. Not combinable with as_of
+   * (other than empty or "create_time").
+   * </pre>
+   *
+   * <code>string order_by = 13 [json_name = "orderBy"];</code>
+   * @return The bytes for orderBy.
+   */
+  com.google.protobuf.ByteString
+      getOrderByBytes();
 }

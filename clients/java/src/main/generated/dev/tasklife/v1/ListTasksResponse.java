@@ -59,7 +59,7 @@ private static final long serialVersionUID = 0L;
   private java.util.List<dev.tasklife.v1.Task> tasks_;
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -70,7 +70,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -82,7 +82,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -93,7 +93,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -104,7 +104,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -553,7 +553,7 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -567,7 +567,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -581,7 +581,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -595,7 +595,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -614,7 +614,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -632,7 +632,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -650,7 +650,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -669,7 +669,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -687,7 +687,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -705,7 +705,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -724,7 +724,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -741,7 +741,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -758,7 +758,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -769,7 +769,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -783,7 +783,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -798,7 +798,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -809,7 +809,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -821,7 +821,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The tasks, oldest first.
+     * The tasks, in the order asked for (oldest first by default).
      * </pre>
      *
      * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>

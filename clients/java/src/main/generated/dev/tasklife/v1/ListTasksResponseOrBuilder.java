@@ -12,7 +12,7 @@ public interface ListTasksResponseOrBuilder extends
 
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -21,7 +21,7 @@ public interface ListTasksResponseOrBuilder extends
       getTasksList();
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -29,7 +29,7 @@ public interface ListTasksResponseOrBuilder extends
   dev.tasklife.v1.Task getTasks(int index);
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -37,7 +37,7 @@ public interface ListTasksResponseOrBuilder extends
   int getTasksCount();
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>
@@ -46,7 +46,7 @@ public interface ListTasksResponseOrBuilder extends
       getTasksOrBuilderList();
   /**
    * <pre>
-   * The tasks, oldest first.
+   * The tasks, in the order asked for (oldest first by default).
    * </pre>
    *
    * <code>repeated .tasklife.v1.Task tasks = 1 [json_name = "tasks"];</code>

@@ -161,6 +161,37 @@ public final class TaskServiceGrpc {
     return getListTasksMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.CountTasksRequest,
+      dev.tasklife.v1.CountTasksResponse> getCountTasksMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CountTasks",
+      requestType = dev.tasklife.v1.CountTasksRequest.class,
+      responseType = dev.tasklife.v1.CountTasksResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.CountTasksRequest,
+      dev.tasklife.v1.CountTasksResponse> getCountTasksMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.CountTasksRequest, dev.tasklife.v1.CountTasksResponse> getCountTasksMethod;
+    if ((getCountTasksMethod = TaskServiceGrpc.getCountTasksMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getCountTasksMethod = TaskServiceGrpc.getCountTasksMethod) == null) {
+          TaskServiceGrpc.getCountTasksMethod = getCountTasksMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.CountTasksRequest, dev.tasklife.v1.CountTasksResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CountTasks"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CountTasksRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CountTasksResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("CountTasks"))
+              .build();
+        }
+      }
+    }
+    return getCountTasksMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ListTaskEventsRequest,
       dev.tasklife.v1.ListTaskEventsResponse> getListTaskEventsMethod;
 
@@ -864,13 +895,26 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists tasks in creation order, filtered by state and labels, a page at a time
-     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * Lists tasks in creation order (or as order_by asks), filtered by state, labels,
+     * namespaces, id prefix and creation and update times, a page at a time (AIP-158).
+     * Errors: INVALID_ARGUMENT (including a page_token from a different filter or order).
      * </pre>
      */
     default void listTasks(dev.tasklife.v1.ListTasksRequest request,
         io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTasksResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListTasksMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Counts the tasks that match ListTasks' filters, grouped by state, namespace or label
+     * values, all in one snapshot: the counts are those a ListTasks at the same instant
+     * would page through. Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    default void countTasks(dev.tasklife.v1.CountTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTasksResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCountTasksMethod(), responseObserver);
     }
 
     /**
@@ -1289,14 +1333,28 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists tasks in creation order, filtered by state and labels, a page at a time
-     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * Lists tasks in creation order (or as order_by asks), filtered by state, labels,
+     * namespaces, id prefix and creation and update times, a page at a time (AIP-158).
+     * Errors: INVALID_ARGUMENT (including a page_token from a different filter or order).
      * </pre>
      */
     public void listTasks(dev.tasklife.v1.ListTasksRequest request,
         io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTasksResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListTasksMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Counts the tasks that match ListTasks' filters, grouped by state, namespace or label
+     * values, all in one snapshot: the counts are those a ListTasks at the same instant
+     * would page through. Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public void countTasks(dev.tasklife.v1.CountTasksRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTasksResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCountTasksMethod(), getCallOptions()), request, responseObserver);
     }
 
     /**
@@ -1664,13 +1722,26 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists tasks in creation order, filtered by state and labels, a page at a time
-     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * Lists tasks in creation order (or as order_by asks), filtered by state, labels,
+     * namespaces, id prefix and creation and update times, a page at a time (AIP-158).
+     * Errors: INVALID_ARGUMENT (including a page_token from a different filter or order).
      * </pre>
      */
     public dev.tasklife.v1.ListTasksResponse listTasks(dev.tasklife.v1.ListTasksRequest request) throws io.grpc.StatusException {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getListTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Counts the tasks that match ListTasks' filters, grouped by state, namespace or label
+     * values, all in one snapshot: the counts are those a ListTasks at the same instant
+     * would page through. Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.CountTasksResponse countTasks(dev.tasklife.v1.CountTasksRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCountTasksMethod(), getCallOptions(), request);
     }
 
     /**
@@ -2022,13 +2093,26 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists tasks in creation order, filtered by state and labels, a page at a time
-     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * Lists tasks in creation order (or as order_by asks), filtered by state, labels,
+     * namespaces, id prefix and creation and update times, a page at a time (AIP-158).
+     * Errors: INVALID_ARGUMENT (including a page_token from a different filter or order).
      * </pre>
      */
     public dev.tasklife.v1.ListTasksResponse listTasks(dev.tasklife.v1.ListTasksRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Counts the tasks that match ListTasks' filters, grouped by state, namespace or label
+     * values, all in one snapshot: the counts are those a ListTasks at the same instant
+     * would page through. Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.CountTasksResponse countTasks(dev.tasklife.v1.CountTasksRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCountTasksMethod(), getCallOptions(), request);
     }
 
     /**
@@ -2381,14 +2465,28 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists tasks in creation order, filtered by state and labels, a page at a time
-     * (AIP-158). Errors: INVALID_ARGUMENT (including a page_token from a different filter).
+     * Lists tasks in creation order (or as order_by asks), filtered by state, labels,
+     * namespaces, id prefix and creation and update times, a page at a time (AIP-158).
+     * Errors: INVALID_ARGUMENT (including a page_token from a different filter or order).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListTasksResponse> listTasks(
         dev.tasklife.v1.ListTasksRequest request) {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListTasksMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Counts the tasks that match ListTasks' filters, grouped by state, namespace or label
+     * values, all in one snapshot: the counts are those a ListTasks at the same instant
+     * would page through. Errors: INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.CountTasksResponse> countTasks(
+        dev.tasklife.v1.CountTasksRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCountTasksMethod(), getCallOptions()), request);
     }
 
     /**
@@ -2643,24 +2741,25 @@ public final class TaskServiceGrpc {
   private static final int METHODID_CREATE_TASK = 0;
   private static final int METHODID_GET_TASK = 1;
   private static final int METHODID_LIST_TASKS = 2;
-  private static final int METHODID_LIST_TASK_EVENTS = 3;
-  private static final int METHODID_LIST_TASK_ATTEMPTS = 4;
-  private static final int METHODID_LIST_TASK_FAILURES = 5;
-  private static final int METHODID_GET_STATE_MACHINE = 6;
-  private static final int METHODID_WATCH_TASK_EVENTS = 7;
-  private static final int METHODID_HEARTBEAT = 8;
-  private static final int METHODID_ENQUEUE_TASK = 9;
-  private static final int METHODID_START_TASK = 10;
-  private static final int METHODID_COMPLETE_TASK = 11;
-  private static final int METHODID_FAIL_TASK = 12;
-  private static final int METHODID_RETRY_TASK = 13;
-  private static final int METHODID_PAUSE_TASK = 14;
-  private static final int METHODID_RESUME_TASK = 15;
-  private static final int METHODID_KILL_TASK = 16;
-  private static final int METHODID_ABANDON_TASK = 17;
-  private static final int METHODID_BATCH_CREATE_TASKS = 18;
-  private static final int METHODID_BATCH_TRANSITION_TASKS = 19;
-  private static final int METHODID_CLAIM_TASKS = 20;
+  private static final int METHODID_COUNT_TASKS = 3;
+  private static final int METHODID_LIST_TASK_EVENTS = 4;
+  private static final int METHODID_LIST_TASK_ATTEMPTS = 5;
+  private static final int METHODID_LIST_TASK_FAILURES = 6;
+  private static final int METHODID_GET_STATE_MACHINE = 7;
+  private static final int METHODID_WATCH_TASK_EVENTS = 8;
+  private static final int METHODID_HEARTBEAT = 9;
+  private static final int METHODID_ENQUEUE_TASK = 10;
+  private static final int METHODID_START_TASK = 11;
+  private static final int METHODID_COMPLETE_TASK = 12;
+  private static final int METHODID_FAIL_TASK = 13;
+  private static final int METHODID_RETRY_TASK = 14;
+  private static final int METHODID_PAUSE_TASK = 15;
+  private static final int METHODID_RESUME_TASK = 16;
+  private static final int METHODID_KILL_TASK = 17;
+  private static final int METHODID_ABANDON_TASK = 18;
+  private static final int METHODID_BATCH_CREATE_TASKS = 19;
+  private static final int METHODID_BATCH_TRANSITION_TASKS = 20;
+  private static final int METHODID_CLAIM_TASKS = 21;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -2690,6 +2789,10 @@ public final class TaskServiceGrpc {
         case METHODID_LIST_TASKS:
           serviceImpl.listTasks((dev.tasklife.v1.ListTasksRequest) request,
               (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListTasksResponse>) responseObserver);
+          break;
+        case METHODID_COUNT_TASKS:
+          serviceImpl.countTasks((dev.tasklife.v1.CountTasksRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTasksResponse>) responseObserver);
           break;
         case METHODID_LIST_TASK_EVENTS:
           serviceImpl.listTaskEvents((dev.tasklife.v1.ListTaskEventsRequest) request,
@@ -2802,6 +2905,13 @@ public final class TaskServiceGrpc {
               dev.tasklife.v1.ListTasksRequest,
               dev.tasklife.v1.ListTasksResponse>(
                 service, METHODID_LIST_TASKS)))
+        .addMethod(
+          getCountTasksMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.CountTasksRequest,
+              dev.tasklife.v1.CountTasksResponse>(
+                service, METHODID_COUNT_TASKS)))
         .addMethod(
           getListTaskEventsMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -2979,6 +3089,7 @@ public final class TaskServiceGrpc {
               .addMethod(getCreateTaskMethod())
               .addMethod(getGetTaskMethod())
               .addMethod(getListTasksMethod())
+              .addMethod(getCountTasksMethod())
               .addMethod(getListTaskEventsMethod())
               .addMethod(getListTaskAttemptsMethod())
               .addMethod(getListTaskFailuresMethod())

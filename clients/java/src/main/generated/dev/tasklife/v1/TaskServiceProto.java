@@ -67,6 +67,26 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_ListTasksResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_CountTasksRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_CountTasksRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_CountTasksRequest_LabelsEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_CountTasksRequest_LabelsEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_CountTasksResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_CountTasksResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_TaskCount_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_TaskCount_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_tasklife_v1_ListTaskEventsRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -323,7 +343,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "Id\022/\n\005as_of\030\002 \001(\0132\032.google.protobuf.Time" +
       "stampR\004asOf\022)\n\004view\030\003 \001(\0162\025.tasklife.v1." +
       "TaskViewR\004view\"8\n\017GetTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\370\002\n\020Lis" +
+      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\301\005\n\020Lis" +
       "tTasksRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSi" +
       "ze\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022.\n\006sta" +
       "tes\030\003 \003(\0162\026.tasklife.v1.TaskStateR\006state" +
@@ -331,253 +351,282 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "sRequest.LabelsEntryR\006labels\022\036\n\nnamespac" +
       "es\030\005 \003(\tR\nnamespaces\022/\n\005as_of\030\006 \001(\0132\032.go" +
       "ogle.protobuf.TimestampR\004asOf\022)\n\004view\030\007 " +
-      "\001(\0162\025.tasklife.v1.TaskViewR\004view\0329\n\013Labe" +
-      "lsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\t" +
-      "R\005value:\0028\001\"d\n\021ListTasksResponse\022\'\n\005task" +
-      "s\030\001 \003(\0132\021.tasklife.v1.TaskR\005tasks\022&\n\017nex" +
-      "t_page_token\030\002 \001(\tR\rnextPageToken\"\336\001\n\025Li" +
-      "stTaskEventsRequest\022\027\n\007task_id\030\001 \001(\tR\006ta" +
-      "skId\022\033\n\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npag" +
-      "e_token\030\003 \001(\tR\tpageToken\0229\n\nstart_time\030\004" +
-      " \001(\0132\032.google.protobuf.TimestampR\tstartT" +
-      "ime\0225\n\010end_time\030\005 \001(\0132\032.google.protobuf." +
-      "TimestampR\007endTime\"\237\001\n\027ListTaskAttemptsR" +
-      "equest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage_" +
-      "size\030\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\t" +
-      "R\tpageToken\022/\n\005as_of\030\004 \001(\0132\032.google.prot" +
-      "obuf.TimestampR\004asOf\"x\n\030ListTaskAttempts" +
-      "Response\0224\n\010attempts\030\001 \003(\0132\030.tasklife.v1" +
-      ".TaskAttemptR\010attempts\022&\n\017next_page_toke" +
-      "n\030\002 \001(\tR\rnextPageToken\"\210\002\n\027ListTaskFailu" +
-      "resRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022" +
-      "\035\n\npage_token\030\002 \001(\tR\tpageToken\022\036\n\nnamesp" +
-      "aces\030\003 \003(\tR\nnamespaces\022\037\n\013error_types\030\004 " +
-      "\003(\tR\nerrorTypes\0229\n\nstart_time\030\005 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\tstartTime\0225\n\010en" +
-      "d_time\030\006 \001(\0132\032.google.protobuf.Timestamp" +
-      "R\007endTime\"\251\001\n\030ListTaskFailuresResponse\0222" +
-      "\n\010failures\030\001 \003(\0132\026.tasklife.v1.TaskEvent" +
-      "R\010failures\022&\n\017next_page_token\030\002 \001(\tR\rnex" +
-      "tPageToken\0221\n\006counts\030\003 \003(\0132\031.tasklife.v1" +
-      ".FailureCountR\006counts\"C\n\014FailureCount\022\035\n" +
-      "\nerror_type\030\001 \001(\tR\terrorType\022\024\n\005count\030\002 " +
-      "\001(\003R\005count\"p\n\026ListTaskEventsResponse\022.\n\006" +
-      "events\030\001 \003(\0132\026.tasklife.v1.TaskEventR\006ev" +
-      "ents\022&\n\017next_page_token\030\002 \001(\tR\rnextPageT" +
-      "oken\"\331\003\n\026WatchTaskEventsRequest\022#\n\014after" +
-      "_cursor\030\001 \001(\tH\000R\013afterCursor\022\'\n\016from_beg" +
-      "inning\030\002 \001(\010H\000R\rfromBeginning\022\031\n\010task_id" +
-      "s\030\003 \003(\tR\007taskIds\022.\n\006states\030\004 \003(\0162\026.taskl" +
-      "ife.v1.TaskStateR\006states\022G\n\006labels\030\005 \003(\013" +
-      "2/.tasklife.v1.WatchTaskEventsRequest.La" +
-      "belsEntryR\006labels\022F\n\021progress_interval\030\006" +
-      " \001(\0132\031.google.protobuf.DurationR\020progres" +
-      "sInterval\022\036\n\nnamespaces\030\007 \003(\tR\nnamespace" +
-      "s\0221\n\007actions\030\010 \003(\0162\027.tasklife.v1.TaskAct" +
-      "ionR\007actions\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\t" +
-      "R\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001B\007\n\005start" +
-      "\"a\n\027WatchTaskEventsResponse\022.\n\006events\030\001 " +
-      "\003(\0132\026.tasklife.v1.TaskEventR\006events\022\026\n\006c" +
-      "ursor\030\002 \001(\tR\006cursor\"\205\001\n\020HeartbeatRequest" +
-      "\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\026\n\006worker\030\002 \001(" +
-      "\tR\006worker\022@\n\016lease_duration\030\003 \001(\0132\031.goog" +
-      "le.protobuf.DurationR\rleaseDuration\":\n\021H" +
-      "eartbeatResponse\022%\n\004task\030\001 \001(\0132\021.tasklif" +
-      "e.v1.TaskR\004task\"\030\n\026GetStateMachineReques" +
-      "t\"\305\001\n\027GetStateMachineResponse\0225\n\006states\030" +
-      "\001 \003(\0132\035.tasklife.v1.StateDescriptionR\006st" +
-      "ates\0228\n\007actions\030\002 \003(\0132\036.tasklife.v1.Acti" +
-      "onDescriptionR\007actions\0229\n\013transitions\030\003 " +
-      "\003(\0132\027.tasklife.v1.TransitionR\013transition" +
-      "s\"\357\001\n\020StateDescription\022,\n\005state\030\001 \001(\0162\026." +
-      "tasklife.v1.TaskStateR\005state\022*\n\004kind\030\002 \001" +
-      "(\0162\026.tasklife.v1.StateKindR\004kind\022 \n\013desc" +
-      "ription\030\003 \001(\tR\013description\022\035\n\nentered_by" +
-      "\030\004 \001(\tR\tenteredBy\022@\n\017allowed_actions\030\005 \003" +
-      "(\0162\027.tasklife.v1.TaskActionR\016allowedActi" +
-      "ons\"\310\001\n\021ActionDescription\022/\n\006action\030\001 \001(" +
-      "\0162\027.tasklife.v1.TaskActionR\006action\022\026\n\006me" +
-      "thod\030\002 \001(\tR\006method\0227\n\013from_states\030\003 \003(\0162" +
-      "\026.tasklife.v1.TaskStateR\nfromStates\0221\n\010t" +
-      "o_state\030\004 \001(\0162\026.tasklife.v1.TaskStateR\007t" +
-      "oState\"\247\001\n\nTransition\0225\n\nfrom_state\030\001 \001(" +
-      "\0162\026.tasklife.v1.TaskStateR\tfromState\022/\n\006" +
-      "action\030\002 \001(\0162\027.tasklife.v1.TaskActionR\006a" +
-      "ction\0221\n\010to_state\030\003 \001(\0162\026.tasklife.v1.Ta" +
-      "skStateR\007toState\"\347\001\n\022EnqueueTaskRequest\022" +
-      "\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_ver" +
-      "sion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequ" +
-      "est_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR" +
-      "\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014o" +
-      "n_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expect" +
-      "ed_version\"j\n\023EnqueueTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005even" +
-      "t\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"\277" +
-      "\002\n\020StartTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006ta" +
-      "skId\022.\n\020expected_version\030\002 \001(\003H\000R\017expect" +
-      "edVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treques" +
-      "tId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030" +
-      "\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006worker\022" +
-      "@\n\016lease_duration\030\007 \001(\0132\031.google.protobu" +
-      "f.DurationR\rleaseDuration\022 \n\014on_behalf_o" +
-      "f\030\010 \001(\tR\nonBehalfOfB\023\n\021_expected_version" +
-      "\"h\n\021StartTaskResponse\022%\n\004task\030\001 \001(\0132\021.ta" +
-      "sklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.ta" +
-      "sklife.v1.TaskEventR\005event\"\342\002\n\023CompleteT" +
-      "askRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020e" +
-      "xpected_version\030\002 \001(\003H\000R\017expectedVersion" +
-      "\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006re" +
-      "ason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010op" +
-      "erator\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_beh" +
-      "alf_of\030\007 \001(\tR\nonBehalfOf\0220\n\006result\030\010 \001(\013" +
-      "2\030.tasklife.v1.TaskPayloadR\006result\022 \n\tex" +
-      "it_code\030\t \001(\005H\001R\010exitCode\210\001\001B\023\n\021_expecte" +
-      "d_versionB\014\n\n_exit_code\"k\n\024CompleteTaskR" +
-      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
-      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
-      "EventR\005event\"\260\002\n\017FailTaskRequest\022\027\n\007task" +
+      "\001(\0162\025.tasklife.v1.TaskViewR\004view\022?\n\rcrea" +
+      "ted_after\030\010 \001(\0132\032.google.protobuf.Timest" +
+      "ampR\014createdAfter\022A\n\016created_before\030\t \001(" +
+      "\0132\032.google.protobuf.TimestampR\rcreatedBe" +
+      "fore\022?\n\rupdated_after\030\n \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\014updatedAfter\022A\n\016updated" +
+      "_before\030\013 \001(\0132\032.google.protobuf.Timestam" +
+      "pR\rupdatedBefore\022$\n\016task_id_prefix\030\014 \001(\t" +
+      "R\014taskIdPrefix\022\031\n\010order_by\030\r \001(\tR\007orderB" +
+      "y\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005va" +
+      "lue\030\002 \001(\tR\005value:\0028\001\"d\n\021ListTasksRespons" +
+      "e\022\'\n\005tasks\030\001 \003(\0132\021.tasklife.v1.TaskR\005tas" +
+      "ks\022&\n\017next_page_token\030\002 \001(\tR\rnextPageTok" +
+      "en\"\253\004\n\021CountTasksRequest\022.\n\006states\030\001 \003(\016" +
+      "2\026.tasklife.v1.TaskStateR\006states\022B\n\006labe" +
+      "ls\030\002 \003(\0132*.tasklife.v1.CountTasksRequest" +
+      ".LabelsEntryR\006labels\022\036\n\nnamespaces\030\003 \003(\t" +
+      "R\nnamespaces\022?\n\rcreated_after\030\004 \001(\0132\032.go" +
+      "ogle.protobuf.TimestampR\014createdAfter\022A\n" +
+      "\016created_before\030\005 \001(\0132\032.google.protobuf." +
+      "TimestampR\rcreatedBefore\022?\n\rupdated_afte" +
+      "r\030\006 \001(\0132\032.google.protobuf.TimestampR\014upd" +
+      "atedAfter\022A\n\016updated_before\030\007 \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\rupdatedBefore\022$\n\016" +
+      "task_id_prefix\030\010 \001(\tR\014taskIdPrefix\022\031\n\010gr" +
+      "oup_by\030\t \003(\tR\007groupBy\0329\n\013LabelsEntry\022\020\n\003" +
+      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001" +
+      "\"}\n\022CountTasksResponse\022.\n\006counts\030\001 \003(\0132\026" +
+      ".tasklife.v1.TaskCountR\006counts\0227\n\tread_t" +
+      "ime\030\002 \001(\0132\032.google.protobuf.TimestampR\010r" +
+      "eadTime\"9\n\tTaskCount\022\026\n\006values\030\001 \003(\tR\006va" +
+      "lues\022\024\n\005count\030\002 \001(\003R\005count\"\336\001\n\025ListTaskE" +
+      "ventsRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n" +
+      "\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npage_token" +
+      "\030\003 \001(\tR\tpageToken\0229\n\nstart_time\030\004 \001(\0132\032." +
+      "google.protobuf.TimestampR\tstartTime\0225\n\010" +
+      "end_time\030\005 \001(\0132\032.google.protobuf.Timesta" +
+      "mpR\007endTime\"\237\001\n\027ListTaskAttemptsRequest\022" +
+      "\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage_size\030\002 " +
+      "\001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR\tpageT" +
+      "oken\022/\n\005as_of\030\004 \001(\0132\032.google.protobuf.Ti" +
+      "mestampR\004asOf\"x\n\030ListTaskAttemptsRespons" +
+      "e\0224\n\010attempts\030\001 \003(\0132\030.tasklife.v1.TaskAt" +
+      "temptR\010attempts\022&\n\017next_page_token\030\002 \001(\t" +
+      "R\rnextPageToken\"\210\002\n\027ListTaskFailuresRequ" +
+      "est\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage" +
+      "_token\030\002 \001(\tR\tpageToken\022\036\n\nnamespaces\030\003 " +
+      "\003(\tR\nnamespaces\022\037\n\013error_types\030\004 \003(\tR\ner" +
+      "rorTypes\0229\n\nstart_time\030\005 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\tstartTime\0225\n\010end_time\030" +
+      "\006 \001(\0132\032.google.protobuf.TimestampR\007endTi" +
+      "me\"\251\001\n\030ListTaskFailuresResponse\0222\n\010failu" +
+      "res\030\001 \003(\0132\026.tasklife.v1.TaskEventR\010failu" +
+      "res\022&\n\017next_page_token\030\002 \001(\tR\rnextPageTo" +
+      "ken\0221\n\006counts\030\003 \003(\0132\031.tasklife.v1.Failur" +
+      "eCountR\006counts\"C\n\014FailureCount\022\035\n\nerror_" +
+      "type\030\001 \001(\tR\terrorType\022\024\n\005count\030\002 \001(\003R\005co" +
+      "unt\"p\n\026ListTaskEventsResponse\022.\n\006events\030" +
+      "\001 \003(\0132\026.tasklife.v1.TaskEventR\006events\022&\n" +
+      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"\331\003" +
+      "\n\026WatchTaskEventsRequest\022#\n\014after_cursor" +
+      "\030\001 \001(\tH\000R\013afterCursor\022\'\n\016from_beginning\030" +
+      "\002 \001(\010H\000R\rfromBeginning\022\031\n\010task_ids\030\003 \003(\t" +
+      "R\007taskIds\022.\n\006states\030\004 \003(\0162\026.tasklife.v1." +
+      "TaskStateR\006states\022G\n\006labels\030\005 \003(\0132/.task" +
+      "life.v1.WatchTaskEventsRequest.LabelsEnt" +
+      "ryR\006labels\022F\n\021progress_interval\030\006 \001(\0132\031." +
+      "google.protobuf.DurationR\020progressInterv" +
+      "al\022\036\n\nnamespaces\030\007 \003(\tR\nnamespaces\0221\n\007ac" +
+      "tions\030\010 \003(\0162\027.tasklife.v1.TaskActionR\007ac" +
+      "tions\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
+      "\n\005value\030\002 \001(\tR\005value:\0028\001B\007\n\005start\"a\n\027Wat" +
+      "chTaskEventsResponse\022.\n\006events\030\001 \003(\0132\026.t" +
+      "asklife.v1.TaskEventR\006events\022\026\n\006cursor\030\002" +
+      " \001(\tR\006cursor\"\205\001\n\020HeartbeatRequest\022\027\n\007tas" +
+      "k_id\030\001 \001(\tR\006taskId\022\026\n\006worker\030\002 \001(\tR\006work" +
+      "er\022@\n\016lease_duration\030\003 \001(\0132\031.google.prot" +
+      "obuf.DurationR\rleaseDuration\":\n\021Heartbea" +
+      "tResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Ta" +
+      "skR\004task\"\030\n\026GetStateMachineRequest\"\305\001\n\027G" +
+      "etStateMachineResponse\0225\n\006states\030\001 \003(\0132\035" +
+      ".tasklife.v1.StateDescriptionR\006states\0228\n" +
+      "\007actions\030\002 \003(\0132\036.tasklife.v1.ActionDescr" +
+      "iptionR\007actions\0229\n\013transitions\030\003 \003(\0132\027.t" +
+      "asklife.v1.TransitionR\013transitions\"\357\001\n\020S" +
+      "tateDescription\022,\n\005state\030\001 \001(\0162\026.tasklif" +
+      "e.v1.TaskStateR\005state\022*\n\004kind\030\002 \001(\0162\026.ta" +
+      "sklife.v1.StateKindR\004kind\022 \n\013description" +
+      "\030\003 \001(\tR\013description\022\035\n\nentered_by\030\004 \001(\tR" +
+      "\tenteredBy\022@\n\017allowed_actions\030\005 \003(\0162\027.ta" +
+      "sklife.v1.TaskActionR\016allowedActions\"\310\001\n" +
+      "\021ActionDescription\022/\n\006action\030\001 \001(\0162\027.tas" +
+      "klife.v1.TaskActionR\006action\022\026\n\006method\030\002 " +
+      "\001(\tR\006method\0227\n\013from_states\030\003 \003(\0162\026.taskl" +
+      "ife.v1.TaskStateR\nfromStates\0221\n\010to_state" +
+      "\030\004 \001(\0162\026.tasklife.v1.TaskStateR\007toState\"" +
+      "\247\001\n\nTransition\0225\n\nfrom_state\030\001 \001(\0162\026.tas" +
+      "klife.v1.TaskStateR\tfromState\022/\n\006action\030" +
+      "\002 \001(\0162\027.tasklife.v1.TaskActionR\006action\0221" +
+      "\n\010to_state\030\003 \001(\0162\026.tasklife.v1.TaskState" +
+      "R\007toState\"\347\001\n\022EnqueueTaskRequest\022\027\n\007task" +
       "_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 " +
       "\001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030" +
       "\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason" +
-      "\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006" +
-      " \001(\tR\006worker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBe" +
-      "halfOf\0222\n\007failure\030\010 \001(\0132\030.tasklife.v1.Ta" +
-      "skFailureR\007failureB\023\n\021_expected_version\"" +
-      "g\n\020FailTaskResponse\022%\n\004task\030\001 \001(\0132\021.task" +
-      "life.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.task" +
-      "life.v1.TaskEventR\005event\"\345\001\n\020RetryTaskRe" +
-      "quest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expect" +
-      "ed_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035" +
-      "\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030" +
-      "\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operato" +
-      "r\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_" +
-      "expected_version\"h\n\021RetryTaskResponse\022%\n" +
-      "\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005" +
-      "event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005eve" +
-      "nt\"\345\001\n\020PauseTaskRequest\022\027\n\007task_id\030\001 \001(\t" +
-      "R\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017ex" +
-      "pectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\tre" +
-      "questId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010opera" +
-      "tor\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(" +
-      "\tR\nonBehalfOfB\023\n\021_expected_version\"h\n\021Pa" +
-      "useTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
-      ".v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife" +
-      ".v1.TaskEventR\005event\"\346\001\n\021ResumeTaskReque" +
-      "st\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_" +
-      "version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nr" +
-      "equest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001" +
-      "(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 " +
-      "\n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_exp" +
-      "ected_version\"i\n\022ResumeTaskResponse\022%\n\004t" +
-      "ask\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005ev" +
-      "ent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event" +
-      "\"\344\001\n\017KillTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006t" +
-      "askId\022.\n\020expected_version\030\002 \001(\003H\000R\017expec" +
-      "tedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treque" +
-      "stId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator" +
-      "\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\n" +
-      "onBehalfOfB\023\n\021_expected_version\"g\n\020KillT" +
-      "askResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1." +
-      "TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1." +
-      "TaskEventR\005event\"\347\001\n\022AbandonTaskRequest\022" +
-      "\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_ver" +
-      "sion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequ" +
-      "est_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR" +
-      "\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014o" +
-      "n_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expect" +
-      "ed_version\"j\n\023AbandonTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005even" +
-      "t\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"U" +
-      "\n\027BatchCreateTasksRequest\022:\n\010requests\030\001 " +
-      "\003(\0132\036.tasklife.v1.CreateTaskRequestR\010req" +
-      "uests\"Y\n\030BatchCreateTasksResponse\022=\n\007res" +
-      "ults\030\001 \003(\0132#.tasklife.v1.BatchCreateTask" +
-      "sResultR\007results\"\227\001\n\026BatchCreateTasksRes" +
-      "ult\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004ta" +
-      "sk\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEven" +
-      "tR\005event\022(\n\005error\030\003 \001(\0132\022.google.rpc.Sta" +
-      "tusR\005error\"Z\n\033BatchTransitionTasksReques" +
-      "t\022;\n\005items\030\001 \003(\0132%.tasklife.v1.BatchTran" +
-      "sitionTasksItemR\005items\"\246\004\n\030BatchTransiti" +
-      "onTasksItem\022;\n\007enqueue\030\001 \001(\0132\037.tasklife." +
-      "v1.EnqueueTaskRequestH\000R\007enqueue\0225\n\005star" +
-      "t\030\002 \001(\0132\035.tasklife.v1.StartTaskRequestH\000" +
-      "R\005start\022>\n\010complete\030\003 \001(\0132 .tasklife.v1." +
-      "CompleteTaskRequestH\000R\010complete\0222\n\004fail\030" +
-      "\004 \001(\0132\034.tasklife.v1.FailTaskRequestH\000R\004f" +
-      "ail\0225\n\005retry\030\005 \001(\0132\035.tasklife.v1.RetryTa" +
-      "skRequestH\000R\005retry\0225\n\005pause\030\006 \001(\0132\035.task" +
-      "life.v1.PauseTaskRequestH\000R\005pause\0228\n\006res" +
-      "ume\030\007 \001(\0132\036.tasklife.v1.ResumeTaskReques" +
-      "tH\000R\006resume\0222\n\004kill\030\010 \001(\0132\034.tasklife.v1." +
-      "KillTaskRequestH\000R\004kill\022;\n\007abandon\030\t \001(\013" +
-      "2\037.tasklife.v1.AbandonTaskRequestH\000R\007aba" +
-      "ndonB\t\n\007request\"a\n\034BatchTransitionTasksR" +
-      "esponse\022A\n\007results\030\001 \003(\0132\'.tasklife.v1.B" +
-      "atchTransitionTasksResultR\007results\"\233\001\n\032B" +
-      "atchTransitionTasksResult\022%\n\004task\030\001 \001(\0132" +
-      "\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132" +
-      "\026.tasklife.v1.TaskEventR\005event\022(\n\005error\030" +
-      "\003 \001(\0132\022.google.rpc.StatusR\005error\"\313\003\n\021Cla" +
-      "imTasksRequest\022\026\n\006worker\030\001 \001(\tR\006worker\022@" +
-      "\n\016lease_duration\030\002 \001(\0132\031.google.protobuf" +
-      ".DurationR\rleaseDuration\022\033\n\tmax_tasks\030\003 " +
-      "\001(\005R\010maxTasks\022\034\n\tnamespace\030\004 \001(\tR\tnamesp" +
-      "ace\022B\n\006labels\030\005 \003(\0132*.tasklife.v1.ClaimT" +
-      "asksRequest.LabelsEntryR\006labels\022-\n\004wait\030" +
-      "\006 \001(\0132\031.google.protobuf.DurationR\004wait\022\035" +
-      "\n\nrequest_id\030\007 \001(\tR\trequestId\022\026\n\006reason\030" +
-      "\010 \001(\tR\006reason\022\032\n\010operator\030\t \001(\tR\010operato" +
-      "r\022 \n\014on_behalf_of\030\n \001(\tR\nonBehalfOf\0329\n\013L" +
-      "abelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 " +
-      "\001(\tR\005value:\0028\001\"L\n\022ClaimTasksResponse\0226\n\006" +
-      "claims\030\001 \003(\0132\036.tasklife.v1.StartTaskResp" +
-      "onseR\006claims2\360\r\n\013TaskService\022M\n\nCreateTa" +
-      "sk\022\036.tasklife.v1.CreateTaskRequest\032\037.tas" +
-      "klife.v1.CreateTaskResponse\022D\n\007GetTask\022\033" +
-      ".tasklife.v1.GetTaskRequest\032\034.tasklife.v" +
-      "1.GetTaskResponse\022J\n\tListTasks\022\035.tasklif" +
-      "e.v1.ListTasksRequest\032\036.tasklife.v1.List" +
-      "TasksResponse\022Y\n\016ListTaskEvents\022\".taskli" +
-      "fe.v1.ListTaskEventsRequest\032#.tasklife.v" +
-      "1.ListTaskEventsResponse\022_\n\020ListTaskAtte" +
-      "mpts\022$.tasklife.v1.ListTaskAttemptsReque" +
-      "st\032%.tasklife.v1.ListTaskAttemptsRespons" +
-      "e\022_\n\020ListTaskFailures\022$.tasklife.v1.List" +
-      "TaskFailuresRequest\032%.tasklife.v1.ListTa" +
-      "skFailuresResponse\022\\\n\017GetStateMachine\022#." +
-      "tasklife.v1.GetStateMachineRequest\032$.tas" +
-      "klife.v1.GetStateMachineResponse\022^\n\017Watc" +
-      "hTaskEvents\022#.tasklife.v1.WatchTaskEvent" +
-      "sRequest\032$.tasklife.v1.WatchTaskEventsRe" +
-      "sponse0\001\022J\n\tHeartbeat\022\035.tasklife.v1.Hear" +
-      "tbeatRequest\032\036.tasklife.v1.HeartbeatResp" +
-      "onse\022P\n\013EnqueueTask\022\037.tasklife.v1.Enqueu" +
-      "eTaskRequest\032 .tasklife.v1.EnqueueTaskRe" +
-      "sponse\022J\n\tStartTask\022\035.tasklife.v1.StartT" +
-      "askRequest\032\036.tasklife.v1.StartTaskRespon" +
-      "se\022S\n\014CompleteTask\022 .tasklife.v1.Complet" +
-      "eTaskRequest\032!.tasklife.v1.CompleteTaskR" +
-      "esponse\022G\n\010FailTask\022\034.tasklife.v1.FailTa" +
-      "skRequest\032\035.tasklife.v1.FailTaskResponse" +
-      "\022J\n\tRetryTask\022\035.tasklife.v1.RetryTaskReq" +
-      "uest\032\036.tasklife.v1.RetryTaskResponse\022J\n\t" +
-      "PauseTask\022\035.tasklife.v1.PauseTaskRequest" +
-      "\032\036.tasklife.v1.PauseTaskResponse\022M\n\nResu" +
-      "meTask\022\036.tasklife.v1.ResumeTaskRequest\032\037" +
-      ".tasklife.v1.ResumeTaskResponse\022G\n\010KillT" +
-      "ask\022\034.tasklife.v1.KillTaskRequest\032\035.task" +
-      "life.v1.KillTaskResponse\022P\n\013AbandonTask\022" +
-      "\037.tasklife.v1.AbandonTaskRequest\032 .taskl" +
-      "ife.v1.AbandonTaskResponse\022_\n\020BatchCreat" +
-      "eTasks\022$.tasklife.v1.BatchCreateTasksReq" +
-      "uest\032%.tasklife.v1.BatchCreateTasksRespo" +
-      "nse\022k\n\024BatchTransitionTasks\022(.tasklife.v" +
-      "1.BatchTransitionTasksRequest\032).tasklife" +
-      ".v1.BatchTransitionTasksResponse\022M\n\nClai" +
-      "mTasks\022\036.tasklife.v1.ClaimTasksRequest\032\037" +
-      ".tasklife.v1.ClaimTasksResponseB%\n\017dev.t" +
-      "asklife.v1B\020TaskServiceProtoP\001b\006proto3"
+      "\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behal" +
+      "f_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_vers" +
+      "ion\"j\n\023EnqueueTaskResponse\022%\n\004task\030\001 \001(\013" +
+      "2\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\013" +
+      "2\026.tasklife.v1.TaskEventR\005event\"\277\002\n\020Star" +
+      "tTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n" +
+      "\020expected_version\030\002 \001(\003H\000R\017expectedVersi" +
+      "on\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006" +
+      "reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010" +
+      "operator\022\026\n\006worker\030\006 \001(\tR\006worker\022@\n\016leas" +
+      "e_duration\030\007 \001(\0132\031.google.protobuf.Durat" +
+      "ionR\rleaseDuration\022 \n\014on_behalf_of\030\010 \001(\t" +
+      "R\nonBehalfOfB\023\n\021_expected_version\"h\n\021Sta" +
+      "rtTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife." +
+      "v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife." +
+      "v1.TaskEventR\005event\"\342\002\n\023CompleteTaskRequ" +
+      "est\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected" +
+      "_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\n" +
+      "request_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 " +
+      "\001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022" +
+      "\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf_of\030" +
+      "\007 \001(\tR\nonBehalfOf\0220\n\006result\030\010 \001(\0132\030.task" +
+      "life.v1.TaskPayloadR\006result\022 \n\texit_code" +
+      "\030\t \001(\005H\001R\010exitCode\210\001\001B\023\n\021_expected_versi" +
+      "onB\014\n\n_exit_code\"k\n\024CompleteTaskResponse" +
+      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
+      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
+      "event\"\260\002\n\017FailTaskRequest\022\027\n\007task_id\030\001 \001" +
+      "(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017" +
+      "expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\t" +
+      "requestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010ope" +
+      "rator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006w" +
+      "orker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBehalfOf\022" +
+      "2\n\007failure\030\010 \001(\0132\030.tasklife.v1.TaskFailu" +
+      "reR\007failureB\023\n\021_expected_version\"g\n\020Fail" +
+      "TaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1" +
+      ".TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1" +
+      ".TaskEventR\005event\"\345\001\n\020RetryTaskRequest\022\027" +
+      "\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_vers" +
+      "ion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreque" +
+      "st_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006" +
+      "reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on" +
+      "_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expecte" +
+      "d_version\"h\n\021RetryTaskResponse\022%\n\004task\030\001" +
+      " \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002" +
+      " \001(\0132\026.tasklife.v1.TaskEventR\005event\"\345\001\n\020" +
+      "PauseTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskI" +
+      "d\022.\n\020expected_version\030\002 \001(\003H\000R\017expectedV" +
+      "ersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId" +
+      "\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001" +
+      "(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBe" +
+      "halfOfB\023\n\021_expected_version\"h\n\021PauseTask" +
+      "Response\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Tas" +
+      "kR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Tas" +
+      "kEventR\005event\"\346\001\n\021ResumeTaskRequest\022\027\n\007t" +
+      "ask_id\030\001 \001(\tR\006taskId\022.\n\020expected_version" +
+      "\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_" +
+      "id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006rea" +
+      "son\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_be" +
+      "half_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_v" +
+      "ersion\"i\n\022ResumeTaskResponse\022%\n\004task\030\001 \001" +
+      "(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001" +
+      "(\0132\026.tasklife.v1.TaskEventR\005event\"\344\001\n\017Ki" +
+      "llTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022." +
+      "\n\020expected_version\030\002 \001(\003H\000R\017expectedVers" +
+      "ion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n" +
+      "\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR" +
+      "\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehal" +
+      "fOfB\023\n\021_expected_version\"g\n\020KillTaskResp" +
+      "onse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004t" +
+      "ask\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEve" +
+      "ntR\005event\"\347\001\n\022AbandonTaskRequest\022\027\n\007task" +
+      "_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 " +
+      "\001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030" +
+      "\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason" +
+      "\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behal" +
+      "f_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_vers" +
+      "ion\"j\n\023AbandonTaskResponse\022%\n\004task\030\001 \001(\013" +
+      "2\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\013" +
+      "2\026.tasklife.v1.TaskEventR\005event\"U\n\027Batch" +
+      "CreateTasksRequest\022:\n\010requests\030\001 \003(\0132\036.t" +
+      "asklife.v1.CreateTaskRequestR\010requests\"Y" +
+      "\n\030BatchCreateTasksResponse\022=\n\007results\030\001 " +
+      "\003(\0132#.tasklife.v1.BatchCreateTasksResult" +
+      "R\007results\"\227\001\n\026BatchCreateTasksResult\022%\n\004" +
+      "task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005e" +
+      "vent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005even" +
+      "t\022(\n\005error\030\003 \001(\0132\022.google.rpc.StatusR\005er" +
+      "ror\"Z\n\033BatchTransitionTasksRequest\022;\n\005it" +
+      "ems\030\001 \003(\0132%.tasklife.v1.BatchTransitionT" +
+      "asksItemR\005items\"\246\004\n\030BatchTransitionTasks" +
+      "Item\022;\n\007enqueue\030\001 \001(\0132\037.tasklife.v1.Enqu" +
+      "eueTaskRequestH\000R\007enqueue\0225\n\005start\030\002 \001(\013" +
+      "2\035.tasklife.v1.StartTaskRequestH\000R\005start" +
+      "\022>\n\010complete\030\003 \001(\0132 .tasklife.v1.Complet" +
+      "eTaskRequestH\000R\010complete\0222\n\004fail\030\004 \001(\0132\034" +
+      ".tasklife.v1.FailTaskRequestH\000R\004fail\0225\n\005" +
+      "retry\030\005 \001(\0132\035.tasklife.v1.RetryTaskReque" +
+      "stH\000R\005retry\0225\n\005pause\030\006 \001(\0132\035.tasklife.v1" +
+      ".PauseTaskRequestH\000R\005pause\0228\n\006resume\030\007 \001" +
+      "(\0132\036.tasklife.v1.ResumeTaskRequestH\000R\006re" +
+      "sume\0222\n\004kill\030\010 \001(\0132\034.tasklife.v1.KillTas" +
+      "kRequestH\000R\004kill\022;\n\007abandon\030\t \001(\0132\037.task" +
+      "life.v1.AbandonTaskRequestH\000R\007abandonB\t\n" +
+      "\007request\"a\n\034BatchTransitionTasksResponse" +
+      "\022A\n\007results\030\001 \003(\0132\'.tasklife.v1.BatchTra" +
+      "nsitionTasksResultR\007results\"\233\001\n\032BatchTra" +
+      "nsitionTasksResult\022%\n\004task\030\001 \001(\0132\021.taskl" +
+      "ife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.taskl" +
+      "ife.v1.TaskEventR\005event\022(\n\005error\030\003 \001(\0132\022" +
+      ".google.rpc.StatusR\005error\"\313\003\n\021ClaimTasks" +
+      "Request\022\026\n\006worker\030\001 \001(\tR\006worker\022@\n\016lease" +
+      "_duration\030\002 \001(\0132\031.google.protobuf.Durati" +
+      "onR\rleaseDuration\022\033\n\tmax_tasks\030\003 \001(\005R\010ma" +
+      "xTasks\022\034\n\tnamespace\030\004 \001(\tR\tnamespace\022B\n\006" +
+      "labels\030\005 \003(\0132*.tasklife.v1.ClaimTasksReq" +
+      "uest.LabelsEntryR\006labels\022-\n\004wait\030\006 \001(\0132\031" +
+      ".google.protobuf.DurationR\004wait\022\035\n\nreque" +
+      "st_id\030\007 \001(\tR\trequestId\022\026\n\006reason\030\010 \001(\tR\006" +
+      "reason\022\032\n\010operator\030\t \001(\tR\010operator\022 \n\014on" +
+      "_behalf_of\030\n \001(\tR\nonBehalfOf\0329\n\013LabelsEn" +
+      "try\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005va" +
+      "lue:\0028\001\"L\n\022ClaimTasksResponse\0226\n\006claims\030" +
+      "\001 \003(\0132\036.tasklife.v1.StartTaskResponseR\006c" +
+      "laims2\277\016\n\013TaskService\022M\n\nCreateTask\022\036.ta" +
+      "sklife.v1.CreateTaskRequest\032\037.tasklife.v" +
+      "1.CreateTaskResponse\022D\n\007GetTask\022\033.taskli" +
+      "fe.v1.GetTaskRequest\032\034.tasklife.v1.GetTa" +
+      "skResponse\022J\n\tListTasks\022\035.tasklife.v1.Li" +
+      "stTasksRequest\032\036.tasklife.v1.ListTasksRe" +
+      "sponse\022M\n\nCountTasks\022\036.tasklife.v1.Count" +
+      "TasksRequest\032\037.tasklife.v1.CountTasksRes" +
+      "ponse\022Y\n\016ListTaskEvents\022\".tasklife.v1.Li" +
+      "stTaskEventsRequest\032#.tasklife.v1.ListTa" +
+      "skEventsResponse\022_\n\020ListTaskAttempts\022$.t" +
+      "asklife.v1.ListTaskAttemptsRequest\032%.tas" +
+      "klife.v1.ListTaskAttemptsResponse\022_\n\020Lis" +
+      "tTaskFailures\022$.tasklife.v1.ListTaskFail" +
+      "uresRequest\032%.tasklife.v1.ListTaskFailur" +
+      "esResponse\022\\\n\017GetStateMachine\022#.tasklife" +
+      ".v1.GetStateMachineRequest\032$.tasklife.v1" +
+      ".GetStateMachineResponse\022^\n\017WatchTaskEve" +
+      "nts\022#.tasklife.v1.WatchTaskEventsRequest" +
+      "\032$.tasklife.v1.WatchTaskEventsResponse0\001" +
+      "\022J\n\tHeartbeat\022\035.tasklife.v1.HeartbeatReq" +
+      "uest\032\036.tasklife.v1.HeartbeatResponse\022P\n\013" +
+      "EnqueueTask\022\037.tasklife.v1.EnqueueTaskReq" +
+      "uest\032 .tasklife.v1.EnqueueTaskResponse\022J" +
+      "\n\tStartTask\022\035.tasklife.v1.StartTaskReque" +
+      "st\032\036.tasklife.v1.StartTaskResponse\022S\n\014Co" +
+      "mpleteTask\022 .tasklife.v1.CompleteTaskReq" +
+      "uest\032!.tasklife.v1.CompleteTaskResponse\022" +
+      "G\n\010FailTask\022\034.tasklife.v1.FailTaskReques" +
+      "t\032\035.tasklife.v1.FailTaskResponse\022J\n\tRetr" +
+      "yTask\022\035.tasklife.v1.RetryTaskRequest\032\036.t" +
+      "asklife.v1.RetryTaskResponse\022J\n\tPauseTas" +
+      "k\022\035.tasklife.v1.PauseTaskRequest\032\036.taskl" +
+      "ife.v1.PauseTaskResponse\022M\n\nResumeTask\022\036" +
+      ".tasklife.v1.ResumeTaskRequest\032\037.tasklif" +
+      "e.v1.ResumeTaskResponse\022G\n\010KillTask\022\034.ta" +
+      "sklife.v1.KillTaskRequest\032\035.tasklife.v1." +
+      "KillTaskResponse\022P\n\013AbandonTask\022\037.taskli" +
+      "fe.v1.AbandonTaskRequest\032 .tasklife.v1.A" +
+      "bandonTaskResponse\022_\n\020BatchCreateTasks\022$" +
+      ".tasklife.v1.BatchCreateTasksRequest\032%.t" +
+      "asklife.v1.BatchCreateTasksResponse\022k\n\024B" +
+      "atchTransitionTasks\022(.tasklife.v1.BatchT" +
+      "ransitionTasksRequest\032).tasklife.v1.Batc" +
+      "hTransitionTasksResponse\022M\n\nClaimTasks\022\036" +
+      ".tasklife.v1.ClaimTasksRequest\032\037.tasklif" +
+      "e.v1.ClaimTasksResponseB%\n\017dev.tasklife." +
+      "v1B\020TaskServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -622,7 +671,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_ListTasksRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTasksRequest_descriptor,
-        new java.lang.String[] { "PageSize", "PageToken", "States", "Labels", "Namespaces", "AsOf", "View", });
+        new java.lang.String[] { "PageSize", "PageToken", "States", "Labels", "Namespaces", "AsOf", "View", "CreatedAfter", "CreatedBefore", "UpdatedAfter", "UpdatedBefore", "TaskIdPrefix", "OrderBy", });
     internal_static_tasklife_v1_ListTasksRequest_LabelsEntry_descriptor =
       internal_static_tasklife_v1_ListTasksRequest_descriptor.getNestedType(0);
     internal_static_tasklife_v1_ListTasksRequest_LabelsEntry_fieldAccessorTable = new
@@ -635,50 +684,74 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTasksResponse_descriptor,
         new java.lang.String[] { "Tasks", "NextPageToken", });
-    internal_static_tasklife_v1_ListTaskEventsRequest_descriptor =
+    internal_static_tasklife_v1_CountTasksRequest_descriptor =
       getDescriptor().getMessageType(6);
+    internal_static_tasklife_v1_CountTasksRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_CountTasksRequest_descriptor,
+        new java.lang.String[] { "States", "Labels", "Namespaces", "CreatedAfter", "CreatedBefore", "UpdatedAfter", "UpdatedBefore", "TaskIdPrefix", "GroupBy", });
+    internal_static_tasklife_v1_CountTasksRequest_LabelsEntry_descriptor =
+      internal_static_tasklife_v1_CountTasksRequest_descriptor.getNestedType(0);
+    internal_static_tasklife_v1_CountTasksRequest_LabelsEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_CountTasksRequest_LabelsEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_tasklife_v1_CountTasksResponse_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_tasklife_v1_CountTasksResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_CountTasksResponse_descriptor,
+        new java.lang.String[] { "Counts", "ReadTime", });
+    internal_static_tasklife_v1_TaskCount_descriptor =
+      getDescriptor().getMessageType(8);
+    internal_static_tasklife_v1_TaskCount_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_TaskCount_descriptor,
+        new java.lang.String[] { "Values", "Count", });
+    internal_static_tasklife_v1_ListTaskEventsRequest_descriptor =
+      getDescriptor().getMessageType(9);
     internal_static_tasklife_v1_ListTaskEventsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTaskEventsRequest_descriptor,
         new java.lang.String[] { "TaskId", "PageSize", "PageToken", "StartTime", "EndTime", });
     internal_static_tasklife_v1_ListTaskAttemptsRequest_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(10);
     internal_static_tasklife_v1_ListTaskAttemptsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTaskAttemptsRequest_descriptor,
         new java.lang.String[] { "TaskId", "PageSize", "PageToken", "AsOf", });
     internal_static_tasklife_v1_ListTaskAttemptsResponse_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(11);
     internal_static_tasklife_v1_ListTaskAttemptsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTaskAttemptsResponse_descriptor,
         new java.lang.String[] { "Attempts", "NextPageToken", });
     internal_static_tasklife_v1_ListTaskFailuresRequest_descriptor =
-      getDescriptor().getMessageType(9);
+      getDescriptor().getMessageType(12);
     internal_static_tasklife_v1_ListTaskFailuresRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTaskFailuresRequest_descriptor,
         new java.lang.String[] { "PageSize", "PageToken", "Namespaces", "ErrorTypes", "StartTime", "EndTime", });
     internal_static_tasklife_v1_ListTaskFailuresResponse_descriptor =
-      getDescriptor().getMessageType(10);
+      getDescriptor().getMessageType(13);
     internal_static_tasklife_v1_ListTaskFailuresResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTaskFailuresResponse_descriptor,
         new java.lang.String[] { "Failures", "NextPageToken", "Counts", });
     internal_static_tasklife_v1_FailureCount_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(14);
     internal_static_tasklife_v1_FailureCount_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_FailureCount_descriptor,
         new java.lang.String[] { "ErrorType", "Count", });
     internal_static_tasklife_v1_ListTaskEventsResponse_descriptor =
-      getDescriptor().getMessageType(12);
+      getDescriptor().getMessageType(15);
     internal_static_tasklife_v1_ListTaskEventsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ListTaskEventsResponse_descriptor,
         new java.lang.String[] { "Events", "NextPageToken", });
     internal_static_tasklife_v1_WatchTaskEventsRequest_descriptor =
-      getDescriptor().getMessageType(13);
+      getDescriptor().getMessageType(16);
     internal_static_tasklife_v1_WatchTaskEventsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_WatchTaskEventsRequest_descriptor,
@@ -690,205 +763,205 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
         internal_static_tasklife_v1_WatchTaskEventsRequest_LabelsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_tasklife_v1_WatchTaskEventsResponse_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(17);
     internal_static_tasklife_v1_WatchTaskEventsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_WatchTaskEventsResponse_descriptor,
         new java.lang.String[] { "Events", "Cursor", });
     internal_static_tasklife_v1_HeartbeatRequest_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(18);
     internal_static_tasklife_v1_HeartbeatRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_HeartbeatRequest_descriptor,
         new java.lang.String[] { "TaskId", "Worker", "LeaseDuration", });
     internal_static_tasklife_v1_HeartbeatResponse_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(19);
     internal_static_tasklife_v1_HeartbeatResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_HeartbeatResponse_descriptor,
         new java.lang.String[] { "Task", });
     internal_static_tasklife_v1_GetStateMachineRequest_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(20);
     internal_static_tasklife_v1_GetStateMachineRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_GetStateMachineRequest_descriptor,
         new java.lang.String[] { });
     internal_static_tasklife_v1_GetStateMachineResponse_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(21);
     internal_static_tasklife_v1_GetStateMachineResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_GetStateMachineResponse_descriptor,
         new java.lang.String[] { "States", "Actions", "Transitions", });
     internal_static_tasklife_v1_StateDescription_descriptor =
-      getDescriptor().getMessageType(19);
+      getDescriptor().getMessageType(22);
     internal_static_tasklife_v1_StateDescription_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_StateDescription_descriptor,
         new java.lang.String[] { "State", "Kind", "Description", "EnteredBy", "AllowedActions", });
     internal_static_tasklife_v1_ActionDescription_descriptor =
-      getDescriptor().getMessageType(20);
+      getDescriptor().getMessageType(23);
     internal_static_tasklife_v1_ActionDescription_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ActionDescription_descriptor,
         new java.lang.String[] { "Action", "Method", "FromStates", "ToState", });
     internal_static_tasklife_v1_Transition_descriptor =
-      getDescriptor().getMessageType(21);
+      getDescriptor().getMessageType(24);
     internal_static_tasklife_v1_Transition_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_Transition_descriptor,
         new java.lang.String[] { "FromState", "Action", "ToState", });
     internal_static_tasklife_v1_EnqueueTaskRequest_descriptor =
-      getDescriptor().getMessageType(22);
+      getDescriptor().getMessageType(25);
     internal_static_tasklife_v1_EnqueueTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_EnqueueTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_EnqueueTaskResponse_descriptor =
-      getDescriptor().getMessageType(23);
+      getDescriptor().getMessageType(26);
     internal_static_tasklife_v1_EnqueueTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_EnqueueTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_StartTaskRequest_descriptor =
-      getDescriptor().getMessageType(24);
+      getDescriptor().getMessageType(27);
     internal_static_tasklife_v1_StartTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_StartTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", "LeaseDuration", "OnBehalfOf", });
     internal_static_tasklife_v1_StartTaskResponse_descriptor =
-      getDescriptor().getMessageType(25);
+      getDescriptor().getMessageType(28);
     internal_static_tasklife_v1_StartTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_StartTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_CompleteTaskRequest_descriptor =
-      getDescriptor().getMessageType(26);
+      getDescriptor().getMessageType(29);
     internal_static_tasklife_v1_CompleteTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_CompleteTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", "OnBehalfOf", "Result", "ExitCode", });
     internal_static_tasklife_v1_CompleteTaskResponse_descriptor =
-      getDescriptor().getMessageType(27);
+      getDescriptor().getMessageType(30);
     internal_static_tasklife_v1_CompleteTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_CompleteTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_FailTaskRequest_descriptor =
-      getDescriptor().getMessageType(28);
+      getDescriptor().getMessageType(31);
     internal_static_tasklife_v1_FailTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_FailTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "Worker", "OnBehalfOf", "Failure", });
     internal_static_tasklife_v1_FailTaskResponse_descriptor =
-      getDescriptor().getMessageType(29);
+      getDescriptor().getMessageType(32);
     internal_static_tasklife_v1_FailTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_FailTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_RetryTaskRequest_descriptor =
-      getDescriptor().getMessageType(30);
+      getDescriptor().getMessageType(33);
     internal_static_tasklife_v1_RetryTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_RetryTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_RetryTaskResponse_descriptor =
-      getDescriptor().getMessageType(31);
+      getDescriptor().getMessageType(34);
     internal_static_tasklife_v1_RetryTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_RetryTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_PauseTaskRequest_descriptor =
-      getDescriptor().getMessageType(32);
+      getDescriptor().getMessageType(35);
     internal_static_tasklife_v1_PauseTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_PauseTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_PauseTaskResponse_descriptor =
-      getDescriptor().getMessageType(33);
+      getDescriptor().getMessageType(36);
     internal_static_tasklife_v1_PauseTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_PauseTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_ResumeTaskRequest_descriptor =
-      getDescriptor().getMessageType(34);
+      getDescriptor().getMessageType(37);
     internal_static_tasklife_v1_ResumeTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ResumeTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_ResumeTaskResponse_descriptor =
-      getDescriptor().getMessageType(35);
+      getDescriptor().getMessageType(38);
     internal_static_tasklife_v1_ResumeTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ResumeTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_KillTaskRequest_descriptor =
-      getDescriptor().getMessageType(36);
+      getDescriptor().getMessageType(39);
     internal_static_tasklife_v1_KillTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_KillTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_KillTaskResponse_descriptor =
-      getDescriptor().getMessageType(37);
+      getDescriptor().getMessageType(40);
     internal_static_tasklife_v1_KillTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_KillTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_AbandonTaskRequest_descriptor =
-      getDescriptor().getMessageType(38);
+      getDescriptor().getMessageType(41);
     internal_static_tasklife_v1_AbandonTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_AbandonTaskRequest_descriptor,
         new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
     internal_static_tasklife_v1_AbandonTaskResponse_descriptor =
-      getDescriptor().getMessageType(39);
+      getDescriptor().getMessageType(42);
     internal_static_tasklife_v1_AbandonTaskResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_AbandonTaskResponse_descriptor,
         new java.lang.String[] { "Task", "Event", });
     internal_static_tasklife_v1_BatchCreateTasksRequest_descriptor =
-      getDescriptor().getMessageType(40);
+      getDescriptor().getMessageType(43);
     internal_static_tasklife_v1_BatchCreateTasksRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_BatchCreateTasksRequest_descriptor,
         new java.lang.String[] { "Requests", });
     internal_static_tasklife_v1_BatchCreateTasksResponse_descriptor =
-      getDescriptor().getMessageType(41);
+      getDescriptor().getMessageType(44);
     internal_static_tasklife_v1_BatchCreateTasksResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_BatchCreateTasksResponse_descriptor,
         new java.lang.String[] { "Results", });
     internal_static_tasklife_v1_BatchCreateTasksResult_descriptor =
-      getDescriptor().getMessageType(42);
+      getDescriptor().getMessageType(45);
     internal_static_tasklife_v1_BatchCreateTasksResult_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_BatchCreateTasksResult_descriptor,
         new java.lang.String[] { "Task", "Event", "Error", });
     internal_static_tasklife_v1_BatchTransitionTasksRequest_descriptor =
-      getDescriptor().getMessageType(43);
+      getDescriptor().getMessageType(46);
     internal_static_tasklife_v1_BatchTransitionTasksRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_BatchTransitionTasksRequest_descriptor,
         new java.lang.String[] { "Items", });
     internal_static_tasklife_v1_BatchTransitionTasksItem_descriptor =
-      getDescriptor().getMessageType(44);
+      getDescriptor().getMessageType(47);
     internal_static_tasklife_v1_BatchTransitionTasksItem_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_BatchTransitionTasksItem_descriptor,
         new java.lang.String[] { "Enqueue", "Start", "Complete", "Fail", "Retry", "Pause", "Resume", "Kill", "Abandon", "Request", });
     internal_static_tasklife_v1_BatchTransitionTasksResponse_descriptor =
-      getDescriptor().getMessageType(45);
+      getDescriptor().getMessageType(48);
     internal_static_tasklife_v1_BatchTransitionTasksResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_BatchTransitionTasksResponse_descriptor,
         new java.lang.String[] { "Results", });
     internal_static_tasklife_v1_BatchTransitionTasksResult_descriptor =
-      getDescriptor().getMessageType(46);
+      getDescriptor().getMessageType(49);
     internal_static_tasklife_v1_BatchTransitionTasksResult_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_BatchTransitionTasksResult_descriptor,
         new java.lang.String[] { "Task", "Event", "Error", });
     internal_static_tasklife_v1_ClaimTasksRequest_descriptor =
-      getDescriptor().getMessageType(47);
+      getDescriptor().getMessageType(50);
     internal_static_tasklife_v1_ClaimTasksRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ClaimTasksRequest_descriptor,
@@ -900,7 +973,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
         internal_static_tasklife_v1_ClaimTasksRequest_LabelsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_tasklife_v1_ClaimTasksResponse_descriptor =
-      getDescriptor().getMessageType(48);
+      getDescriptor().getMessageType(51);
     internal_static_tasklife_v1_ClaimTasksResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ClaimTasksResponse_descriptor,

@@ -10,6 +10,8 @@ import dev.tasklife.v1.ClaimTasksRequest;
 import dev.tasklife.v1.ClaimTasksResponse;
 import dev.tasklife.v1.CompleteTaskRequest;
 import dev.tasklife.v1.CompleteTaskResponse;
+import dev.tasklife.v1.CountTasksRequest;
+import dev.tasklife.v1.CountTasksResponse;
 import dev.tasklife.v1.CreateTaskRequest;
 import dev.tasklife.v1.CreateTaskResponse;
 import dev.tasklife.v1.EnqueueTaskRequest;
@@ -199,6 +201,11 @@ public final class TasklifeClient implements AutoCloseable {
   /** A task's attempts, the first first: each start with the move that ended it (derived from the history). */
   public ListTaskAttemptsResponse listTaskAttempts(ListTaskAttemptsRequest request) {
     return unary(() -> stub.listTaskAttempts(request));
+  }
+
+  /** How many tasks match ListTasks' filters, grouped by state, namespace or label values, in one snapshot. */
+  public CountTasksResponse countTasks(CountTasksRequest request) {
+    return unary(() -> stub.countTasks(request));
   }
 
   /** FAIL events across tasks, newest first, with every match counted by error type. */

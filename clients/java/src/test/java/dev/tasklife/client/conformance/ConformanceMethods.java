@@ -7,6 +7,7 @@ import com.google.protobuf.util.JsonFormat;
 import dev.tasklife.client.TasklifeClient;
 import dev.tasklife.v1.AbandonTaskRequest;
 import dev.tasklife.v1.CompleteTaskRequest;
+import dev.tasklife.v1.CountTasksRequest;
 import dev.tasklife.v1.CreateTaskRequest;
 import dev.tasklife.v1.EnqueueTaskRequest;
 import dev.tasklife.v1.FailTaskRequest;
@@ -42,6 +43,7 @@ final class ConformanceMethods {
       Map.entry("CreateTask", method(CreateTaskRequest::newBuilder, TasklifeClient::createTask)),
       Map.entry("GetTask", method(GetTaskRequest::newBuilder, TasklifeClient::getTask)),
       Map.entry("ListTasks", method(ListTasksRequest::newBuilder, TasklifeClient::listTasks)),
+      Map.entry("CountTasks", method(CountTasksRequest::newBuilder, TasklifeClient::countTasks)),
       Map.entry("ListTaskEvents", method(ListTaskEventsRequest::newBuilder, TasklifeClient::listTaskEvents)),
       Map.entry("ListTaskAttempts", method(ListTaskAttemptsRequest::newBuilder, TasklifeClient::listTaskAttempts)),
       Map.entry("ListTaskFailures", method(ListTaskFailuresRequest::newBuilder, TasklifeClient::listTaskFailures)),
