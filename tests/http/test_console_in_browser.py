@@ -186,6 +186,24 @@ def test_the_overview_counts_a_new_task_without_reload(page: Page, server: Serve
     expect(page.locator(f'#counts tr[data-namespace="{namespace}"] td[data-state="created"]')).to_have_text("1")
 
 
+def test_the_overview_takes_its_counts_from_count_tasks_without_listing_a_task(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    namespace = unique_id("ns").lower()[:30]
+    for state in (State.CREATED, State.READY, State.READY, State.RUNNING):
+        task_in(stub, state, namespace=namespace)
+    calls: list[tuple[str, str | None]] = []
+    page.on("request", lambda request: calls.append((request.url.rsplit("/", 1)[-1], request.post_data)))
+    open_console(page, server, "")
+    row = page.locator(f'#counts tr[data-namespace="{namespace}"]')
+    for state, count in (("created", "1"), ("ready", "2"), ("running", "1"), ("succeeded", "0")):
+        expect(row.locator(f'td[data-state="{state}"]')).to_have_text(count)
+    expect(row.locator("td.total")).to_have_text("4")
+    assert ("CountTasks", '{"groupBy":["namespace","state"]}') in calls
+    # The one ListTasks is the start's probe of what the caller may read: a page of one task.
+    assert [body for name, body in calls if name == "ListTasks"] == ['{"pageSize":1}']
+
+
 def test_the_event_feed_shows_only_the_events_of_its_filter(page: Page, server: ServerProcess, stub) -> None:
     task, other = create(stub), create(stub)
     open_console(page, server, f"events?task={task.task_id}")

@@ -1,5 +1,6 @@
-// Overview: tasks by state per namespace (kept current by the live events), transitions per
-// minute since the page opened, and the last day's failures by error type.
+// Overview: tasks by state per namespace (counted by the server with CountTasks, kept current by
+// the live events), transitions per minute since the page opened, and the last day's failures
+// by error type.
 import { TaskState, type TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
 import { describeError } from "../api.js";
 import type { Page } from "../app.js";
@@ -9,19 +10,20 @@ import { stateName, toDate } from "../format.js";
 import { states } from "../machine.js";
 import { section, stateBadge } from "../widgets.js";
 
-const SCAN_PAGES = 20; // of 1000 tasks: the overview counts at most 20,000 tasks
 const MINUTES = 15;
+// The counts are taken again this often: live events keep them current in between, and a
+// move committed across the count's snapshot is set right by the next count.
+const RECOUNT_MS = 60_000;
 
 export const overviewPage: Page = (root, app) => {
   const columns = states(app.machine);
   const counts = new Map<string, Map<TaskState, number>>();
   const perMinute = new Map<number, number>();
   const opened = Date.now();
-  let truncated = false;
-  // The version each counted task is at: an event the listing already reflects is not counted
-  // again, and events that arrive while the listing loads wait for it.
-  const known = new Map<string, bigint>();
-  let loaded = false;
+  // The instant of the counts' snapshot: an event from before it is already counted. Events
+  // that arrive while the first count loads wait for it.
+  let countedAt: number | undefined;
+  let counting = false; // events that arrive meanwhile wait in `early`, as for the first count
   const early: TaskEvent[] = [];
 
   const table = h("table", { class: "counts", id: "counts" });
@@ -59,7 +61,6 @@ export const overviewPage: Page = (root, app) => {
         }), h("td", { class: "total" }, String(total)));
       })));
     if (!namespaces.length) table.append(h("tbody", {}, h("tr", {}, h("td", { class: "muted" }, "No tasks yet."))));
-    note.textContent = truncated ? `Counted the first ${SCAN_PAGES * 1000} tasks only.` : "";
   }
 
   function drawChart(): void {
@@ -77,36 +78,36 @@ export const overviewPage: Page = (root, app) => {
   }
 
   async function load(): Promise<void> {
+    counting = true;
     try {
-      let pageToken = "";
-      for (let page = 0; page < SCAN_PAGES; page += 1) {
-        const reply = await app.client.listTasks({ pageSize: 1000, pageToken });
-        for (const task of reply.tasks) {
-          known.set(task.taskId, task.version);
-          bump(task.namespace, task.state, 1);
-        }
-        pageToken = reply.nextPageToken;
-        if (!pageToken) break;
+      const reply = await app.client.countTasks({ groupBy: ["namespace", "state"] });
+      counts.clear();
+      for (const count of reply.counts) {
+        const [namespace, state] = count.values;
+        bump(namespace, TaskState[state.replace(/^TASK_STATE_/, "") as keyof typeof TaskState], Number(count.count));
       }
-      truncated = pageToken !== "";
+      countedAt = toDate(reply.readTime)?.getTime() ?? Date.now();
+      note.textContent = `Counted by the server at ${new Date(countedAt).toLocaleTimeString()}, then kept current by the live events.`;
     } catch (error) {
       replace(table, h("tbody", {}, h("tr", {}, h("td", { class: "error" }, describeError(error)))));
       return;
+    } finally {
+      counting = false;
     }
-    loaded = true;
     table.dataset.loaded = "true";
-    apply(early.splice(0));
+    apply(early.splice(0), false);
     drawCounts();
   }
 
-  function apply(events: TaskEvent[]): void {
+  function apply(events: TaskEvent[], live = true): void {
     let changed: { namespace: string; state: TaskState } | undefined;
     for (const e of events) {
       const at = toDate(e.createTime)?.getTime() ?? Date.now();
-      const minute = Math.floor(at / 60000);
-      perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
-      if ((known.get(e.taskId) ?? 0n) >= e.version) continue; // the listing saw this move already
-      known.set(e.taskId, e.version);
+      if (live) {
+        const minute = Math.floor(at / 60000);
+        perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+      }
+      if (countedAt === undefined || at <= countedAt) continue; // the count saw this move already
       if (e.fromState !== TaskState.UNSPECIFIED) bump(e.namespace, e.fromState, -1);
       bump(e.namespace, e.toState, 1);
       changed = { namespace: e.namespace, state: e.toState };
@@ -117,11 +118,18 @@ export const overviewPage: Page = (root, app) => {
 
   const stop = app.onEvents((events) => {
     failures.onEvents(events);
-    if (loaded) apply(events);
-    else early.push(...events);
+    if (countedAt !== undefined && !counting) apply(events);
+    else {
+      early.push(...events);
+      for (const e of events) {
+        const minute = Math.floor((toDate(e.createTime)?.getTime() ?? Date.now()) / 60000);
+        perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+      }
+    }
   });
   drawChart();
   void load();
   const tick = setInterval(drawChart, 10_000);
-  return () => { stop(); failures.stop(); clearInterval(tick); };
+  const recount = setInterval(() => void load(), RECOUNT_MS);
+  return () => { stop(); failures.stop(); clearInterval(tick); clearInterval(recount); };
 };
