@@ -443,3 +443,35 @@ def test_the_task_list_with_its_filters_fits_a_phone(page: Page, server: ServerP
     for control in ("#filter-labels", "#apply-filter", 'button[data-rpc="AbandonTask"]'):
         box = page.locator(control).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, control
+
+
+def test_the_task_list_finds_tasks_by_id_prefix_newest_first_with_a_total(page: Page, server: ServerProcess, stub) -> None:
+    prefix = unique_id("find")
+    made = [create(stub, task_id=f"{prefix}-{n}").task_id for n in range(3)]
+    create(stub, task_id=unique_id("other"))
+    open_console(page, server, "tasks")
+    page.locator("#filter-prefix").fill(prefix)
+    page.locator("#filter-newest").check()
+    page.locator("#apply-filter").click()
+    expect(page.locator("#total")).to_have_text("3 tasks match")
+    expect(page.locator("#tasks tr[data-task-id]")).to_have_count(3)
+    shown = page.locator("#tasks tr[data-task-id]").evaluate_all("rows => rows.map(r => r.dataset.taskId)")
+    assert shown == made[::-1]
+    newest = create(stub, task_id=f"{prefix}-3").task_id  # arrives live, on top
+    expect(page.locator("#tasks tr[data-task-id]").first).to_have_attribute("data-task-id", newest)
+
+
+def test_the_task_list_keeps_the_tasks_created_in_a_time_range(page: Page, server: ServerProcess, stub) -> None:
+    prefix = unique_id("range")
+    early = create(stub, task_id=f"{prefix}-early")
+    time.sleep(1.2)
+    late = create(stub, task_id=f"{prefix}-late")
+    # datetime-local is the browser's local time: the page runs in UTC here.
+    boundary = late.create_time.ToDatetime().strftime("%Y-%m-%dT%H:%M:%S")
+    open_console(page, server, f"tasks?prefix={prefix}&after={boundary}")
+    expect(page.locator("#total")).to_have_text("1 task match")
+    expect(page.locator("#tasks tr[data-task-id]")).to_have_count(1)
+    expect(page.locator(f'#tasks tr[data-task-id="{late.task_id}"]')).to_have_count(1)
+    open_console(page, server, f"tasks?prefix={prefix}&before={boundary}")
+    expect(page.locator(f'#tasks tr[data-task-id="{early.task_id}"]')).to_have_count(1)
+    expect(page.locator("#total")).to_have_text("1 task match")

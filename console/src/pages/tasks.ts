@@ -7,7 +7,8 @@ import { mayCall, notGrantedTitle } from "../access.js";
 import { describeError } from "../api.js";
 import type { App, Page } from "../app.js";
 import { flash, h, replace } from "../dom.js";
-import { labelsText, parseLabels, stateName, verb, when } from "../format.js";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { labelsText, parseLabels, stateName, toDate, verb, when } from "../format.js";
 import { actionByRpc, states, transition } from "../machine.js";
 import { askReason } from "../reason.js";
 import { clipped, stateBadge, taskLink } from "../widgets.js";
@@ -20,6 +21,17 @@ interface Filter {
   states: TaskState[];
   namespace: string;
   labels: Record<string, string>;
+  prefix: string;
+  after?: Date; // created at or after
+  before?: Date; // created before
+  newestFirst: boolean;
+}
+
+/** A `datetime-local` value (the browser's local time) as a Date; undefined when empty or unreadable. */
+function localTime(text: string | null): Date | undefined {
+  if (!text) return undefined;
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
 /** The filter of the page's address, or undefined when its labels are not KEY=VALUE pairs: a
@@ -32,6 +44,10 @@ function filterFrom(app: App, params: URLSearchParams): Filter | undefined {
     states: states(app.machine).filter((s) => wanted.includes(stateName(s))),
     namespace: params.get("ns") ?? "",
     labels,
+    prefix: params.get("prefix") ?? "",
+    after: localTime(params.get("after")),
+    before: localTime(params.get("before")),
+    newestFirst: params.get("order") === "newest",
   };
 }
 
@@ -45,14 +61,28 @@ function labelFilterError(part: string): string {
 }
 
 function matches(filter: Filter, task: Task): boolean {
+  const created = toDate(task.createTime)?.getTime() ?? 0;
   return (!filter.states.length || filter.states.includes(task.state))
     && (!filter.namespace || filter.namespace === task.namespace)
-    && Object.entries(filter.labels).every(([k, v]) => task.labels[k] === v);
+    && Object.entries(filter.labels).every(([k, v]) => task.labels[k] === v)
+    && task.taskId.startsWith(filter.prefix)
+    && (!filter.after || created >= filter.after.getTime())
+    && (!filter.before || created < filter.before.getTime());
+}
+
+/** The server-side filters of ListTasks and CountTasks for `filter`. */
+function serverFilter(filter: Filter) {
+  return {
+    states: filter.states, namespaces: filter.namespace ? [filter.namespace] : [], labels: filter.labels,
+    taskIdPrefix: filter.prefix,
+    createdAfter: filter.after ? timestampFromDate(filter.after) : undefined,
+    createdBefore: filter.before ? timestampFromDate(filter.before) : undefined,
+  };
 }
 
 export const tasksPage: Page = (root, app, params) => {
   const readable = filterFrom(app, params);
-  const filter = readable ?? { states: [], namespace: params.get("ns") ?? "", labels: {} };
+  const filter = readable ?? { states: [], namespace: params.get("ns") ?? "", labels: {}, prefix: "", newestFirst: false };
   const rows = new Map<string, { task: Task; row: HTMLTableRowElement; box: HTMLInputElement }>();
   const tokens: string[] = [""]; // page tokens of the pages seen, for "previous"
   let pageIndex = 0;
@@ -75,6 +105,11 @@ export const tasksPage: Page = (root, app, params) => {
   const stateBoxes = states(app.machine).map((s) =>
     h("label", { class: "chip" }, h("input", { type: "checkbox", name: "state", value: stateName(s), checked: filter.states.includes(s) }), stateName(s)));
   const nsInput = h("input", { name: "ns", id: "filter-ns", placeholder: "any namespace", value: filter.namespace });
+  const prefixInput = h("input", { name: "prefix", id: "filter-prefix", placeholder: "task id starts with…", value: filter.prefix });
+  const afterInput = h("input", { type: "datetime-local", name: "after", id: "filter-after", title: "created at or after (your local time)", value: params.get("after") ?? "" });
+  const beforeInput = h("input", { type: "datetime-local", name: "before", id: "filter-before", title: "created before (your local time)", value: params.get("before") ?? "" });
+  const newestBox = h("input", { type: "checkbox", id: "filter-newest", checked: filter.newestFirst });
+  const total = h("span", { id: "total", class: "muted" });
   const labelsInput = h("input", { name: "labels", id: "filter-labels", placeholder: "team=data, tier=gold", value: params.get("labels") ?? "",
     "aria-describedby": "filter-error", oninput: () => showFilterError("") });
   const filterError = h("div", { id: "filter-error", class: "error", role: "alert" });
@@ -88,13 +123,21 @@ export const tasksPage: Page = (root, app, params) => {
     const chosen = stateBoxes.map((l) => l.querySelector("input")!).filter((i) => i.checked).map((i) => i.value);
     if (chosen.length) query.set("state", chosen.join(","));
     if (nsInput.value.trim()) query.set("ns", nsInput.value.trim());
+    if (prefixInput.value.trim()) query.set("prefix", prefixInput.value.trim());
+    if (afterInput.value) query.set("after", afterInput.value);
+    if (beforeInput.value) query.set("before", beforeInput.value);
+    if (newestBox.checked) query.set("order", "newest");
     if (labelsInput.value.trim()) query.set("labels", labelsInput.value.trim());
     const wrong = badLabel(labelsInput.value);
     if (wrong !== undefined) { showFilterError(labelFilterError(wrong)); return; }
     location.hash = `#/tasks${query.size ? `?${query}` : ""}`;
   } },
     h("div", { class: "chips" }, ...stateBoxes),
-    h("div", { class: "row" }, nsInput, labelsInput, h("button", { type: "submit", id: "apply-filter" }, "Filter")),
+    h("div", { class: "row" }, prefixInput, nsInput, labelsInput),
+    h("div", { class: "row" },
+      h("label", { class: "time" }, "created from ", afterInput), h("label", { class: "time" }, "before ", beforeInput),
+      h("label", { class: "chip" }, newestBox, "newest first"),
+      h("button", { type: "submit", id: "apply-filter" }, "Filter")),
     filterError,
   );
   if (readable === undefined) showFilterError(labelFilterError(badLabel(params.get("labels") ?? "") ?? ""));
@@ -102,7 +145,7 @@ export const tasksPage: Page = (root, app, params) => {
   root.append(
     h("h1", {}, "Tasks"),
     form,
-    h("div", { class: "bulk" }, selectedCount, ...bulkButtons),
+    h("div", { class: "bulk" }, total, selectedCount, ...bulkButtons),
     results,
     h("table", { class: "tasks", id: "tasks" },
       h("thead", {}, h("tr", {}, h("th", {}, selectAll), h("th", {}, "Task"), h("th", {}, "Namespace"), h("th", {}, "State"),
@@ -142,10 +185,13 @@ export const tasksPage: Page = (root, app, params) => {
       return;
     }
     try {
-      const reply = await app.client.listTasks({
-        pageSize: PAGE_SIZE, pageToken: tokens[pageIndex], states: filter.states,
-        namespaces: filter.namespace ? [filter.namespace] : [], labels: filter.labels,
-      });
+      const [reply, counted] = await Promise.all([
+        app.client.listTasks({ pageSize: PAGE_SIZE, pageToken: tokens[pageIndex], orderBy: filter.newestFirst ? "create_time desc" : "",
+          ...serverFilter(filter) }),
+        app.client.countTasks(serverFilter(filter)),
+      ]);
+      const matching = Number(counted.counts[0]?.count ?? 0n);
+      total.textContent = `${matching.toLocaleString()} task${matching === 1 ? "" : "s"} match`;
       rows.clear();
       selectAll.checked = false;
       replace(body, ...reply.tasks.map(rowOf));
@@ -203,17 +249,20 @@ export const tasksPage: Page = (root, app, params) => {
           if (task) update(task);
         }
       } else if (event.version === 1n) {
-        // A new task comes last in ListTasks' order (oldest first): shown at once on the last page.
+        // A new task comes last when oldest first (shown at once on the last page), and first
+        // when newest first (shown at once on the first page).
         const { task } = await app.client.getTask({ taskId: event.taskId }).catch(() => ({ task: undefined }));
         if (!task || readable === undefined || !matches(filter, task) || rows.has(task.taskId)) continue;
-        if (tokens.length > pageIndex + 1) {
+        const onThisPage = filter.newestFirst ? pageIndex === 0 : tokens.length <= pageIndex + 1;
+        if (!onThisPage) {
           newElsewhere += 1;
-          replace(pagerNote, `${newElsewhere} new task${newElsewhere === 1 ? "" : "s"} on later pages`);
+          replace(pagerNote, `${newElsewhere} new task${newElsewhere === 1 ? "" : "s"} on ${filter.newestFirst ? "earlier" : "later"} pages`);
           continue;
         }
         body.querySelector("td.empty")?.parentElement?.remove();
         const row = rowOf(task);
-        body.append(row);
+        if (filter.newestFirst) body.prepend(row);
+        else body.append(row);
         flash(row);
       }
     }
