@@ -247,3 +247,22 @@ def test_the_batch_and_claim_methods_answer_over_connect_json(server: ServerProc
     claimed = connect_json(server.http_url, "ClaimTasks", {"worker": "w1", "maxTasks": 5, "labels": {"queue": queue}})
     assert claimed.status == 200
     assert [c["task"]["taskId"] for c in claimed.json()["claims"]] == [task_id]
+
+
+def test_count_tasks_answers_over_connect_json(server: ServerProcess, stub) -> None:
+    labels = {"suite": unique_id("s")}
+    create(stub, labels=labels)
+    create(stub, labels=labels)
+
+    reply = connect_json(server.http_url, "CountTasks", {"groupBy": ["state"], "labels": labels})
+
+    assert reply.status == 200
+    assert reply.json()["counts"] == [{"values": ["TASK_STATE_CREATED"], "count": "2"}]
+
+
+def test_an_unknown_order_by_over_connect_json_is_invalid_argument(server: ServerProcess) -> None:
+    reply = connect_json(server.http_url, "ListTasks", {"orderBy": "newest"})
+
+    assert reply.status == 400
+    assert reply.json()["code"] == "invalid_argument"
+    assert [field for field, _ in _violations(reply)] == ["order_by"]

@@ -112,3 +112,30 @@ def test_auto_writes_json_when_the_stream_is_not_a_terminal() -> None:
     assert logs.uses_json("auto", io.StringIO())
     assert not logs.uses_json("text", io.StringIO())
     assert logs.uses_json("json", io.StringIO())
+
+
+def _gauges(read) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    from tasklife_server.observability.metrics import TaskGaugesCollector
+
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in TaskGaugesCollector(read).collect() for sample in family.samples}
+
+
+def test_the_task_gauges_show_every_state_of_a_namespace_zero_included() -> None:
+    from tasklife_server.domain.states import State
+
+    shown = _gauges(lambda: [("etl", State.READY, 3, 42.5)])
+
+    assert shown[("tasklife_tasks", (("namespace", "etl"), ("state", "ready")))] == 3
+    assert shown[("tasklife_tasks", (("namespace", "etl"), ("state", "running")))] == 0
+    assert len([key for key in shown if key[0] == "tasklife_tasks"]) == len(State)
+    assert shown[("tasklife_ready_oldest_age_seconds", (("namespace", "etl"),))] == 42.5
+
+
+def test_a_failed_read_shows_the_task_gauges_empty_instead_of_failing_the_scrape(caplog) -> None:
+    def unavailable():
+        raise TimeoutError("no database")
+
+    with caplog.at_level(logging.WARNING, logger="tasklife.metrics"):
+        assert _gauges(unavailable) == {}
+    assert "the task gauges could not be read: no database" in caplog.text

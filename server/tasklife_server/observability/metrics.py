@@ -6,6 +6,7 @@ look-up and one increment or observation: the labelled children are resolved onc
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -18,6 +19,8 @@ from prometheus_client.registry import Collector
 
 from tasklife_server.domain.policies import TimerAction
 from tasklife_server.domain.states import Action, State
+
+log = logging.getLogger("tasklife.metrics")
 
 # From a fast GetTask to a WatchTaskEvents stream held open for an hour.
 RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600)
@@ -162,7 +165,13 @@ class TaskGaugesCollector(Collector):
     def collect(self) -> Iterable[GaugeMetricFamily]:
         with self._lock:
             if time.monotonic() - self._read_at >= TASK_GAUGES_MAX_AGE_SECONDS:
-                self._last = self._read()
+                try:
+                    self._last = self._read()
+                except Exception as failure:  # noqa: BLE001 - any failure of the read, the database's included
+                    # Without the database the other metrics (the pool's, the RPCs') matter
+                    # most: this scrape shows the task gauges empty rather than failing whole.
+                    log.warning("the task gauges could not be read: %s", failure or type(failure).__name__)
+                    self._last = []
                 self._read_at = time.monotonic()
             rows = self._last
         return self._families(rows)

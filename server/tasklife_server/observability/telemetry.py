@@ -83,14 +83,20 @@ class Telemetry:
 
 
 T = TypeVar("T")
-# A scrape waits this long for the task gauges' query before it fails (the endpoint answers 500).
-GAUGES_TIMEOUT_SECONDS = 10.0
+# A scrape waits this long for the task gauges' query before it shows them empty: within
+# Prometheus' default scrape timeout (10 s), so that the other metrics still arrive.
+GAUGES_TIMEOUT_SECONDS = 5.0
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop, read: Callable[[], Coroutine[Any, Any, T]]) -> Callable[[], T]:
     """`read` made callable from the metrics endpoint's thread: run on the server's loop
     (and its database pool), waited for."""
     def call() -> T:
-        return asyncio.run_coroutine_threadsafe(read(), loop).result(timeout=GAUGES_TIMEOUT_SECONDS)
+        future = asyncio.run_coroutine_threadsafe(read(), loop)
+        try:
+            return future.result(timeout=GAUGES_TIMEOUT_SECONDS)
+        except TimeoutError:
+            future.cancel()  # the query gives back its connection rather than run on unread
+            raise
 
     return call
