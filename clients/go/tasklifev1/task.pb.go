@@ -628,7 +628,10 @@ type Task struct {
 	Result *TaskPayload `protobuf:"bytes,18,opt,name=result,proto3" json:"result,omitempty"`
 	// The failure of the latest failed attempt, kept after retries: unset when no attempt
 	// has failed. The history holds every one (TaskEvent.failure, ListTaskAttempts).
-	LastFailure   *TaskFailure `protobuf:"bytes,19,opt,name=last_failure,json=lastFailure,proto3" json:"last_failure,omitempty"`
+	LastFailure *TaskFailure `protobuf:"bytes,19,opt,name=last_failure,json=lastFailure,proto3" json:"last_failure,omitempty"`
+	// The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+	// priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+	Priority      int32 `protobuf:"varint,30,opt,name=priority,proto3" json:"priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -794,6 +797,13 @@ func (x *Task) GetLastFailure() *TaskFailure {
 		return x.LastFailure
 	}
 	return nil
+}
+
+func (x *Task) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
 }
 
 // TaskEvent is one row of a task's audited history: a single state change. Events
@@ -1144,7 +1154,7 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\rnon_retryable\x18\x05 \x01(\bR\fnonRetryable\x122\n" +
 	"\adetails\x18\x06 \x01(\v2\x18.tasklife.v1.TaskPayloadR\adetailsB\f\n" +
 	"\n" +
-	"_exit_code\"\xb8\a\n" +
+	"_exit_code\"\xd4\a\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -1168,7 +1178,8 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\tnamespace\x18\x10 \x01(\tR\tnamespace\x12.\n" +
 	"\x05input\x18\x11 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x120\n" +
 	"\x06result\x18\x12 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x06result\x12;\n" +
-	"\flast_failure\x18\x13 \x01(\v2\x18.tasklife.v1.TaskFailureR\vlastFailure\x1a9\n" +
+	"\flast_failure\x18\x13 \x01(\v2\x18.tasklife.v1.TaskFailureR\vlastFailure\x12\x1a\n" +
+	"\bpriority\x18\x1e \x01(\x05R\bpriority\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd7\x04\n" +

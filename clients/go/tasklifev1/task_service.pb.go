@@ -56,7 +56,11 @@ type CreateTaskRequest struct {
 	// What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
 	// GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
 	// when data is set. Part of the spec a retried CreateTask must repeat.
-	Input         *TaskPayload `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
+	Input *TaskPayload `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
+	// The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+	// first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+	// retried CreateTask must repeat.
+	Priority      int32 `protobuf:"varint,20,opt,name=priority,proto3" json:"priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -166,6 +170,13 @@ func (x *CreateTaskRequest) GetInput() *TaskPayload {
 		return x.Input
 	}
 	return nil
+}
+
+func (x *CreateTaskRequest) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
 }
 
 // CreateTaskResponse is the created (or, on a retried create, the existing) task.
@@ -3824,7 +3835,7 @@ var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xe9\x03\n" +
+	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\x85\x04\n" +
 	"\x11CreateTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12B\n" +
 	"\x06labels\x18\x02 \x03(\v2*.tasklife.v1.CreateTaskRequest.LabelsEntryR\x06labels\x12\x1d\n" +
@@ -3839,7 +3850,8 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\fon_behalf_of\x18\n" +
 	" \x01(\tR\n" +
 	"onBehalfOf\x12.\n" +
-	"\x05input\x18\v \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x1a9\n" +
+	"\x05input\x18\v \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x12\x1a\n" +
+	"\bpriority\x18\x14 \x01(\x05R\bpriority\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"i\n" +

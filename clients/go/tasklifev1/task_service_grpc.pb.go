@@ -210,7 +210,7 @@ type TaskServiceClient interface {
 	// UNAVAILABLE.
 	BatchTransitionTasks(ctx context.Context, in *BatchTransitionTasksRequest, opts ...grpc.CallOption) (*BatchTransitionTasksResponse, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-	// oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
 	// as a StartTask would record them). Concurrent claimers never receive the same task and
 	// never wait for each other. With `wait`, the call returns as soon as at least one
 	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -616,7 +616,7 @@ type TaskServiceServer interface {
 	// UNAVAILABLE.
 	BatchTransitionTasks(context.Context, *BatchTransitionTasksRequest) (*BatchTransitionTasksResponse, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-	// oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
 	// as a StartTask would record them). Concurrent claimers never receive the same task and
 	// never wait for each other. With `wait`, the call returns as soon as at least one
 	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a

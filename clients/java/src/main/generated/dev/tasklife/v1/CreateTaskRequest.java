@@ -615,6 +615,23 @@ java.lang.String defaultValue) {
     return input_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
   }
 
+  public static final int PRIORITY_FIELD_NUMBER = 20;
+  private int priority_ = 0;
+  /**
+   * <pre>
+   * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+   * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+   * retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>int32 priority = 20 [json_name = "priority"];</code>
+   * @return The priority.
+   */
+  @java.lang.Override
+  public int getPriority() {
+    return priority_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -664,6 +681,9 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000002) != 0)) {
       output.writeMessage(11, getInput());
+    }
+    if (priority_ != 0) {
+      output.writeInt32(20, priority_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -717,6 +737,10 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(11, getInput());
     }
+    if (priority_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(20, priority_);
+    }
     return size;
   }
   @java.lang.Override
@@ -769,6 +793,8 @@ java.lang.String defaultValue) {
       if (!getInput()
           .equals(other.getInput())) return false;
     }
+    if (getPriority()
+        != other.getPriority()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -811,6 +837,8 @@ java.lang.String defaultValue) {
       hash = (37 * hash) + INPUT_FIELD_NUMBER;
       hash = (53 * hash) + getInput().hashCode();
     }
+    hash = (37 * hash) + PRIORITY_FIELD_NUMBER;
+    hash = (53 * hash) + getPriority();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -995,6 +1023,7 @@ java.lang.String defaultValue) {
         inputBuilder_.dispose();
         inputBuilder_ = null;
       }
+      priority_ = 0;
       return this;
     }
 
@@ -1070,6 +1099,9 @@ java.lang.String defaultValue) {
             : inputBuilder_.build();
         to_bitField0_ |= 0x00000002;
       }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.priority_ = priority_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1136,6 +1168,9 @@ java.lang.String defaultValue) {
       }
       if (other.hasInput()) {
         mergeInput(other.getInput());
+      }
+      if (other.getPriority() != 0) {
+        setPriority(other.getPriority());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1224,6 +1259,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000400;
               break;
             } // case 90
+            case 160: {
+              priority_ = input.readInt32();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 160
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2499,6 +2539,56 @@ java.lang.String defaultValue) {
         input_ = null;
       }
       return inputBuilder_;
+    }
+
+    private int priority_ ;
+    /**
+     * <pre>
+     * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+     * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+     * retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>int32 priority = 20 [json_name = "priority"];</code>
+     * @return The priority.
+     */
+    @java.lang.Override
+    public int getPriority() {
+      return priority_;
+    }
+    /**
+     * <pre>
+     * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+     * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+     * retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>int32 priority = 20 [json_name = "priority"];</code>
+     * @param value The priority to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPriority(int value) {
+
+      priority_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+     * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+     * retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>int32 priority = 20 [json_name = "priority"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPriority() {
+      bitField0_ = (bitField0_ & ~0x00000800);
+      priority_ = 0;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.CreateTaskRequest)

@@ -310,4 +310,16 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
    */
   dev.tasklife.v1.TaskPayloadOrBuilder getInputOrBuilder();
+
+  /**
+   * <pre>
+   * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+   * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+   * retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>int32 priority = 20 [json_name = "priority"];</code>
+   * @return The priority.
+   */
+  int getPriority();
 }

@@ -863,6 +863,22 @@ java.lang.String defaultValue) {
     return lastFailure_ == null ? dev.tasklife.v1.TaskFailure.getDefaultInstance() : lastFailure_;
   }
 
+  public static final int PRIORITY_FIELD_NUMBER = 30;
+  private int priority_ = 0;
+  /**
+   * <pre>
+   * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+   * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+   * </pre>
+   *
+   * <code>int32 priority = 30 [json_name = "priority"];</code>
+   * @return The priority.
+   */
+  @java.lang.Override
+  public int getPriority() {
+    return priority_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -936,6 +952,9 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000100) != 0)) {
       output.writeMessage(19, getLastFailure());
+    }
+    if (priority_ != 0) {
+      output.writeInt32(30, priority_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -1022,6 +1041,10 @@ java.lang.String defaultValue) {
     if (((bitField0_ & 0x00000100) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(19, getLastFailure());
+    }
+    if (priority_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(30, priority_);
     }
     return size;
   }
@@ -1111,6 +1134,8 @@ java.lang.String defaultValue) {
       if (!getLastFailure()
           .equals(other.getLastFailure())) return false;
     }
+    if (getPriority()
+        != other.getPriority()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1184,6 +1209,8 @@ java.lang.String defaultValue) {
       hash = (37 * hash) + LAST_FAILURE_FIELD_NUMBER;
       hash = (53 * hash) + getLastFailure().hashCode();
     }
+    hash = (37 * hash) + PRIORITY_FIELD_NUMBER;
+    hash = (53 * hash) + getPriority();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1411,6 +1438,7 @@ java.lang.String defaultValue) {
         lastFailureBuilder_.dispose();
         lastFailureBuilder_ = null;
       }
+      priority_ = 0;
       return this;
     }
 
@@ -1531,6 +1559,9 @@ java.lang.String defaultValue) {
             : lastFailureBuilder_.build();
         to_bitField0_ |= 0x00000100;
       }
+      if (((from_bitField0_ & 0x00080000) != 0)) {
+        result.priority_ = priority_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1617,6 +1648,9 @@ java.lang.String defaultValue) {
       }
       if (other.hasLastFailure()) {
         mergeLastFailure(other.getLastFailure());
+      }
+      if (other.getPriority() != 0) {
+        setPriority(other.getPriority());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1759,6 +1793,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00040000;
               break;
             } // case 154
+            case 240: {
+              priority_ = input.readInt32();
+              bitField0_ |= 0x00080000;
+              break;
+            } // case 240
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -4157,6 +4196,53 @@ java.lang.String defaultValue) {
         lastFailure_ = null;
       }
       return lastFailureBuilder_;
+    }
+
+    private int priority_ ;
+    /**
+     * <pre>
+     * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+     * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+     * </pre>
+     *
+     * <code>int32 priority = 30 [json_name = "priority"];</code>
+     * @return The priority.
+     */
+    @java.lang.Override
+    public int getPriority() {
+      return priority_;
+    }
+    /**
+     * <pre>
+     * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+     * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+     * </pre>
+     *
+     * <code>int32 priority = 30 [json_name = "priority"];</code>
+     * @param value The priority to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPriority(int value) {
+
+      priority_ = value;
+      bitField0_ |= 0x00080000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+     * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+     * </pre>
+     *
+     * <code>int32 priority = 30 [json_name = "priority"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPriority() {
+      bitField0_ = (bitField0_ & ~0x00080000);
+      priority_ = 0;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

@@ -518,4 +518,15 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.TaskFailure last_failure = 19 [json_name = "lastFailure"];</code>
    */
   dev.tasklife.v1.TaskFailureOrBuilder getLastFailureOrBuilder();
+
+  /**
+   * <pre>
+   * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+   * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+   * </pre>
+   *
+   * <code>int32 priority = 30 [json_name = "priority"];</code>
+   * @return The priority.
+   */
+  int getPriority();
 }

@@ -1106,7 +1106,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -1549,7 +1549,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -1908,7 +1908,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -2265,7 +2265,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -2623,7 +2623,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a

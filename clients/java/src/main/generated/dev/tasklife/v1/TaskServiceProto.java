@@ -304,7 +304,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "fe.v1\032\036google/protobuf/duration.proto\032\037g" +
       "oogle/protobuf/timestamp.proto\032\027google/r" +
       "pc/status.proto\032\026tasklife/v1/task.proto\"" +
-      "\351\003\n\021CreateTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "\205\004\n\021CreateTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
       "taskId\022B\n\006labels\030\002 \003(\0132*.tasklife.v1.Cre" +
       "ateTaskRequest.LabelsEntryR\006labels\022\035\n\nde" +
       "pends_on\030\003 \003(\tR\tdependsOn\022\031\n\010rerun_of\030\004 " +
@@ -314,270 +314,271 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "rator\022!\n\014auto_enqueue\030\010 \001(\010R\013autoEnqueue" +
       "\022\034\n\tnamespace\030\t \001(\tR\tnamespace\022 \n\014on_beh" +
       "alf_of\030\n \001(\tR\nonBehalfOf\022.\n\005input\030\013 \001(\0132" +
-      "\030.tasklife.v1.TaskPayloadR\005input\0329\n\013Labe" +
-      "lsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\t" +
-      "R\005value:\0028\001\"i\n\022CreateTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005even" +
-      "t\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"\205" +
-      "\001\n\016GetTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006task" +
-      "Id\022/\n\005as_of\030\002 \001(\0132\032.google.protobuf.Time" +
-      "stampR\004asOf\022)\n\004view\030\003 \001(\0162\025.tasklife.v1." +
-      "TaskViewR\004view\"8\n\017GetTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\370\002\n\020Lis" +
-      "tTasksRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSi" +
-      "ze\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022.\n\006sta" +
-      "tes\030\003 \003(\0162\026.tasklife.v1.TaskStateR\006state" +
-      "s\022A\n\006labels\030\004 \003(\0132).tasklife.v1.ListTask" +
-      "sRequest.LabelsEntryR\006labels\022\036\n\nnamespac" +
-      "es\030\005 \003(\tR\nnamespaces\022/\n\005as_of\030\006 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\004asOf\022)\n\004view\030\007 " +
-      "\001(\0162\025.tasklife.v1.TaskViewR\004view\0329\n\013Labe" +
-      "lsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\t" +
-      "R\005value:\0028\001\"d\n\021ListTasksResponse\022\'\n\005task" +
-      "s\030\001 \003(\0132\021.tasklife.v1.TaskR\005tasks\022&\n\017nex" +
-      "t_page_token\030\002 \001(\tR\rnextPageToken\"\336\001\n\025Li" +
-      "stTaskEventsRequest\022\027\n\007task_id\030\001 \001(\tR\006ta" +
-      "skId\022\033\n\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npag" +
-      "e_token\030\003 \001(\tR\tpageToken\0229\n\nstart_time\030\004" +
-      " \001(\0132\032.google.protobuf.TimestampR\tstartT" +
-      "ime\0225\n\010end_time\030\005 \001(\0132\032.google.protobuf." +
-      "TimestampR\007endTime\"\237\001\n\027ListTaskAttemptsR" +
-      "equest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage_" +
-      "size\030\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\t" +
-      "R\tpageToken\022/\n\005as_of\030\004 \001(\0132\032.google.prot" +
-      "obuf.TimestampR\004asOf\"x\n\030ListTaskAttempts" +
-      "Response\0224\n\010attempts\030\001 \003(\0132\030.tasklife.v1" +
-      ".TaskAttemptR\010attempts\022&\n\017next_page_toke" +
-      "n\030\002 \001(\tR\rnextPageToken\"\210\002\n\027ListTaskFailu" +
-      "resRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022" +
-      "\035\n\npage_token\030\002 \001(\tR\tpageToken\022\036\n\nnamesp" +
-      "aces\030\003 \003(\tR\nnamespaces\022\037\n\013error_types\030\004 " +
-      "\003(\tR\nerrorTypes\0229\n\nstart_time\030\005 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\tstartTime\0225\n\010en" +
-      "d_time\030\006 \001(\0132\032.google.protobuf.Timestamp" +
-      "R\007endTime\"\251\001\n\030ListTaskFailuresResponse\0222" +
-      "\n\010failures\030\001 \003(\0132\026.tasklife.v1.TaskEvent" +
-      "R\010failures\022&\n\017next_page_token\030\002 \001(\tR\rnex" +
-      "tPageToken\0221\n\006counts\030\003 \003(\0132\031.tasklife.v1" +
-      ".FailureCountR\006counts\"C\n\014FailureCount\022\035\n" +
-      "\nerror_type\030\001 \001(\tR\terrorType\022\024\n\005count\030\002 " +
-      "\001(\003R\005count\"p\n\026ListTaskEventsResponse\022.\n\006" +
-      "events\030\001 \003(\0132\026.tasklife.v1.TaskEventR\006ev" +
-      "ents\022&\n\017next_page_token\030\002 \001(\tR\rnextPageT" +
-      "oken\"\331\003\n\026WatchTaskEventsRequest\022#\n\014after" +
-      "_cursor\030\001 \001(\tH\000R\013afterCursor\022\'\n\016from_beg" +
-      "inning\030\002 \001(\010H\000R\rfromBeginning\022\031\n\010task_id" +
-      "s\030\003 \003(\tR\007taskIds\022.\n\006states\030\004 \003(\0162\026.taskl" +
-      "ife.v1.TaskStateR\006states\022G\n\006labels\030\005 \003(\013" +
-      "2/.tasklife.v1.WatchTaskEventsRequest.La" +
-      "belsEntryR\006labels\022F\n\021progress_interval\030\006" +
-      " \001(\0132\031.google.protobuf.DurationR\020progres" +
-      "sInterval\022\036\n\nnamespaces\030\007 \003(\tR\nnamespace" +
-      "s\0221\n\007actions\030\010 \003(\0162\027.tasklife.v1.TaskAct" +
-      "ionR\007actions\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\t" +
-      "R\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001B\007\n\005start" +
-      "\"a\n\027WatchTaskEventsResponse\022.\n\006events\030\001 " +
-      "\003(\0132\026.tasklife.v1.TaskEventR\006events\022\026\n\006c" +
-      "ursor\030\002 \001(\tR\006cursor\"\205\001\n\020HeartbeatRequest" +
-      "\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\026\n\006worker\030\002 \001(" +
-      "\tR\006worker\022@\n\016lease_duration\030\003 \001(\0132\031.goog" +
-      "le.protobuf.DurationR\rleaseDuration\":\n\021H" +
-      "eartbeatResponse\022%\n\004task\030\001 \001(\0132\021.tasklif" +
-      "e.v1.TaskR\004task\"\030\n\026GetStateMachineReques" +
-      "t\"\305\001\n\027GetStateMachineResponse\0225\n\006states\030" +
-      "\001 \003(\0132\035.tasklife.v1.StateDescriptionR\006st" +
-      "ates\0228\n\007actions\030\002 \003(\0132\036.tasklife.v1.Acti" +
-      "onDescriptionR\007actions\0229\n\013transitions\030\003 " +
-      "\003(\0132\027.tasklife.v1.TransitionR\013transition" +
-      "s\"\357\001\n\020StateDescription\022,\n\005state\030\001 \001(\0162\026." +
-      "tasklife.v1.TaskStateR\005state\022*\n\004kind\030\002 \001" +
-      "(\0162\026.tasklife.v1.StateKindR\004kind\022 \n\013desc" +
-      "ription\030\003 \001(\tR\013description\022\035\n\nentered_by" +
-      "\030\004 \001(\tR\tenteredBy\022@\n\017allowed_actions\030\005 \003" +
-      "(\0162\027.tasklife.v1.TaskActionR\016allowedActi" +
-      "ons\"\310\001\n\021ActionDescription\022/\n\006action\030\001 \001(" +
-      "\0162\027.tasklife.v1.TaskActionR\006action\022\026\n\006me" +
-      "thod\030\002 \001(\tR\006method\0227\n\013from_states\030\003 \003(\0162" +
-      "\026.tasklife.v1.TaskStateR\nfromStates\0221\n\010t" +
-      "o_state\030\004 \001(\0162\026.tasklife.v1.TaskStateR\007t" +
-      "oState\"\247\001\n\nTransition\0225\n\nfrom_state\030\001 \001(" +
-      "\0162\026.tasklife.v1.TaskStateR\tfromState\022/\n\006" +
-      "action\030\002 \001(\0162\027.tasklife.v1.TaskActionR\006a" +
-      "ction\0221\n\010to_state\030\003 \001(\0162\026.tasklife.v1.Ta" +
-      "skStateR\007toState\"\347\001\n\022EnqueueTaskRequest\022" +
-      "\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_ver" +
-      "sion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequ" +
-      "est_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR" +
-      "\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014o" +
-      "n_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expect" +
-      "ed_version\"j\n\023EnqueueTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005even" +
-      "t\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"\277" +
-      "\002\n\020StartTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006ta" +
-      "skId\022.\n\020expected_version\030\002 \001(\003H\000R\017expect" +
-      "edVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treques" +
-      "tId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030" +
-      "\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006worker\022" +
-      "@\n\016lease_duration\030\007 \001(\0132\031.google.protobu" +
-      "f.DurationR\rleaseDuration\022 \n\014on_behalf_o" +
-      "f\030\010 \001(\tR\nonBehalfOfB\023\n\021_expected_version" +
-      "\"h\n\021StartTaskResponse\022%\n\004task\030\001 \001(\0132\021.ta" +
+      "\030.tasklife.v1.TaskPayloadR\005input\022\032\n\010prio" +
+      "rity\030\024 \001(\005R\010priority\0329\n\013LabelsEntry\022\020\n\003k" +
+      "ey\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"" +
+      "i\n\022CreateTaskResponse\022%\n\004task\030\001 \001(\0132\021.ta" +
       "sklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.ta" +
-      "sklife.v1.TaskEventR\005event\"\342\002\n\023CompleteT" +
-      "askRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020e" +
-      "xpected_version\030\002 \001(\003H\000R\017expectedVersion" +
-      "\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006re" +
-      "ason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010op" +
-      "erator\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_beh" +
-      "alf_of\030\007 \001(\tR\nonBehalfOf\0220\n\006result\030\010 \001(\013" +
-      "2\030.tasklife.v1.TaskPayloadR\006result\022 \n\tex" +
-      "it_code\030\t \001(\005H\001R\010exitCode\210\001\001B\023\n\021_expecte" +
-      "d_versionB\014\n\n_exit_code\"k\n\024CompleteTaskR" +
-      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
-      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
-      "EventR\005event\"\260\002\n\017FailTaskRequest\022\027\n\007task" +
-      "_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 " +
-      "\001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030" +
-      "\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason" +
-      "\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006" +
-      " \001(\tR\006worker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBe" +
-      "halfOf\0222\n\007failure\030\010 \001(\0132\030.tasklife.v1.Ta" +
-      "skFailureR\007failureB\023\n\021_expected_version\"" +
-      "g\n\020FailTaskResponse\022%\n\004task\030\001 \001(\0132\021.task" +
-      "life.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.task" +
-      "life.v1.TaskEventR\005event\"\345\001\n\020RetryTaskRe" +
-      "quest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expect" +
-      "ed_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035" +
-      "\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030" +
-      "\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operato" +
-      "r\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_" +
-      "expected_version\"h\n\021RetryTaskResponse\022%\n" +
-      "\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005" +
-      "event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005eve" +
-      "nt\"\345\001\n\020PauseTaskRequest\022\027\n\007task_id\030\001 \001(\t" +
-      "R\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017ex" +
-      "pectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\tre" +
-      "questId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010opera" +
-      "tor\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(" +
-      "\tR\nonBehalfOfB\023\n\021_expected_version\"h\n\021Pa" +
-      "useTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
-      ".v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife" +
-      ".v1.TaskEventR\005event\"\346\001\n\021ResumeTaskReque" +
-      "st\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_" +
-      "version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nr" +
-      "equest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001" +
-      "(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 " +
-      "\n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_exp" +
-      "ected_version\"i\n\022ResumeTaskResponse\022%\n\004t" +
+      "sklife.v1.TaskEventR\005event\"\205\001\n\016GetTaskRe" +
+      "quest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022/\n\005as_of\030" +
+      "\002 \001(\0132\032.google.protobuf.TimestampR\004asOf\022" +
+      ")\n\004view\030\003 \001(\0162\025.tasklife.v1.TaskViewR\004vi" +
+      "ew\"8\n\017GetTaskResponse\022%\n\004task\030\001 \001(\0132\021.ta" +
+      "sklife.v1.TaskR\004task\"\370\002\n\020ListTasksReques" +
+      "t\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_t" +
+      "oken\030\002 \001(\tR\tpageToken\022.\n\006states\030\003 \003(\0162\026." +
+      "tasklife.v1.TaskStateR\006states\022A\n\006labels\030" +
+      "\004 \003(\0132).tasklife.v1.ListTasksRequest.Lab" +
+      "elsEntryR\006labels\022\036\n\nnamespaces\030\005 \003(\tR\nna" +
+      "mespaces\022/\n\005as_of\030\006 \001(\0132\032.google.protobu" +
+      "f.TimestampR\004asOf\022)\n\004view\030\007 \001(\0162\025.taskli" +
+      "fe.v1.TaskViewR\004view\0329\n\013LabelsEntry\022\020\n\003k" +
+      "ey\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"" +
+      "d\n\021ListTasksResponse\022\'\n\005tasks\030\001 \003(\0132\021.ta" +
+      "sklife.v1.TaskR\005tasks\022&\n\017next_page_token" +
+      "\030\002 \001(\tR\rnextPageToken\"\336\001\n\025ListTaskEvents" +
+      "Request\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage" +
+      "_size\030\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(" +
+      "\tR\tpageToken\0229\n\nstart_time\030\004 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\tstartTime\0225\n\010end_t" +
+      "ime\030\005 \001(\0132\032.google.protobuf.TimestampR\007e" +
+      "ndTime\"\237\001\n\027ListTaskAttemptsRequest\022\027\n\007ta" +
+      "sk_id\030\001 \001(\tR\006taskId\022\033\n\tpage_size\030\002 \001(\005R\010" +
+      "pageSize\022\035\n\npage_token\030\003 \001(\tR\tpageToken\022" +
+      "/\n\005as_of\030\004 \001(\0132\032.google.protobuf.Timesta" +
+      "mpR\004asOf\"x\n\030ListTaskAttemptsResponse\0224\n\010" +
+      "attempts\030\001 \003(\0132\030.tasklife.v1.TaskAttempt" +
+      "R\010attempts\022&\n\017next_page_token\030\002 \001(\tR\rnex" +
+      "tPageToken\"\210\002\n\027ListTaskFailuresRequest\022\033" +
+      "\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_toke" +
+      "n\030\002 \001(\tR\tpageToken\022\036\n\nnamespaces\030\003 \003(\tR\n" +
+      "namespaces\022\037\n\013error_types\030\004 \003(\tR\nerrorTy" +
+      "pes\0229\n\nstart_time\030\005 \001(\0132\032.google.protobu" +
+      "f.TimestampR\tstartTime\0225\n\010end_time\030\006 \001(\013" +
+      "2\032.google.protobuf.TimestampR\007endTime\"\251\001" +
+      "\n\030ListTaskFailuresResponse\0222\n\010failures\030\001" +
+      " \003(\0132\026.tasklife.v1.TaskEventR\010failures\022&" +
+      "\n\017next_page_token\030\002 \001(\tR\rnextPageToken\0221" +
+      "\n\006counts\030\003 \003(\0132\031.tasklife.v1.FailureCoun" +
+      "tR\006counts\"C\n\014FailureCount\022\035\n\nerror_type\030" +
+      "\001 \001(\tR\terrorType\022\024\n\005count\030\002 \001(\003R\005count\"p" +
+      "\n\026ListTaskEventsResponse\022.\n\006events\030\001 \003(\013" +
+      "2\026.tasklife.v1.TaskEventR\006events\022&\n\017next" +
+      "_page_token\030\002 \001(\tR\rnextPageToken\"\331\003\n\026Wat" +
+      "chTaskEventsRequest\022#\n\014after_cursor\030\001 \001(" +
+      "\tH\000R\013afterCursor\022\'\n\016from_beginning\030\002 \001(\010" +
+      "H\000R\rfromBeginning\022\031\n\010task_ids\030\003 \003(\tR\007tas" +
+      "kIds\022.\n\006states\030\004 \003(\0162\026.tasklife.v1.TaskS" +
+      "tateR\006states\022G\n\006labels\030\005 \003(\0132/.tasklife." +
+      "v1.WatchTaskEventsRequest.LabelsEntryR\006l" +
+      "abels\022F\n\021progress_interval\030\006 \001(\0132\031.googl" +
+      "e.protobuf.DurationR\020progressInterval\022\036\n" +
+      "\nnamespaces\030\007 \003(\tR\nnamespaces\0221\n\007actions" +
+      "\030\010 \003(\0162\027.tasklife.v1.TaskActionR\007actions" +
+      "\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005val" +
+      "ue\030\002 \001(\tR\005value:\0028\001B\007\n\005start\"a\n\027WatchTas" +
+      "kEventsResponse\022.\n\006events\030\001 \003(\0132\026.taskli" +
+      "fe.v1.TaskEventR\006events\022\026\n\006cursor\030\002 \001(\tR" +
+      "\006cursor\"\205\001\n\020HeartbeatRequest\022\027\n\007task_id\030" +
+      "\001 \001(\tR\006taskId\022\026\n\006worker\030\002 \001(\tR\006worker\022@\n" +
+      "\016lease_duration\030\003 \001(\0132\031.google.protobuf." +
+      "DurationR\rleaseDuration\":\n\021HeartbeatResp" +
+      "onse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004t" +
+      "ask\"\030\n\026GetStateMachineRequest\"\305\001\n\027GetSta" +
+      "teMachineResponse\0225\n\006states\030\001 \003(\0132\035.task" +
+      "life.v1.StateDescriptionR\006states\0228\n\007acti" +
+      "ons\030\002 \003(\0132\036.tasklife.v1.ActionDescriptio" +
+      "nR\007actions\0229\n\013transitions\030\003 \003(\0132\027.taskli" +
+      "fe.v1.TransitionR\013transitions\"\357\001\n\020StateD" +
+      "escription\022,\n\005state\030\001 \001(\0162\026.tasklife.v1." +
+      "TaskStateR\005state\022*\n\004kind\030\002 \001(\0162\026.tasklif" +
+      "e.v1.StateKindR\004kind\022 \n\013description\030\003 \001(" +
+      "\tR\013description\022\035\n\nentered_by\030\004 \001(\tR\tente" +
+      "redBy\022@\n\017allowed_actions\030\005 \003(\0162\027.tasklif" +
+      "e.v1.TaskActionR\016allowedActions\"\310\001\n\021Acti" +
+      "onDescription\022/\n\006action\030\001 \001(\0162\027.tasklife" +
+      ".v1.TaskActionR\006action\022\026\n\006method\030\002 \001(\tR\006" +
+      "method\0227\n\013from_states\030\003 \003(\0162\026.tasklife.v" +
+      "1.TaskStateR\nfromStates\0221\n\010to_state\030\004 \001(" +
+      "\0162\026.tasklife.v1.TaskStateR\007toState\"\247\001\n\nT" +
+      "ransition\0225\n\nfrom_state\030\001 \001(\0162\026.tasklife" +
+      ".v1.TaskStateR\tfromState\022/\n\006action\030\002 \001(\016" +
+      "2\027.tasklife.v1.TaskActionR\006action\0221\n\010to_" +
+      "state\030\003 \001(\0162\026.tasklife.v1.TaskStateR\007toS" +
+      "tate\"\347\001\n\022EnqueueTaskRequest\022\027\n\007task_id\030\001" +
+      " \001(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000" +
+      "R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\t" +
+      "R\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010o" +
+      "perator\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030" +
+      "\006 \001(\tR\nonBehalfOfB\023\n\021_expected_version\"j" +
+      "\n\023EnqueueTaskResponse\022%\n\004task\030\001 \001(\0132\021.ta" +
+      "sklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.ta" +
+      "sklife.v1.TaskEventR\005event\"\277\002\n\020StartTask" +
+      "Request\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expe" +
+      "cted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001" +
+      "\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reaso" +
+      "n\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010opera" +
+      "tor\022\026\n\006worker\030\006 \001(\tR\006worker\022@\n\016lease_dur" +
+      "ation\030\007 \001(\0132\031.google.protobuf.DurationR\r" +
+      "leaseDuration\022 \n\014on_behalf_of\030\010 \001(\tR\nonB" +
+      "ehalfOfB\023\n\021_expected_version\"h\n\021StartTas" +
+      "kResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Ta" +
+      "skR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Ta" +
+      "skEventR\005event\"\342\002\n\023CompleteTaskRequest\022\027" +
+      "\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_vers" +
+      "ion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreque" +
+      "st_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006" +
+      "reason\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006wo" +
+      "rker\030\006 \001(\tR\006worker\022 \n\014on_behalf_of\030\007 \001(\t" +
+      "R\nonBehalfOf\0220\n\006result\030\010 \001(\0132\030.tasklife." +
+      "v1.TaskPayloadR\006result\022 \n\texit_code\030\t \001(" +
+      "\005H\001R\010exitCode\210\001\001B\023\n\021_expected_versionB\014\n" +
+      "\n_exit_code\"k\n\024CompleteTaskResponse\022%\n\004t" +
       "ask\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005ev" +
       "ent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event" +
-      "\"\344\001\n\017KillTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006t" +
+      "\"\260\002\n\017FailTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006t" +
       "askId\022.\n\020expected_version\030\002 \001(\003H\000R\017expec" +
       "tedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treque" +
       "stId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator" +
-      "\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\n" +
-      "onBehalfOfB\023\n\021_expected_version\"g\n\020KillT" +
-      "askResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1." +
-      "TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1." +
-      "TaskEventR\005event\"\347\001\n\022AbandonTaskRequest\022" +
-      "\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_ver" +
-      "sion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequ" +
-      "est_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR" +
-      "\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014o" +
-      "n_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expect" +
-      "ed_version\"j\n\023AbandonTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005even" +
-      "t\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"U" +
-      "\n\027BatchCreateTasksRequest\022:\n\010requests\030\001 " +
-      "\003(\0132\036.tasklife.v1.CreateTaskRequestR\010req" +
-      "uests\"Y\n\030BatchCreateTasksResponse\022=\n\007res" +
-      "ults\030\001 \003(\0132#.tasklife.v1.BatchCreateTask" +
-      "sResultR\007results\"\227\001\n\026BatchCreateTasksRes" +
-      "ult\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004ta" +
-      "sk\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEven" +
-      "tR\005event\022(\n\005error\030\003 \001(\0132\022.google.rpc.Sta" +
-      "tusR\005error\"Z\n\033BatchTransitionTasksReques" +
-      "t\022;\n\005items\030\001 \003(\0132%.tasklife.v1.BatchTran" +
-      "sitionTasksItemR\005items\"\246\004\n\030BatchTransiti" +
-      "onTasksItem\022;\n\007enqueue\030\001 \001(\0132\037.tasklife." +
-      "v1.EnqueueTaskRequestH\000R\007enqueue\0225\n\005star" +
-      "t\030\002 \001(\0132\035.tasklife.v1.StartTaskRequestH\000" +
-      "R\005start\022>\n\010complete\030\003 \001(\0132 .tasklife.v1." +
-      "CompleteTaskRequestH\000R\010complete\0222\n\004fail\030" +
-      "\004 \001(\0132\034.tasklife.v1.FailTaskRequestH\000R\004f" +
-      "ail\0225\n\005retry\030\005 \001(\0132\035.tasklife.v1.RetryTa" +
-      "skRequestH\000R\005retry\0225\n\005pause\030\006 \001(\0132\035.task" +
-      "life.v1.PauseTaskRequestH\000R\005pause\0228\n\006res" +
-      "ume\030\007 \001(\0132\036.tasklife.v1.ResumeTaskReques" +
-      "tH\000R\006resume\0222\n\004kill\030\010 \001(\0132\034.tasklife.v1." +
-      "KillTaskRequestH\000R\004kill\022;\n\007abandon\030\t \001(\013" +
-      "2\037.tasklife.v1.AbandonTaskRequestH\000R\007aba" +
-      "ndonB\t\n\007request\"a\n\034BatchTransitionTasksR" +
-      "esponse\022A\n\007results\030\001 \003(\0132\'.tasklife.v1.B" +
-      "atchTransitionTasksResultR\007results\"\233\001\n\032B" +
-      "atchTransitionTasksResult\022%\n\004task\030\001 \001(\0132" +
+      "\030\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006worker" +
+      "\022 \n\014on_behalf_of\030\007 \001(\tR\nonBehalfOf\0222\n\007fa" +
+      "ilure\030\010 \001(\0132\030.tasklife.v1.TaskFailureR\007f" +
+      "ailureB\023\n\021_expected_version\"g\n\020FailTaskR" +
+      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
+      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
+      "EventR\005event\"\345\001\n\020RetryTaskRequest\022\027\n\007tas" +
+      "k_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002" +
+      " \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id" +
+      "\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reaso" +
+      "n\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_beha" +
+      "lf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_ver" +
+      "sion\"h\n\021RetryTaskResponse\022%\n\004task\030\001 \001(\0132" +
       "\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132" +
-      "\026.tasklife.v1.TaskEventR\005event\022(\n\005error\030" +
-      "\003 \001(\0132\022.google.rpc.StatusR\005error\"\313\003\n\021Cla" +
-      "imTasksRequest\022\026\n\006worker\030\001 \001(\tR\006worker\022@" +
-      "\n\016lease_duration\030\002 \001(\0132\031.google.protobuf" +
-      ".DurationR\rleaseDuration\022\033\n\tmax_tasks\030\003 " +
-      "\001(\005R\010maxTasks\022\034\n\tnamespace\030\004 \001(\tR\tnamesp" +
-      "ace\022B\n\006labels\030\005 \003(\0132*.tasklife.v1.ClaimT" +
-      "asksRequest.LabelsEntryR\006labels\022-\n\004wait\030" +
-      "\006 \001(\0132\031.google.protobuf.DurationR\004wait\022\035" +
-      "\n\nrequest_id\030\007 \001(\tR\trequestId\022\026\n\006reason\030" +
-      "\010 \001(\tR\006reason\022\032\n\010operator\030\t \001(\tR\010operato" +
-      "r\022 \n\014on_behalf_of\030\n \001(\tR\nonBehalfOf\0329\n\013L" +
-      "abelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 " +
-      "\001(\tR\005value:\0028\001\"L\n\022ClaimTasksResponse\0226\n\006" +
-      "claims\030\001 \003(\0132\036.tasklife.v1.StartTaskResp" +
-      "onseR\006claims2\360\r\n\013TaskService\022M\n\nCreateTa" +
-      "sk\022\036.tasklife.v1.CreateTaskRequest\032\037.tas" +
-      "klife.v1.CreateTaskResponse\022D\n\007GetTask\022\033" +
-      ".tasklife.v1.GetTaskRequest\032\034.tasklife.v" +
-      "1.GetTaskResponse\022J\n\tListTasks\022\035.tasklif" +
-      "e.v1.ListTasksRequest\032\036.tasklife.v1.List" +
-      "TasksResponse\022Y\n\016ListTaskEvents\022\".taskli" +
-      "fe.v1.ListTaskEventsRequest\032#.tasklife.v" +
-      "1.ListTaskEventsResponse\022_\n\020ListTaskAtte" +
-      "mpts\022$.tasklife.v1.ListTaskAttemptsReque" +
-      "st\032%.tasklife.v1.ListTaskAttemptsRespons" +
-      "e\022_\n\020ListTaskFailures\022$.tasklife.v1.List" +
-      "TaskFailuresRequest\032%.tasklife.v1.ListTa" +
-      "skFailuresResponse\022\\\n\017GetStateMachine\022#." +
-      "tasklife.v1.GetStateMachineRequest\032$.tas" +
-      "klife.v1.GetStateMachineResponse\022^\n\017Watc" +
-      "hTaskEvents\022#.tasklife.v1.WatchTaskEvent" +
-      "sRequest\032$.tasklife.v1.WatchTaskEventsRe" +
-      "sponse0\001\022J\n\tHeartbeat\022\035.tasklife.v1.Hear" +
-      "tbeatRequest\032\036.tasklife.v1.HeartbeatResp" +
-      "onse\022P\n\013EnqueueTask\022\037.tasklife.v1.Enqueu" +
-      "eTaskRequest\032 .tasklife.v1.EnqueueTaskRe" +
-      "sponse\022J\n\tStartTask\022\035.tasklife.v1.StartT" +
-      "askRequest\032\036.tasklife.v1.StartTaskRespon" +
-      "se\022S\n\014CompleteTask\022 .tasklife.v1.Complet" +
-      "eTaskRequest\032!.tasklife.v1.CompleteTaskR" +
-      "esponse\022G\n\010FailTask\022\034.tasklife.v1.FailTa" +
-      "skRequest\032\035.tasklife.v1.FailTaskResponse" +
-      "\022J\n\tRetryTask\022\035.tasklife.v1.RetryTaskReq" +
-      "uest\032\036.tasklife.v1.RetryTaskResponse\022J\n\t" +
-      "PauseTask\022\035.tasklife.v1.PauseTaskRequest" +
-      "\032\036.tasklife.v1.PauseTaskResponse\022M\n\nResu" +
-      "meTask\022\036.tasklife.v1.ResumeTaskRequest\032\037" +
-      ".tasklife.v1.ResumeTaskResponse\022G\n\010KillT" +
-      "ask\022\034.tasklife.v1.KillTaskRequest\032\035.task" +
-      "life.v1.KillTaskResponse\022P\n\013AbandonTask\022" +
-      "\037.tasklife.v1.AbandonTaskRequest\032 .taskl" +
-      "ife.v1.AbandonTaskResponse\022_\n\020BatchCreat" +
-      "eTasks\022$.tasklife.v1.BatchCreateTasksReq" +
-      "uest\032%.tasklife.v1.BatchCreateTasksRespo" +
-      "nse\022k\n\024BatchTransitionTasks\022(.tasklife.v" +
-      "1.BatchTransitionTasksRequest\032).tasklife" +
-      ".v1.BatchTransitionTasksResponse\022M\n\nClai" +
-      "mTasks\022\036.tasklife.v1.ClaimTasksRequest\032\037" +
-      ".tasklife.v1.ClaimTasksResponseB%\n\017dev.t" +
-      "asklife.v1B\020TaskServiceProtoP\001b\006proto3"
+      "\026.tasklife.v1.TaskEventR\005event\"\345\001\n\020Pause" +
+      "TaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020" +
+      "expected_version\030\002 \001(\003H\000R\017expectedVersio" +
+      "n\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006r" +
+      "eason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010o" +
+      "perator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfO" +
+      "fB\023\n\021_expected_version\"h\n\021PauseTaskRespo" +
+      "nse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004ta" +
+      "sk\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEven" +
+      "tR\005event\"\346\001\n\021ResumeTaskRequest\022\027\n\007task_i" +
+      "d\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 \001(" +
+      "\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 " +
+      "\001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032" +
+      "\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behalf_" +
+      "of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_versio" +
+      "n\"i\n\022ResumeTaskResponse\022%\n\004task\030\001 \001(\0132\021." +
+      "tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026." +
+      "tasklife.v1.TaskEventR\005event\"\344\001\n\017KillTas" +
+      "kRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020exp" +
+      "ected_version\030\002 \001(\003H\000R\017expectedVersion\210\001" +
+      "\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reas" +
+      "on\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010oper" +
+      "ator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023" +
+      "\n\021_expected_version\"g\n\020KillTaskResponse\022" +
+      "%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022," +
+      "\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005e" +
+      "vent\"\347\001\n\022AbandonTaskRequest\022\027\n\007task_id\030\001" +
+      " \001(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000" +
+      "R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\t" +
+      "R\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010o" +
+      "perator\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030" +
+      "\006 \001(\tR\nonBehalfOfB\023\n\021_expected_version\"j" +
+      "\n\023AbandonTaskResponse\022%\n\004task\030\001 \001(\0132\021.ta" +
+      "sklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.ta" +
+      "sklife.v1.TaskEventR\005event\"U\n\027BatchCreat" +
+      "eTasksRequest\022:\n\010requests\030\001 \003(\0132\036.taskli" +
+      "fe.v1.CreateTaskRequestR\010requests\"Y\n\030Bat" +
+      "chCreateTasksResponse\022=\n\007results\030\001 \003(\0132#" +
+      ".tasklife.v1.BatchCreateTasksResultR\007res" +
+      "ults\"\227\001\n\026BatchCreateTasksResult\022%\n\004task\030" +
+      "\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030" +
+      "\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\022(\n\005" +
+      "error\030\003 \001(\0132\022.google.rpc.StatusR\005error\"Z" +
+      "\n\033BatchTransitionTasksRequest\022;\n\005items\030\001" +
+      " \003(\0132%.tasklife.v1.BatchTransitionTasksI" +
+      "temR\005items\"\246\004\n\030BatchTransitionTasksItem\022" +
+      ";\n\007enqueue\030\001 \001(\0132\037.tasklife.v1.EnqueueTa" +
+      "skRequestH\000R\007enqueue\0225\n\005start\030\002 \001(\0132\035.ta" +
+      "sklife.v1.StartTaskRequestH\000R\005start\022>\n\010c" +
+      "omplete\030\003 \001(\0132 .tasklife.v1.CompleteTask" +
+      "RequestH\000R\010complete\0222\n\004fail\030\004 \001(\0132\034.task" +
+      "life.v1.FailTaskRequestH\000R\004fail\0225\n\005retry" +
+      "\030\005 \001(\0132\035.tasklife.v1.RetryTaskRequestH\000R" +
+      "\005retry\0225\n\005pause\030\006 \001(\0132\035.tasklife.v1.Paus" +
+      "eTaskRequestH\000R\005pause\0228\n\006resume\030\007 \001(\0132\036." +
+      "tasklife.v1.ResumeTaskRequestH\000R\006resume\022" +
+      "2\n\004kill\030\010 \001(\0132\034.tasklife.v1.KillTaskRequ" +
+      "estH\000R\004kill\022;\n\007abandon\030\t \001(\0132\037.tasklife." +
+      "v1.AbandonTaskRequestH\000R\007abandonB\t\n\007requ" +
+      "est\"a\n\034BatchTransitionTasksResponse\022A\n\007r" +
+      "esults\030\001 \003(\0132\'.tasklife.v1.BatchTransiti" +
+      "onTasksResultR\007results\"\233\001\n\032BatchTransiti" +
+      "onTasksResult\022%\n\004task\030\001 \001(\0132\021.tasklife.v" +
+      "1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v" +
+      "1.TaskEventR\005event\022(\n\005error\030\003 \001(\0132\022.goog" +
+      "le.rpc.StatusR\005error\"\313\003\n\021ClaimTasksReque" +
+      "st\022\026\n\006worker\030\001 \001(\tR\006worker\022@\n\016lease_dura" +
+      "tion\030\002 \001(\0132\031.google.protobuf.DurationR\rl" +
+      "easeDuration\022\033\n\tmax_tasks\030\003 \001(\005R\010maxTask" +
+      "s\022\034\n\tnamespace\030\004 \001(\tR\tnamespace\022B\n\006label" +
+      "s\030\005 \003(\0132*.tasklife.v1.ClaimTasksRequest." +
+      "LabelsEntryR\006labels\022-\n\004wait\030\006 \001(\0132\031.goog" +
+      "le.protobuf.DurationR\004wait\022\035\n\nrequest_id" +
+      "\030\007 \001(\tR\trequestId\022\026\n\006reason\030\010 \001(\tR\006reaso" +
+      "n\022\032\n\010operator\030\t \001(\tR\010operator\022 \n\014on_beha" +
+      "lf_of\030\n \001(\tR\nonBehalfOf\0329\n\013LabelsEntry\022\020" +
+      "\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\002" +
+      "8\001\"L\n\022ClaimTasksResponse\0226\n\006claims\030\001 \003(\013" +
+      "2\036.tasklife.v1.StartTaskResponseR\006claims" +
+      "2\360\r\n\013TaskService\022M\n\nCreateTask\022\036.tasklif" +
+      "e.v1.CreateTaskRequest\032\037.tasklife.v1.Cre" +
+      "ateTaskResponse\022D\n\007GetTask\022\033.tasklife.v1" +
+      ".GetTaskRequest\032\034.tasklife.v1.GetTaskRes" +
+      "ponse\022J\n\tListTasks\022\035.tasklife.v1.ListTas" +
+      "ksRequest\032\036.tasklife.v1.ListTasksRespons" +
+      "e\022Y\n\016ListTaskEvents\022\".tasklife.v1.ListTa" +
+      "skEventsRequest\032#.tasklife.v1.ListTaskEv" +
+      "entsResponse\022_\n\020ListTaskAttempts\022$.taskl" +
+      "ife.v1.ListTaskAttemptsRequest\032%.tasklif" +
+      "e.v1.ListTaskAttemptsResponse\022_\n\020ListTas" +
+      "kFailures\022$.tasklife.v1.ListTaskFailures" +
+      "Request\032%.tasklife.v1.ListTaskFailuresRe" +
+      "sponse\022\\\n\017GetStateMachine\022#.tasklife.v1." +
+      "GetStateMachineRequest\032$.tasklife.v1.Get" +
+      "StateMachineResponse\022^\n\017WatchTaskEvents\022" +
+      "#.tasklife.v1.WatchTaskEventsRequest\032$.t" +
+      "asklife.v1.WatchTaskEventsResponse0\001\022J\n\t" +
+      "Heartbeat\022\035.tasklife.v1.HeartbeatRequest" +
+      "\032\036.tasklife.v1.HeartbeatResponse\022P\n\013Enqu" +
+      "eueTask\022\037.tasklife.v1.EnqueueTaskRequest" +
+      "\032 .tasklife.v1.EnqueueTaskResponse\022J\n\tSt" +
+      "artTask\022\035.tasklife.v1.StartTaskRequest\032\036" +
+      ".tasklife.v1.StartTaskResponse\022S\n\014Comple" +
+      "teTask\022 .tasklife.v1.CompleteTaskRequest" +
+      "\032!.tasklife.v1.CompleteTaskResponse\022G\n\010F" +
+      "ailTask\022\034.tasklife.v1.FailTaskRequest\032\035." +
+      "tasklife.v1.FailTaskResponse\022J\n\tRetryTas" +
+      "k\022\035.tasklife.v1.RetryTaskRequest\032\036.taskl" +
+      "ife.v1.RetryTaskResponse\022J\n\tPauseTask\022\035." +
+      "tasklife.v1.PauseTaskRequest\032\036.tasklife." +
+      "v1.PauseTaskResponse\022M\n\nResumeTask\022\036.tas" +
+      "klife.v1.ResumeTaskRequest\032\037.tasklife.v1" +
+      ".ResumeTaskResponse\022G\n\010KillTask\022\034.taskli" +
+      "fe.v1.KillTaskRequest\032\035.tasklife.v1.Kill" +
+      "TaskResponse\022P\n\013AbandonTask\022\037.tasklife.v" +
+      "1.AbandonTaskRequest\032 .tasklife.v1.Aband" +
+      "onTaskResponse\022_\n\020BatchCreateTasks\022$.tas" +
+      "klife.v1.BatchCreateTasksRequest\032%.taskl" +
+      "ife.v1.BatchCreateTasksResponse\022k\n\024Batch" +
+      "TransitionTasks\022(.tasklife.v1.BatchTrans" +
+      "itionTasksRequest\032).tasklife.v1.BatchTra" +
+      "nsitionTasksResponse\022M\n\nClaimTasks\022\036.tas" +
+      "klife.v1.ClaimTasksRequest\032\037.tasklife.v1" +
+      ".ClaimTasksResponseB%\n\017dev.tasklife.v1B\020" +
+      "TaskServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -592,7 +593,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_CreateTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_CreateTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "Reason", "Operator", "AutoEnqueue", "Namespace", "OnBehalfOf", "Input", });
+        new java.lang.String[] { "TaskId", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "Reason", "Operator", "AutoEnqueue", "Namespace", "OnBehalfOf", "Input", "Priority", });
     internal_static_tasklife_v1_CreateTaskRequest_LabelsEntry_descriptor =
       internal_static_tasklife_v1_CreateTaskRequest_descriptor.getNestedType(0);
     internal_static_tasklife_v1_CreateTaskRequest_LabelsEntry_fieldAccessorTable = new
