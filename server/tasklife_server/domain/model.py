@@ -13,6 +13,7 @@ DEFAULT_NAMESPACE = "default"
 MAX_NAME_CHARS = 128
 MAX_REASON_BYTES = 4096  # of UTF-8, the longest reason an event records
 SYSTEM_OPERATOR_PREFIX = "system:"
+PRIORITY_RANGE = range(0, 1001)  # a task's claim order, higher first
 
 
 def is_clean_name(value: str) -> bool:
@@ -102,6 +103,8 @@ class TaskSpec:
     retry_policy: RetryPolicy = RetryPolicy()
     auto_enqueue: bool = False
     namespace: str = DEFAULT_NAMESPACE
+    # Claim order: higher first (then the oldest ready). PRIORITY_RANGE bounds it.
+    priority: int = 0
 
     def differing_fields(self, other: TaskSpec) -> tuple[str, ...]:
         """The names of the fields in which two specs differ, for a clear ALREADY_EXISTS."""
@@ -116,6 +119,7 @@ class TaskSpec:
             ("retry_policy", lambda s: _policy_text(s.retry_policy)),
             ("auto_enqueue", lambda s: str(s.auto_enqueue).lower()),
             ("namespace", lambda s: s.namespace),
+            ("priority", lambda s: str(s.priority)),
         )
         return [(name, show(self), show(other)) for name, show in fields if show(self) != show(other)]
 

@@ -114,6 +114,7 @@ def task_to_pb(task: Task) -> task_pb2.Task:
         input=payload_to_pb(task.payloads.input) if task.payloads is not None else None,
         result=payload_to_pb(task.payloads.result) if task.payloads is not None else None,
         last_failure=failure_to_pb(task.last_failure),
+        priority=spec.priority,
     )
 
 

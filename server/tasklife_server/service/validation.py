@@ -32,6 +32,7 @@ from tasklife_server.domain.model import (
     MAX_NAME_CHARS,
     Payload,
     MAX_REASON_BYTES,
+    PRIORITY_RANGE,
     RetryPolicy,
     TaskSpec,
     TransitionCommand,
@@ -487,6 +488,7 @@ def create_task(
     operator = resolve_operator(request.operator, metadata_operator, caller, problems)
     behalf = on_behalf_of(request.on_behalf_of, problems)
     task_input = payload(request, "input", max_payload_bytes, problems)
+    _check_priority(request.priority, problems)
     problems.raise_if_any()
     if not caller.reaches(namespace):
         raise NamespaceNotGranted(caller.name, namespace)
@@ -497,8 +499,14 @@ def create_task(
         retry_policy=policy,
         auto_enqueue=request.auto_enqueue,
         namespace=namespace,
+        priority=request.priority,
     )
     return request.task_id or None, spec, operator, request.reason, behalf, task_input
+
+
+def _check_priority(priority: int, problems: Violations) -> None:
+    if priority not in PRIORITY_RANGE:
+        problems.add("priority", f"must be between {PRIORITY_RANGE.start} and {PRIORITY_RANGE.stop - 1}")
 
 
 def page_size(value: int, default: int, problems: Violations) -> int:

@@ -30,7 +30,7 @@ WITH item AS (
         n int, task_id text, state text, action text, labels jsonb, depends_on text[], rerun_of text,
         retry_max_attempts int, retry_initial_backoff_ms bigint, retry_backoff_multiplier float8,
         retry_max_backoff_ms bigint, retry_jitter float8, retry_non_retryable_error_types text[],
-        auto_enqueue bool, namespace text, operator text, reason text, on_behalf_of text,
+        auto_enqueue bool, namespace text, priority int, operator text, reason text, on_behalf_of text,
         input_content_type text)
 ), first AS (
     SELECT DISTINCT ON (task_id) * FROM item ORDER BY task_id, n
@@ -38,12 +38,12 @@ WITH item AS (
     INSERT INTO tasks (id, state, version, labels, depends_on, rerun_of,
                        retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
                        retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
-                       timer_action, timer_at, namespace, input_data, input_content_type)
+                       timer_action, timer_at, namespace, input_data, input_content_type, priority)
     SELECT task_id, state, 1, labels, depends_on, rerun_of,
            retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
            retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
            CASE WHEN auto_enqueue THEN 'auto_enqueue' END, CASE WHEN auto_enqueue THEN clock_timestamp() END,
-           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type
+           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type, priority
     FROM first
     ORDER BY n
     ON CONFLICT (id) DO NOTHING
@@ -221,11 +221,11 @@ ORDER BY id
 FOR UPDATE;
 
 -- name: claim_ready
--- ClaimTasks in one statement: locks the oldest-ready matching tasks (a ready task's
--- updated_at is when it became ready: nothing but a transition, which leaves the state,
--- changes it), skipping tasks another claimer holds rather than waiting for them, and
--- starts them exactly as StartTask would (attempt, worker, lease, timer), oldest-ready
--- first. A task that already has an event with the claim's request_id cannot record it
+-- ClaimTasks in one statement: locks the matching tasks of highest priority, oldest-ready
+-- first among equals (a ready task's updated_at is when it became ready: nothing but a
+-- transition, which leaves the state, changes it), in the order of ix_tasks_ready_order,
+-- skipping tasks another claimer holds rather than waiting for them, and starts them
+-- exactly as StartTask would (attempt, worker, lease, timer), in that order. A task that already has an event with the claim's request_id cannot record it
 -- twice, so it is left to other claims. The tasks an earlier claim with this request_id
 -- started are passed over before the lock, in one look at the partial index of starts; any
 -- other event with it is looked for only on the tasks locked, after the limit: looked for on
@@ -244,7 +244,7 @@ WITH locked AS (
            OR t.id <> ALL (ARRAY(SELECT e.task_id FROM task_events AS e
                                  WHERE e.request_id = %(request_id)s AND e.action = 'start'
                                    AND e.request_id IS NOT NULL)))
-    ORDER BY t.updated_at, t.id
+    ORDER BY t.priority DESC, t.updated_at, t.id
     LIMIT %(limit)s
     FOR UPDATE OF t SKIP LOCKED
 ), moved AS (
@@ -274,11 +274,11 @@ WITH locked AS (
            %(request_id)s, updated_at, namespace, %(on_behalf_of)s, worker, attempt,
            lease_expires_at, last_heartbeat_at
     FROM moved
-    ORDER BY ready_at, id
+    ORDER BY priority DESC, ready_at, id
     RETURNING *
 )
 SELECT {task:m}, {event:r}, {payloads:m} FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
-ORDER BY m.ready_at, m.id;
+ORDER BY m.priority DESC, m.ready_at, m.id;
 
 -- name: claimed_by_request
 -- What an earlier ClaimTasks with this request_id claimed and the worker still runs: the

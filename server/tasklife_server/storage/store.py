@@ -858,6 +858,7 @@ def _create_item(new: NewTask) -> dict[str, Any]:
         "retry_non_retryable_error_types": list(policy.non_retryable_error_types),
         "auto_enqueue": spec.auto_enqueue,
         "namespace": spec.namespace,
+        "priority": spec.priority,
         "operator": new.operator,
         "reason": new.reason,
         "on_behalf_of": new.on_behalf_of,
