@@ -631,7 +631,12 @@ type Task struct {
 	LastFailure *TaskFailure `protobuf:"bytes,19,opt,name=last_failure,json=lastFailure,proto3" json:"last_failure,omitempty"`
 	// The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
 	// priority first, then the oldest ready. Fixed at creation; 0 when none was given.
-	Priority      int32 `protobuf:"varint,30,opt,name=priority,proto3" json:"priority,omitempty"`
+	Priority int32 `protobuf:"varint,30,opt,name=priority,proto3" json:"priority,omitempty"`
+	// The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+	// none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+	// NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+	// its last upstream's success.
+	NotBefore     *timestamppb.Timestamp `protobuf:"bytes,31,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -804,6 +809,13 @@ func (x *Task) GetPriority() int32 {
 		return x.Priority
 	}
 	return 0
+}
+
+func (x *Task) GetNotBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NotBefore
+	}
+	return nil
 }
 
 // TaskEvent is one row of a task's audited history: a single state change. Events
@@ -1154,7 +1166,7 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\rnon_retryable\x18\x05 \x01(\bR\fnonRetryable\x122\n" +
 	"\adetails\x18\x06 \x01(\v2\x18.tasklife.v1.TaskPayloadR\adetailsB\f\n" +
 	"\n" +
-	"_exit_code\"\xd4\a\n" +
+	"_exit_code\"\x8f\b\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -1179,7 +1191,9 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\x05input\x18\x11 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x120\n" +
 	"\x06result\x18\x12 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x06result\x12;\n" +
 	"\flast_failure\x18\x13 \x01(\v2\x18.tasklife.v1.TaskFailureR\vlastFailure\x12\x1a\n" +
-	"\bpriority\x18\x1e \x01(\x05R\bpriority\x1a9\n" +
+	"\bpriority\x18\x1e \x01(\x05R\bpriority\x129\n" +
+	"\n" +
+	"not_before\x18\x1f \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd7\x04\n" +
@@ -1304,21 +1318,22 @@ var file_tasklife_v1_task_proto_depIdxs = []int32{
 	5,  // 11: tasklife.v1.Task.input:type_name -> tasklife.v1.TaskPayload
 	5,  // 12: tasklife.v1.Task.result:type_name -> tasklife.v1.TaskPayload
 	6,  // 13: tasklife.v1.Task.last_failure:type_name -> tasklife.v1.TaskFailure
-	0,  // 14: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
-	0,  // 15: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
-	2,  // 16: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
-	12, // 17: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
-	6,  // 18: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
-	12, // 19: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
-	12, // 20: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
-	2,  // 21: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
-	0,  // 22: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
-	6,  // 23: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
-	24, // [24:24] is the sub-list for method output_type
-	24, // [24:24] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	12, // 14: tasklife.v1.Task.not_before:type_name -> google.protobuf.Timestamp
+	0,  // 15: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
+	0,  // 16: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
+	2,  // 17: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
+	12, // 18: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
+	6,  // 19: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
+	12, // 20: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
+	12, // 21: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
+	2,  // 22: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
+	0,  // 23: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
+	6,  // 24: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_proto_init() }

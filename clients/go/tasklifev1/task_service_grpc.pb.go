@@ -147,8 +147,9 @@ type TaskServiceClient interface {
 	Heartbeat(ctx context.Context, in *HeartbeatRequest, opts ...grpc.CallOption) (*HeartbeatResponse, error)
 	// Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-	// ALREADY_EXISTS (REQUEST_ID_REUSED).
+	// FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+	// upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+	// (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
 	EnqueueTask(ctx context.Context, in *EnqueueTaskRequest, opts ...grpc.CallOption) (*EnqueueTaskResponse, error)
 	// Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
@@ -553,8 +554,9 @@ type TaskServiceServer interface {
 	Heartbeat(context.Context, *HeartbeatRequest) (*HeartbeatResponse, error)
 	// Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-	// ALREADY_EXISTS (REQUEST_ID_REUSED).
+	// FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+	// upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+	// (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
 	EnqueueTask(context.Context, *EnqueueTaskRequest) (*EnqueueTaskResponse, error)
 	// Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,

@@ -343,8 +343,9 @@ class TaskServiceServicer:
     def EnqueueTask(self, request, context):
         """Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
         also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-        FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-        ALREADY_EXISTS (REQUEST_ID_REUSED).
+        FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+        upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+        (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -632,6 +632,47 @@ java.lang.String defaultValue) {
     return priority_;
   }
 
+  public static final int NOT_BEFORE_FIELD_NUMBER = 21;
+  private com.google.protobuf.Timestamp notBefore_;
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   * @return Whether the notBefore field is set.
+   */
+  @java.lang.Override
+  public boolean hasNotBefore() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   * @return The notBefore.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getNotBefore() {
+    return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+  }
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder() {
+    return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -684,6 +725,9 @@ java.lang.String defaultValue) {
     }
     if (priority_ != 0) {
       output.writeInt32(20, priority_);
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeMessage(21, getNotBefore());
     }
     getUnknownFields().writeTo(output);
   }
@@ -741,6 +785,10 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeInt32Size(20, priority_);
     }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(21, getNotBefore());
+    }
     return size;
   }
   @java.lang.Override
@@ -795,6 +843,11 @@ java.lang.String defaultValue) {
     }
     if (getPriority()
         != other.getPriority()) return false;
+    if (hasNotBefore() != other.hasNotBefore()) return false;
+    if (hasNotBefore()) {
+      if (!getNotBefore()
+          .equals(other.getNotBefore())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -839,6 +892,10 @@ java.lang.String defaultValue) {
     }
     hash = (37 * hash) + PRIORITY_FIELD_NUMBER;
     hash = (53 * hash) + getPriority();
+    if (hasNotBefore()) {
+      hash = (37 * hash) + NOT_BEFORE_FIELD_NUMBER;
+      hash = (53 * hash) + getNotBefore().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -997,6 +1054,7 @@ java.lang.String defaultValue) {
               .alwaysUseFieldBuilders) {
         internalGetRetryPolicyFieldBuilder();
         internalGetInputFieldBuilder();
+        internalGetNotBeforeFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1024,6 +1082,11 @@ java.lang.String defaultValue) {
         inputBuilder_ = null;
       }
       priority_ = 0;
+      notBefore_ = null;
+      if (notBeforeBuilder_ != null) {
+        notBeforeBuilder_.dispose();
+        notBeforeBuilder_ = null;
+      }
       return this;
     }
 
@@ -1102,6 +1165,12 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00000800) != 0)) {
         result.priority_ = priority_;
       }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.notBefore_ = notBeforeBuilder_ == null
+            ? notBefore_
+            : notBeforeBuilder_.build();
+        to_bitField0_ |= 0x00000004;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1171,6 +1240,9 @@ java.lang.String defaultValue) {
       }
       if (other.getPriority() != 0) {
         setPriority(other.getPriority());
+      }
+      if (other.hasNotBefore()) {
+        mergeNotBefore(other.getNotBefore());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1264,6 +1336,13 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000800;
               break;
             } // case 160
+            case 170: {
+              input.readMessage(
+                  internalGetNotBeforeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 170
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2589,6 +2668,170 @@ java.lang.String defaultValue) {
       priority_ = 0;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Timestamp notBefore_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> notBeforeBuilder_;
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     * @return Whether the notBefore field is set.
+     */
+    public boolean hasNotBefore() {
+      return ((bitField0_ & 0x00001000) != 0);
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     * @return The notBefore.
+     */
+    public com.google.protobuf.Timestamp getNotBefore() {
+      if (notBeforeBuilder_ == null) {
+        return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+      } else {
+        return notBeforeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public Builder setNotBefore(com.google.protobuf.Timestamp value) {
+      if (notBeforeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        notBefore_ = value;
+      } else {
+        notBeforeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public Builder setNotBefore(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (notBeforeBuilder_ == null) {
+        notBefore_ = builderForValue.build();
+      } else {
+        notBeforeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public Builder mergeNotBefore(com.google.protobuf.Timestamp value) {
+      if (notBeforeBuilder_ == null) {
+        if (((bitField0_ & 0x00001000) != 0) &&
+          notBefore_ != null &&
+          notBefore_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getNotBeforeBuilder().mergeFrom(value);
+        } else {
+          notBefore_ = value;
+        }
+      } else {
+        notBeforeBuilder_.mergeFrom(value);
+      }
+      if (notBefore_ != null) {
+        bitField0_ |= 0x00001000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public Builder clearNotBefore() {
+      bitField0_ = (bitField0_ & ~0x00001000);
+      notBefore_ = null;
+      if (notBeforeBuilder_ != null) {
+        notBeforeBuilder_.dispose();
+        notBeforeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getNotBeforeBuilder() {
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return internalGetNotBeforeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder() {
+      if (notBeforeBuilder_ != null) {
+        return notBeforeBuilder_.getMessageOrBuilder();
+      } else {
+        return notBefore_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+      }
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetNotBeforeFieldBuilder() {
+      if (notBeforeBuilder_ == null) {
+        notBeforeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getNotBefore(),
+                getParentForChildren(),
+                isClean());
+        notBefore_ = null;
+      }
+      return notBeforeBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.CreateTaskRequest)

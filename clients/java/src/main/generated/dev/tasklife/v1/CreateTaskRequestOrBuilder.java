@@ -322,4 +322,34 @@ java.lang.String defaultValue);
    * @return The priority.
    */
   int getPriority();
+
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   * @return Whether the notBefore field is set.
+   */
+  boolean hasNotBefore();
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   * @return The notBefore.
+   */
+  com.google.protobuf.Timestamp getNotBefore();
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder();
 }

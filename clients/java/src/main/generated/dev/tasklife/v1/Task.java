@@ -879,6 +879,53 @@ java.lang.String defaultValue) {
     return priority_;
   }
 
+  public static final int NOT_BEFORE_FIELD_NUMBER = 31;
+  private com.google.protobuf.Timestamp notBefore_;
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+   * @return Whether the notBefore field is set.
+   */
+  @java.lang.Override
+  public boolean hasNotBefore() {
+    return ((bitField0_ & 0x00000200) != 0);
+  }
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+   * @return The notBefore.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getNotBefore() {
+    return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+  }
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder() {
+    return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -955,6 +1002,9 @@ java.lang.String defaultValue) {
     }
     if (priority_ != 0) {
       output.writeInt32(30, priority_);
+    }
+    if (((bitField0_ & 0x00000200) != 0)) {
+      output.writeMessage(31, getNotBefore());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1046,6 +1096,10 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeInt32Size(30, priority_);
     }
+    if (((bitField0_ & 0x00000200) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(31, getNotBefore());
+    }
     return size;
   }
   @java.lang.Override
@@ -1136,6 +1190,11 @@ java.lang.String defaultValue) {
     }
     if (getPriority()
         != other.getPriority()) return false;
+    if (hasNotBefore() != other.hasNotBefore()) return false;
+    if (hasNotBefore()) {
+      if (!getNotBefore()
+          .equals(other.getNotBefore())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1211,6 +1270,10 @@ java.lang.String defaultValue) {
     }
     hash = (37 * hash) + PRIORITY_FIELD_NUMBER;
     hash = (53 * hash) + getPriority();
+    if (hasNotBefore()) {
+      hash = (37 * hash) + NOT_BEFORE_FIELD_NUMBER;
+      hash = (53 * hash) + getNotBefore().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1376,6 +1439,7 @@ java.lang.String defaultValue) {
         internalGetInputFieldBuilder();
         internalGetResultFieldBuilder();
         internalGetLastFailureFieldBuilder();
+        internalGetNotBeforeFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1439,6 +1503,11 @@ java.lang.String defaultValue) {
         lastFailureBuilder_ = null;
       }
       priority_ = 0;
+      notBefore_ = null;
+      if (notBeforeBuilder_ != null) {
+        notBeforeBuilder_.dispose();
+        notBeforeBuilder_ = null;
+      }
       return this;
     }
 
@@ -1562,6 +1631,12 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00080000) != 0)) {
         result.priority_ = priority_;
       }
+      if (((from_bitField0_ & 0x00100000) != 0)) {
+        result.notBefore_ = notBeforeBuilder_ == null
+            ? notBefore_
+            : notBeforeBuilder_.build();
+        to_bitField0_ |= 0x00000200;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1651,6 +1726,9 @@ java.lang.String defaultValue) {
       }
       if (other.getPriority() != 0) {
         setPriority(other.getPriority());
+      }
+      if (other.hasNotBefore()) {
+        mergeNotBefore(other.getNotBefore());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1798,6 +1876,13 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00080000;
               break;
             } // case 240
+            case 250: {
+              input.readMessage(
+                  internalGetNotBeforeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00100000;
+              break;
+            } // case 250
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -4243,6 +4328,188 @@ java.lang.String defaultValue) {
       priority_ = 0;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Timestamp notBefore_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> notBeforeBuilder_;
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     * @return Whether the notBefore field is set.
+     */
+    public boolean hasNotBefore() {
+      return ((bitField0_ & 0x00100000) != 0);
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     * @return The notBefore.
+     */
+    public com.google.protobuf.Timestamp getNotBefore() {
+      if (notBeforeBuilder_ == null) {
+        return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+      } else {
+        return notBeforeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     */
+    public Builder setNotBefore(com.google.protobuf.Timestamp value) {
+      if (notBeforeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        notBefore_ = value;
+      } else {
+        notBeforeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     */
+    public Builder setNotBefore(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (notBeforeBuilder_ == null) {
+        notBefore_ = builderForValue.build();
+      } else {
+        notBeforeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     */
+    public Builder mergeNotBefore(com.google.protobuf.Timestamp value) {
+      if (notBeforeBuilder_ == null) {
+        if (((bitField0_ & 0x00100000) != 0) &&
+          notBefore_ != null &&
+          notBefore_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getNotBeforeBuilder().mergeFrom(value);
+        } else {
+          notBefore_ = value;
+        }
+      } else {
+        notBeforeBuilder_.mergeFrom(value);
+      }
+      if (notBefore_ != null) {
+        bitField0_ |= 0x00100000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     */
+    public Builder clearNotBefore() {
+      bitField0_ = (bitField0_ & ~0x00100000);
+      notBefore_ = null;
+      if (notBeforeBuilder_ != null) {
+        notBeforeBuilder_.dispose();
+        notBeforeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getNotBeforeBuilder() {
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return internalGetNotBeforeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder() {
+      if (notBeforeBuilder_ != null) {
+        return notBeforeBuilder_.getMessageOrBuilder();
+      } else {
+        return notBefore_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+      }
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetNotBeforeFieldBuilder() {
+      if (notBeforeBuilder_ == null) {
+        notBeforeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getNotBefore(),
+                getParentForChildren(),
+                isClean());
+        notBefore_ = null;
+      }
+      return notBeforeBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

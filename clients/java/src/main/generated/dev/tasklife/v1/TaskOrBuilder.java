@@ -529,4 +529,40 @@ java.lang.String defaultValue);
    * @return The priority.
    */
   int getPriority();
+
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+   * @return Whether the notBefore field is set.
+   */
+  boolean hasNotBefore();
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+   * @return The notBefore.
+   */
+  com.google.protobuf.Timestamp getNotBefore();
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder();
 }

@@ -955,8 +955,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     default void enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request,
@@ -1387,8 +1388,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     public void enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request,
@@ -1757,8 +1759,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     public dev.tasklife.v1.EnqueueTaskResponse enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request) throws io.grpc.StatusException {
@@ -2114,8 +2117,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     public dev.tasklife.v1.EnqueueTaskResponse enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request) {
@@ -2461,8 +2465,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.EnqueueTaskResponse> enqueueTask(
