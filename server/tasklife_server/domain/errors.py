@@ -174,6 +174,17 @@ class DependenciesNotMet(TasklifeError):
         super().__init__(f"task {task_id!r} cannot be enqueued: upstream tasks have not succeeded: {listed}")
 
 
+class NotBefore(TasklifeError):
+    """EnqueueTask out of CREATED before the task's not_before."""
+
+    def __init__(self, task_id: str, not_before: datetime):
+        self.task_id = task_id
+        self.not_before = not_before
+        super().__init__(
+            f"task {task_id!r} cannot be enqueued before its not_before, {not_before.isoformat()}"
+        )
+
+
 class LeaseLost(TasklifeError):
     def __init__(self, task_id: str, worker: str, holder: str | None, state: State):
         self.task_id = task_id

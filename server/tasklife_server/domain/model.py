@@ -105,6 +105,8 @@ class TaskSpec:
     namespace: str = DEFAULT_NAMESPACE
     # Claim order: higher first (then the oldest ready). PRIORITY_RANGE bounds it.
     priority: int = 0
+    # The earliest time the task may leave CREATED; None: no such limit.
+    not_before: datetime | None = None
 
     def differing_fields(self, other: TaskSpec) -> tuple[str, ...]:
         """The names of the fields in which two specs differ, for a clear ALREADY_EXISTS."""
@@ -120,6 +122,7 @@ class TaskSpec:
             ("auto_enqueue", lambda s: str(s.auto_enqueue).lower()),
             ("namespace", lambda s: s.namespace),
             ("priority", lambda s: str(s.priority)),
+            ("not_before", lambda s: s.not_before.isoformat() if s.not_before else "none"),
         )
         return [(name, show(self), show(other)) for name, show in fields if show(self) != show(other)]
 

@@ -115,6 +115,7 @@ def task_to_pb(task: Task) -> task_pb2.Task:
         result=payload_to_pb(task.payloads.result) if task.payloads is not None else None,
         last_failure=failure_to_pb(task.last_failure),
         priority=spec.priority,
+        not_before=_timestamp(spec.not_before) if spec.not_before else None,
     )
 
 

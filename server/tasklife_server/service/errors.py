@@ -21,6 +21,7 @@ from tasklife_server.domain.errors import (
     CursorNotRetained,
     HistoryNotRetained,
     DependenciesNotMet,
+    NotBefore,
     InvalidRequest,
     InvalidTransition,
     LeaseLost,
@@ -193,6 +194,9 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
                 ]
             ),
         )
+    elif isinstance(error, NotBefore):
+        code = code_pb2.FAILED_PRECONDITION
+        details = _packed(_info("NOT_BEFORE", task_id=error.task_id, not_before=_rfc3339(error.not_before)))
     elif isinstance(error, LeaseLost):
         code = code_pb2.FAILED_PRECONDITION
         details = _packed(

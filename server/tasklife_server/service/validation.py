@@ -489,6 +489,7 @@ def create_task(
     behalf = on_behalf_of(request.on_behalf_of, problems)
     task_input = payload(request, "input", max_payload_bytes, problems)
     _check_priority(request.priority, problems)
+    not_before = instant(request, "not_before", problems)
     problems.raise_if_any()
     if not caller.reaches(namespace):
         raise NamespaceNotGranted(caller.name, namespace)
@@ -500,6 +501,7 @@ def create_task(
         auto_enqueue=request.auto_enqueue,
         namespace=namespace,
         priority=request.priority,
+        not_before=not_before,
     )
     return request.task_id or None, spec, operator, request.reason, behalf, task_input
 

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from tasklife_server.domain.errors import (
     DependenciesNotMet,
+    NotBefore,
     InvalidTransition,
     LeaseLost,
     RequestIdReused,
@@ -38,7 +39,9 @@ from tasklife_server.storage.rows import (
 _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Action if action is not Action.CREATE}
 
 # The row of transition_group: n, outcome, the task, the event, the input of a task it
-# started, then the refusal's details and whether the group armed downstream tasks.
+# started, then the refusal's details (the gate, holder and order checks, the holder, the
+# attempt, the upstreams not succeeded, the not_before not come) and whether the group
+# armed downstream tasks.
 _TASK_AT = 2
 _EVENT_AT = _TASK_AT + TASK_WIDTH
 _PAYLOADS_AT = _EVENT_AT + EVENT_WIDTH
@@ -151,7 +154,7 @@ def outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> tuple[C
 def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
     """Which refusal a refused row means."""
     state, version = State(row[_TASK_AT + 1]), row[_TASK_AT + 2]
-    gate_open, holder_ok, holder, _order_ok, attempt, unmet = row[_DETAILS_AT : _DETAILS_AT + 6]
+    gate_open, holder_ok, holder, _order_ok, attempt, unmet, not_before = row[_DETAILS_AT : _DETAILS_AT + 7]
     # A caller that named a version asked for a compare-and-swap: if someone else moved
     # the task first, "your view is stale, re-read" is the useful answer.
     if command.expected_version is not None and command.expected_version != version:
@@ -162,6 +165,8 @@ def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
         return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
     if not gate_open:
         return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in unmet))
+    if not_before is not None:
+        return NotBefore(command.task_id, not_before)
     return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
 
 

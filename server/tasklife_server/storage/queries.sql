@@ -23,14 +23,14 @@ SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]) AND namespace = %(name
 -- JSON, which would cost a base64 encoding and its decoding. An item whose
 -- id is taken (by an existing task, or by an earlier item of the same group) creates
 -- nothing and gets no row; every other item gets its new task and event, by its n. A task
--- that enqueues itself gets its gate checked at once: its upstreams may all have succeeded
--- already.
+-- that enqueues itself gets its gate checked at once (at its not_before, if later): its
+-- upstreams may all have succeeded already.
 WITH item AS (
     SELECT * FROM jsonb_to_recordset(%(items)s::jsonb) AS i(
         n int, task_id text, state text, action text, labels jsonb, depends_on text[], rerun_of text,
         retry_max_attempts int, retry_initial_backoff_ms bigint, retry_backoff_multiplier float8,
         retry_max_backoff_ms bigint, retry_jitter float8, retry_non_retryable_error_types text[],
-        auto_enqueue bool, namespace text, priority int, operator text, reason text, on_behalf_of text,
+        auto_enqueue bool, namespace text, priority int, not_before timestamptz, operator text, reason text, on_behalf_of text,
         input_content_type text)
 ), first AS (
     SELECT DISTINCT ON (task_id) * FROM item ORDER BY task_id, n
@@ -38,12 +38,13 @@ WITH item AS (
     INSERT INTO tasks (id, state, version, labels, depends_on, rerun_of,
                        retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
                        retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
-                       timer_action, timer_at, namespace, input_data, input_content_type, priority)
+                       timer_action, timer_at, namespace, input_data, input_content_type, priority, not_before)
     SELECT task_id, state, 1, labels, depends_on, rerun_of,
            retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
            retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
-           CASE WHEN auto_enqueue THEN 'auto_enqueue' END, CASE WHEN auto_enqueue THEN clock_timestamp() END,
-           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type, priority
+           CASE WHEN auto_enqueue THEN 'auto_enqueue' END,
+           CASE WHEN auto_enqueue THEN GREATEST(clock_timestamp(), not_before) END,
+           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type, priority, not_before
     FROM first
     ORDER BY n
     ON CONFLICT (id) DO NOTHING
@@ -73,7 +74,8 @@ WHERE t.id = %(task_id)s;
 -- is the state actually left. An item moves its task only if every guard holds:
 --   the task is in one of the item's source states, and at its expected_version if given;
 --   no event of the task carries the item's request_id yet;
---   for EnqueueTask out of CREATED: every upstream has succeeded (the dependency gate);
+--   for EnqueueTask out of CREATED: every upstream has succeeded (the dependency gate),
+--   and the task's not_before, if any, has come;
 --   for a worker's CompleteTask/FailTask: that worker holds the task and its lease is live;
 --   the stream-order guard (docs/concepts/stream.md): the task's latest event comes from an
 --   older transaction than this one, or from this one.
@@ -90,8 +92,9 @@ WHERE t.id = %(task_id)s;
 --   replayed  request_id was used before; the task as it is now, and that first event
 --             (the store rebuilds the task as that event left it)
 --   refused   nothing changed; the task's id, state and version, then why: the gate,
---             holder and order checks, the worker holding it, its attempt, and the
---             upstreams not succeeded yet when the gate is shut. order_ok false means a
+--             holder and order checks, the worker holding it, its attempt, the
+--             upstreams not succeeded yet when the gate is shut, and the task's
+--             not_before when that time has not come. order_ok false means a
 --             younger transaction wrote the task's latest event, so this one must not
 --             write the next: the item must run again, in a new transaction
 -- and no row for an item whose task does not exist (or is outside the item's reach).
@@ -113,11 +116,13 @@ WITH item AS (
     CROSS JOIN LATERAL (SELECT * FROM task_events AS e WHERE e.task_id = i.task_id AND e.request_id = i.request_id) AS e
 ), checks AS (
     -- Each item with its task as locked, and whether each guard holds.
-    SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.depends_on,
+    SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.depends_on, c.not_before,
            c.state = ANY(i.from_states) AS state_ok,
            (i.expected_version IS NULL OR c.version = i.expected_version) AS version_ok,
            (NOT i.gated OR c.state <> 'created'
             OR NOT EXISTS (SELECT FROM tasks AS u WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL)) AS gate_open,
+           (NOT i.gated OR c.state <> 'created' OR c.not_before IS NULL
+            OR c.not_before <= clock_timestamp()) AS start_time_ok,
            (i.worker_check IS NULL
             OR (c.worker = i.worker_check AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok,
            c.event_xid <= pg_current_xact_id() AS order_ok,
@@ -149,7 +154,8 @@ WITH item AS (
         result_data = CASE WHEN k.result_content_type IS NOT NULL THEN (%(results)b::bytea[])[k.n + 1] ELSE t.result_data END,
         result_content_type = COALESCE(k.result_content_type, t.result_content_type)
     FROM checks AS k
-    WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok AND k.order_ok AND NOT k.replay
+    WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.start_time_ok AND k.holder_ok
+      AND k.order_ok AND NOT k.replay
     RETURNING k.n, {task:t}, k.action AS e_action, k.state AS e_from_state, k.operator AS e_operator,
               k.reason AS e_reason, k.request_id AS e_request_id, k.expected_version AS e_expected_version,
               k.on_behalf_of AS e_on_behalf_of, COALESCE(k.worker, CASE WHEN k.release_worker THEN k.holder END) AS e_worker,
@@ -187,15 +193,16 @@ WITH item AS (
     ORDER BY d.id
     FOR UPDATE OF d
 ), armed AS (
-    UPDATE tasks AS d SET timer_action = 'auto_enqueue', timer_at = clock_timestamp()
+    UPDATE tasks AS d SET timer_action = 'auto_enqueue', timer_at = GREATEST(clock_timestamp(), d.not_before)
     FROM waiting AS w WHERE d.id = w.id
     RETURNING d.id
 )
 SELECT m.n, 'applied', {task:m}, {made_event:m}, m.input_data, m.input_content_type, NULL::bytea, NULL::text,
-       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], EXISTS (SELECT FROM armed)
+       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], NULL::timestamptz,
+       EXISTS (SELECT FROM armed)
 FROM made AS m
 UNION ALL
-SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
 WHERE k.replay
 UNION ALL
@@ -204,6 +211,7 @@ SELECT k.n, 'refused', k.id, k.state, k.version, {nulls:task_after_version}, {nu
        k.gate_open, k.holder_ok, k.holder, k.order_ok, k.attempt,
        CASE WHEN NOT k.gate_open THEN ARRAY(SELECT ARRAY[u.id, u.state] FROM tasks AS u
                                             WHERE u.id = ANY(k.depends_on) AND u.succeeded_at IS NULL ORDER BY u.id) END,
+       CASE WHEN NOT k.start_time_ok THEN k.not_before END,
        NULL
 FROM checks AS k
 WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved));

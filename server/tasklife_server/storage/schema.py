@@ -110,6 +110,8 @@ tasks = Table(
     Column("retry_non_retryable_error_types", ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
     # ClaimTasks' first order: higher first. Fixed at creation.
     Column("priority", Integer, nullable=False, server_default=text("0")),
+    # The earliest time the task may leave created (EnqueueTask's NOT_BEFORE). Fixed at creation.
+    Column("not_before", DateTime(timezone=True), nullable=True),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint("version >= 1", name="version_positive"),

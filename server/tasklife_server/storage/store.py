@@ -859,6 +859,7 @@ def _create_item(new: NewTask) -> dict[str, Any]:
         "auto_enqueue": spec.auto_enqueue,
         "namespace": spec.namespace,
         "priority": spec.priority,
+        "not_before": spec.not_before.isoformat() if spec.not_before is not None else None,
         "operator": new.operator,
         "reason": new.reason,
         "on_behalf_of": new.on_behalf_of,

@@ -18,11 +18,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
 
 from psycopg import AsyncConnection
 
-from tasklife_server.domain.errors import DependenciesNotMet, TasklifeError
+from tasklife_server.domain.errors import DependenciesNotMet, NotBefore, TasklifeError
 from tasklife_server.domain.model import LEASE_EXPIRED, MAX_REASON_BYTES, Failure, Task, TransitionCommand
 from tasklife_server.domain.policies import (
     GIVE_UP_ACTIONS,
@@ -185,11 +185,16 @@ class TimerRunner:
             reason = f"backoff over: attempt {task.attempt + 1} is queued"
             return await self._move(conn, task, Action.ENQUEUE, SYSTEM_RETRY, reason)
         if action is TimerAction.AUTO_ENQUEUE:
-            reason = "every upstream task has succeeded" if task.spec.depends_on else "auto_enqueue: no upstream tasks"
+            reason = _gate_reason(task)
             try:
                 return await self._move(conn, task, Action.ENQUEUE, SYSTEM_GATE, reason)
             except DependenciesNotMet:
                 await self._store.set_timer(conn, task, None)  # the next upstream success re-arms it
+                return None
+            except NotBefore as early:
+                # Armed at the later of not_before and the upstreams' success, so only a
+                # clock step brings this here: keep the timer, due at not_before.
+                await self._store.set_timer(conn, task, Timer(TimerAction.AUTO_ENQUEUE, _ms_until(early.not_before)))
                 return None
         if action is TimerAction.ABANDON:
             age = self._policies.retention_ms.get(task.state)
@@ -232,7 +237,7 @@ class TimerRunner:
         )
         try:
             await self._store.transition(command, timer=timer, conn=conn)  # type: ignore[arg-type]
-        except DependenciesNotMet:
+        except (DependenciesNotMet, NotBefore):
             raise
         except TasklifeError as refusal:
             # The row is locked and every transition replaces the timer, so this means the
@@ -241,6 +246,15 @@ class TimerRunner:
             await self._store.set_timer(conn, task, None)
             return None
         return action
+
+
+def _gate_reason(task: Task) -> str:
+    why = "every upstream task has succeeded" if task.spec.depends_on else "auto_enqueue: no upstream tasks"
+    return f"{why}; its not_before {_when(task.spec.not_before)} has come" if task.spec.not_before else why
+
+
+def _ms_until(moment: datetime) -> int:
+    return max(int((moment - datetime.now(timezone.utc)).total_seconds() * 1000), 0)
 
 
 def _bounded(reason: str) -> str:
