@@ -315,6 +315,19 @@ def test_unmet_upstreams_exit_1_naming_them(cli, client: TasklifeClient) -> None
     )
 
 
+def test_an_upstream_that_cannot_succeed_is_named_with_the_rerun_that_unblocks_it(cli, client: TasklifeClient) -> None:
+    upstream = client.create_task(task_id=unique("up")).task.task_id
+    client.enqueue_task(upstream)
+    client.abandon_task(upstream)
+    downstream = client.create_task(task_id=unique("down"), depends_on=[upstream]).task.task_id
+    run = cli("enqueue", downstream)
+    assert run.code == 1
+    assert run.err == (
+        f"tasklife: cannot enqueue task '{downstream}': upstreams not succeeded: {upstream} (abandoned, "
+        "cannot succeed: a rerun of it that succeeds unblocks this task) [DEPENDENCIES_NOT_MET]\n"
+    )
+
+
 def test_other_refusals_exit_1_with_the_servers_reason(cli) -> None:
     missing = cli("create", "--depends-on", "no-such-upstream")
     assert (missing.code, missing.err) == (1, "tasklife: referenced tasks do not exist: no-such-upstream [REFERENCED_TASK_NOT_FOUND]\n")

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from tasklife_server.domain.errors import (
     DependenciesNotMet,
     NotBefore,
+    UnmetUpstream,
     InvalidTransition,
     LeaseLost,
     RequestIdReused,
@@ -164,7 +165,9 @@ def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
     if state not in sources_of(command.action):
         return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
     if not gate_open:
-        return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in unmet))
+        return DependenciesNotMet(
+            command.task_id, tuple(UnmetUpstream(u, State(s), can == "true") for u, s, can in unmet)
+        )
     if not_before is not None:
         return NotBefore(command.task_id, not_before)
     return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))

@@ -74,8 +74,9 @@ WHERE t.id = %(task_id)s;
 -- is the state actually left. An item moves its task only if every guard holds:
 --   the task is in one of the item's source states, and at its expected_version if given;
 --   no event of the task carries the item's request_id yet;
---   for EnqueueTask out of CREATED: every upstream has succeeded (the dependency gate),
---   and the task's not_before, if any, has come;
+--   for EnqueueTask out of CREATED: every upstream has succeeded, or a task that reruns it
+--   (rerun_of, transitively) has (the dependency gate), and the task's not_before, if
+--   any, has come;
 --   for a worker's CompleteTask/FailTask: that worker holds the task and its lease is live;
 --   the stream-order guard (docs/concepts/stream.md): the task's latest event comes from an
 --   older transaction than this one, or from this one.
@@ -85,15 +86,16 @@ WHERE t.id = %(task_id)s;
 -- as the service's policies need it in the new state. The event records the worker the
 -- move named (or whose lease expired), the attempt, the failure and exit code, and the
 -- task's lease and timer fields as the move left them. Every task that succeeds arms the
--- timer of each downstream task waiting to enqueue itself (in id order, so that concurrent
--- completions never deadlock). Returns one row per item, by its n:
+-- timer of each downstream task waiting to enqueue itself on it or on a task it reruns
+-- (transitively), in id order, so that concurrent completions never deadlock. Returns one row per item, by its n:
 --   applied   the task moved; the task and the new event follow, the task's input if
 --             the move started it, and whether downstream tasks were armed
 --   replayed  request_id was used before; the task as it is now, and that first event
 --             (the store rebuilds the task as that event left it)
 --   refused   nothing changed; the task's id, state and version, then why: the gate,
 --             holder and order checks, the worker holding it, its attempt, the
---             upstreams not succeeded yet when the gate is shut, and the task's
+--             upstreams not met when the gate is shut (id, state, and whether it or a
+--             rerun of it can still succeed: killed and abandoned are final), and the task's
 --             not_before when that time has not come. order_ok false means a
 --             younger transaction wrote the task's latest event, so this one must not
 --             write the next: the item must run again, in a new transaction
@@ -116,11 +118,10 @@ WITH item AS (
     CROSS JOIN LATERAL (SELECT * FROM task_events AS e WHERE e.task_id = i.task_id AND e.request_id = i.request_id) AS e
 ), checks AS (
     -- Each item with its task as locked, and whether each guard holds.
-    SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.depends_on, c.not_before,
+    SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.not_before,
            c.state = ANY(i.from_states) AS state_ok,
            (i.expected_version IS NULL OR c.version = i.expected_version) AS version_ok,
-           (NOT i.gated OR c.state <> 'created'
-            OR NOT EXISTS (SELECT FROM tasks AS u WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL)) AS gate_open,
+           (u.unmet IS NULL OR cardinality(u.unmet) = 0) AS gate_open, u.unmet,
            (NOT i.gated OR c.state <> 'created' OR c.not_before IS NULL
             OR c.not_before <= clock_timestamp()) AS start_time_ok,
            (i.worker_check IS NULL
@@ -132,6 +133,25 @@ WITH item AS (
            CASE WHEN i.failure IS NOT NULL AND i.failure->>'error_type' = ANY(c.retry_non_retryable_error_types)
                 THEN i.failure || '{"non_retryable": true}'::jsonb ELSE i.failure END AS recorded_failure
     FROM item AS i JOIN cur AS c ON c.id = i.task_id AND (i.reach IS NULL OR c.namespace = ANY(i.reach))
+    CROSS JOIN LATERAL (
+        -- The upstreams of a gated move out of created that neither succeeded nor were rerun
+        -- by a task that succeeded, sorted by id: the reruns are looked up (ix_tasks_rerun_of)
+        -- only for an upstream that has not succeeded itself.
+        SELECT CASE WHEN i.gated AND c.state = 'created' THEN ARRAY(
+            SELECT ARRAY[u.id, u.state, (u.state NOT IN ('killed', 'abandoned') OR r.live IS TRUE)::text]
+            FROM tasks AS u
+            CROSS JOIN LATERAL (
+                WITH RECURSIVE rerun AS (
+                    SELECT x.id, x.state, x.succeeded_at FROM tasks AS x WHERE x.rerun_of = u.id
+                    UNION
+                    SELECT x.id, x.state, x.succeeded_at FROM tasks AS x JOIN rerun AS p ON x.rerun_of = p.id
+                )
+                SELECT bool_or(succeeded_at IS NOT NULL) AS met, bool_or(state NOT IN ('killed', 'abandoned')) AS live
+                FROM rerun
+            ) AS r
+            WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL AND r.met IS NOT TRUE
+            ORDER BY u.id) END AS unmet
+    ) AS u
 ), moved AS (
     UPDATE tasks AS t
     SET state = k.to_state,
@@ -186,7 +206,13 @@ WITH item AS (
     -- Looked up through a partial GIN index on depends_on, and only when a task succeeded.
     SELECT d.id FROM tasks AS d
     WHERE EXISTS (SELECT FROM moved WHERE state = 'succeeded')
-      AND d.depends_on && ARRAY(SELECT id FROM moved WHERE state = 'succeeded')
+      AND d.depends_on && ARRAY(
+          WITH RECURSIVE met AS (
+              SELECT id, rerun_of FROM moved WHERE state = 'succeeded'
+              UNION
+              SELECT u.id, u.rerun_of FROM tasks AS u JOIN met ON u.id = met.rerun_of
+          )
+          SELECT id FROM met)
       -- Re-armed even if a timer is set: the timer runner may be checking this task's
       -- gate right now, before this success is visible to it, and then clear its timer.
       AND d.state = 'created' AND d.auto_enqueue
@@ -209,8 +235,7 @@ UNION ALL
 -- Refused items (an item with no row names no task it may reach).
 SELECT k.n, 'refused', k.id, k.state, k.version, {nulls:task_after_version}, {nulls:event}, {nulls:payloads},
        k.gate_open, k.holder_ok, k.holder, k.order_ok, k.attempt,
-       CASE WHEN NOT k.gate_open THEN ARRAY(SELECT ARRAY[u.id, u.state] FROM tasks AS u
-                                            WHERE u.id = ANY(k.depends_on) AND u.succeeded_at IS NULL ORDER BY u.id) END,
+       CASE WHEN NOT k.gate_open THEN k.unmet END,
        CASE WHEN NOT k.start_time_ok THEN k.not_before END,
        NULL
 FROM checks AS k
