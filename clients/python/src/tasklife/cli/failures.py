@@ -110,6 +110,8 @@ def message(error: TasklifeError, *, address: str, timeout: float | None) -> str
         )
     if reason == "DEPENDENCIES_NOT_MET":
         return _unmet_upstreams(task, meta) + tag
+    if reason == "NOT_BEFORE":
+        return f"cannot enqueue task '{task}' before its not_before, {meta.get('not_before', '')}{tag}"
     if reason == "REFERENCED_TASK_NOT_FOUND":
         missing = meta.get("missing_task_ids", "").replace(",", ", ")
         more = int(meta.get("missing_count", "0") or 0) - len(meta.get("missing_task_ids", "").split(","))

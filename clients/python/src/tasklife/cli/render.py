@@ -226,6 +226,8 @@ def task_details(task: task_pb2.Task) -> str:
             ("depends_on", ",".join(task.depends_on) or NONE),
             ("rerun_of", task.rerun_of or NONE),
             ("auto_enqueue", "yes" if task.auto_enqueue else "no"),
+            ("priority", task.priority),
+            ("not_before", optional_time(task, "not_before")),
             ("retry_policy", retry_policy(task.retry_policy)),
             ("attempt", task.attempt),
             ("worker", task.worker or NONE),
@@ -241,12 +243,12 @@ def task_details(task: task_pb2.Task) -> str:
     )
 
 
-TASK_HEADERS = ("task id", "namespace", "state", "version", "attempt", "updated", "labels")
+TASK_HEADERS = ("task id", "namespace", "state", "version", "attempt", "priority", "updated", "labels")
 
 
 def task_row(task: task_pb2.Task) -> tuple[object, ...]:
     return (
-        task.task_id, task.namespace or NONE, state(task.state), task.version, task.attempt,
+        task.task_id, task.namespace or NONE, state(task.state), task.version, task.attempt, task.priority,
         local_time(task.update_time), labels(task.labels),
     )
 

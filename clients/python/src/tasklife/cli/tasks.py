@@ -36,7 +36,7 @@ PAYLOAD_HELP = (
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
-    from tasklife.cli.app import TIME_HELP, instant, label, positive_int, task_state
+    from tasklife.cli.app import TIME_HELP, instant, label, positive_int, priority, task_state
 
     create = add("create", run_create, "create a task (in state created, at version 1)")
     create.add_argument("--id", dest="task_id", help="the task's id (default: the server generates a UUIDv7)")
@@ -69,6 +69,12 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     )
     create.add_argument("--input", metavar="@FILE|TEXT", help=f"what the task's worker gets: {PAYLOAD_HELP}")
     create.add_argument("--content-type", metavar="MIME", help="the MIME type of --input")
+    create.add_argument(
+        "--priority", type=priority, metavar="N", help="claim order, 0 (default) to 1000: workers take higher first"
+    )
+    create.add_argument(
+        "--not-before", type=instant, metavar="TIME", help=f"the earliest time the task may be enqueued; {TIME_HELP}"
+    )
 
     get = add("get", run_get, "show a task, with its last failure and the sizes of its input and result")
     get.add_argument("task_id", metavar="ID")
@@ -211,6 +217,8 @@ def run_create(args: argparse.Namespace, session: Session) -> int:
         namespace=args.namespace,
         on_behalf_of=args.on_behalf_of,
         input=payload_argument(args.input, args.content_type, "--input"),
+        priority=args.priority,
+        not_before=args.not_before,
     )
     if args.input is not None and not session.json:
         # A create answers without the input (the BASIC view): read it back to show it.
