@@ -63,7 +63,10 @@ type CreateTaskRequest struct {
 	Priority int32 `protobuf:"varint,20,opt,name=priority,proto3" json:"priority,omitempty"`
 	// The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
 	// unset: no such limit. Part of the spec a retried CreateTask must repeat.
-	NotBefore     *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
+	NotBefore *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
+	// The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+	// CreateTask must repeat.
+	Timeouts      *TaskTimeouts `protobuf:"bytes,22,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -185,6 +188,13 @@ func (x *CreateTaskRequest) GetPriority() int32 {
 func (x *CreateTaskRequest) GetNotBefore() *timestamppb.Timestamp {
 	if x != nil {
 		return x.NotBefore
+	}
+	return nil
+}
+
+func (x *CreateTaskRequest) GetTimeouts() *TaskTimeouts {
+	if x != nil {
+		return x.Timeouts
 	}
 	return nil
 }
@@ -3845,7 +3855,7 @@ var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xc0\x04\n" +
+	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xf7\x04\n" +
 	"\x11CreateTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12B\n" +
 	"\x06labels\x18\x02 \x03(\v2*.tasklife.v1.CreateTaskRequest.LabelsEntryR\x06labels\x12\x1d\n" +
@@ -3863,7 +3873,8 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x05input\x18\v \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x12\x1a\n" +
 	"\bpriority\x18\x14 \x01(\x05R\bpriority\x129\n" +
 	"\n" +
-	"not_before\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x1a9\n" +
+	"not_before\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x125\n" +
+	"\btimeouts\x18\x16 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"i\n" +
@@ -4249,151 +4260,153 @@ var file_tasklife_v1_task_service_proto_goTypes = []any{
 	(*RetryPolicy)(nil),                  // 53: tasklife.v1.RetryPolicy
 	(*TaskPayload)(nil),                  // 54: tasklife.v1.TaskPayload
 	(*timestamppb.Timestamp)(nil),        // 55: google.protobuf.Timestamp
-	(*Task)(nil),                         // 56: tasklife.v1.Task
-	(*TaskEvent)(nil),                    // 57: tasklife.v1.TaskEvent
-	(TaskView)(0),                        // 58: tasklife.v1.TaskView
-	(TaskState)(0),                       // 59: tasklife.v1.TaskState
-	(*TaskAttempt)(nil),                  // 60: tasklife.v1.TaskAttempt
-	(*durationpb.Duration)(nil),          // 61: google.protobuf.Duration
-	(TaskAction)(0),                      // 62: tasklife.v1.TaskAction
-	(StateKind)(0),                       // 63: tasklife.v1.StateKind
-	(*TaskFailure)(nil),                  // 64: tasklife.v1.TaskFailure
-	(*status.Status)(nil),                // 65: google.rpc.Status
+	(*TaskTimeouts)(nil),                 // 56: tasklife.v1.TaskTimeouts
+	(*Task)(nil),                         // 57: tasklife.v1.Task
+	(*TaskEvent)(nil),                    // 58: tasklife.v1.TaskEvent
+	(TaskView)(0),                        // 59: tasklife.v1.TaskView
+	(TaskState)(0),                       // 60: tasklife.v1.TaskState
+	(*TaskAttempt)(nil),                  // 61: tasklife.v1.TaskAttempt
+	(*durationpb.Duration)(nil),          // 62: google.protobuf.Duration
+	(TaskAction)(0),                      // 63: tasklife.v1.TaskAction
+	(StateKind)(0),                       // 64: tasklife.v1.StateKind
+	(*TaskFailure)(nil),                  // 65: tasklife.v1.TaskFailure
+	(*status.Status)(nil),                // 66: google.rpc.Status
 }
 var file_tasklife_v1_task_service_proto_depIdxs = []int32{
 	49,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
 	53,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
 	54,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
 	55,  // 3: tasklife.v1.CreateTaskRequest.not_before:type_name -> google.protobuf.Timestamp
-	56,  // 4: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 5: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	55,  // 6: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
-	58,  // 7: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
-	56,  // 8: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
-	59,  // 9: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
-	50,  // 10: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
-	55,  // 11: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
-	58,  // 12: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
-	56,  // 13: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
-	55,  // 14: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	55,  // 15: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	55,  // 16: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
-	60,  // 17: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
-	55,  // 18: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
-	55,  // 19: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
-	57,  // 20: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
-	11,  // 21: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
-	57,  // 22: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	59,  // 23: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
-	51,  // 24: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	61,  // 25: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
-	62,  // 26: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
-	57,  // 27: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	61,  // 28: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
-	56,  // 29: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
-	19,  // 30: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
-	20,  // 31: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
-	21,  // 32: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
-	59,  // 33: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
-	63,  // 34: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
-	62,  // 35: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
-	62,  // 36: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
-	59,  // 37: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
-	59,  // 38: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
-	59,  // 39: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
-	62,  // 40: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
-	59,  // 41: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
-	56,  // 42: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 43: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	61,  // 44: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
-	56,  // 45: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 46: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	54,  // 47: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
-	56,  // 48: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 49: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	64,  // 50: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
-	56,  // 51: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 52: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	56,  // 53: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 54: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	56,  // 55: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 56: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	56,  // 57: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 58: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	56,  // 59: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 60: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	56,  // 61: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	57,  // 62: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	0,   // 63: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
-	42,  // 64: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
-	56,  // 65: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
-	57,  // 66: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	65,  // 67: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
-	44,  // 68: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
-	22,  // 69: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
-	24,  // 70: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
-	26,  // 71: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
-	28,  // 72: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
-	30,  // 73: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
-	32,  // 74: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
-	34,  // 75: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
-	36,  // 76: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
-	38,  // 77: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
-	46,  // 78: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
-	56,  // 79: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
-	57,  // 80: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	65,  // 81: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
-	61,  // 82: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
-	52,  // 83: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
-	61,  // 84: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
-	25,  // 85: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
-	0,   // 86: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	2,   // 87: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	4,   // 88: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	6,   // 89: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	7,   // 90: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
-	9,   // 91: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
-	17,  // 92: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	13,  // 93: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	15,  // 94: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	22,  // 95: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	24,  // 96: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	26,  // 97: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	28,  // 98: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	30,  // 99: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	32,  // 100: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	34,  // 101: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	36,  // 102: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	38,  // 103: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	40,  // 104: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
-	43,  // 105: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
-	47,  // 106: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
-	1,   // 107: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	3,   // 108: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	5,   // 109: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	12,  // 110: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	8,   // 111: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
-	10,  // 112: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
-	18,  // 113: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	14,  // 114: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	16,  // 115: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	23,  // 116: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	25,  // 117: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	27,  // 118: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	29,  // 119: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	31,  // 120: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	33,  // 121: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	35,  // 122: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	37,  // 123: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	39,  // 124: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	41,  // 125: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
-	45,  // 126: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
-	48,  // 127: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
-	107, // [107:128] is the sub-list for method output_type
-	86,  // [86:107] is the sub-list for method input_type
-	86,  // [86:86] is the sub-list for extension type_name
-	86,  // [86:86] is the sub-list for extension extendee
-	0,   // [0:86] is the sub-list for field type_name
+	56,  // 4: tasklife.v1.CreateTaskRequest.timeouts:type_name -> tasklife.v1.TaskTimeouts
+	57,  // 5: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 6: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	55,  // 7: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
+	59,  // 8: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
+	57,  // 9: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
+	60,  // 10: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
+	50,  // 11: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
+	55,  // 12: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
+	59,  // 13: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
+	57,  // 14: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
+	55,  // 15: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	55,  // 16: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	55,  // 17: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
+	61,  // 18: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
+	55,  // 19: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
+	55,  // 20: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
+	58,  // 21: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
+	11,  // 22: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
+	58,  // 23: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	60,  // 24: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
+	51,  // 25: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	62,  // 26: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
+	63,  // 27: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	58,  // 28: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	62,  // 29: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
+	57,  // 30: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
+	19,  // 31: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
+	20,  // 32: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
+	21,  // 33: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
+	60,  // 34: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
+	64,  // 35: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
+	63,  // 36: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
+	63,  // 37: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
+	60,  // 38: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
+	60,  // 39: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
+	60,  // 40: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
+	63,  // 41: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
+	60,  // 42: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
+	57,  // 43: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 44: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	62,  // 45: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
+	57,  // 46: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 47: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	54,  // 48: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
+	57,  // 49: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 50: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	65,  // 51: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
+	57,  // 52: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 53: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	57,  // 54: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 55: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	57,  // 56: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 57: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	57,  // 58: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 59: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	57,  // 60: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 61: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	57,  // 62: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	58,  // 63: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	0,   // 64: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
+	42,  // 65: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
+	57,  // 66: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	58,  // 67: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	66,  // 68: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	44,  // 69: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
+	22,  // 70: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
+	24,  // 71: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
+	26,  // 72: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
+	28,  // 73: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
+	30,  // 74: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
+	32,  // 75: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
+	34,  // 76: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
+	36,  // 77: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
+	38,  // 78: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
+	46,  // 79: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
+	57,  // 80: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	58,  // 81: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	66,  // 82: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	62,  // 83: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	52,  // 84: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	62,  // 85: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	25,  // 86: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
+	0,   // 87: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	2,   // 88: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	4,   // 89: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	6,   // 90: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	7,   // 91: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
+	9,   // 92: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
+	17,  // 93: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	13,  // 94: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	15,  // 95: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	22,  // 96: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	24,  // 97: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	26,  // 98: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	28,  // 99: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	30,  // 100: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	32,  // 101: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	34,  // 102: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	36,  // 103: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	38,  // 104: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	40,  // 105: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	43,  // 106: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	47,  // 107: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	1,   // 108: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	3,   // 109: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	5,   // 110: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	12,  // 111: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	8,   // 112: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
+	10,  // 113: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
+	18,  // 114: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	14,  // 115: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	16,  // 116: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	23,  // 117: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	25,  // 118: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	27,  // 119: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	29,  // 120: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	31,  // 121: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	33,  // 122: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	35,  // 123: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	37,  // 124: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	39,  // 125: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	41,  // 126: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	45,  // 127: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	48,  // 128: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	108, // [108:129] is the sub-list for method output_type
+	87,  // [87:108] is the sub-list for method input_type
+	87,  // [87:87] is the sub-list for extension type_name
+	87,  // [87:87] is the sub-list for extension extendee
+	0,   // [0:87] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }

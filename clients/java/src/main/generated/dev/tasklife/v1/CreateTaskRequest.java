@@ -673,6 +673,47 @@ java.lang.String defaultValue) {
     return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
   }
 
+  public static final int TIMEOUTS_FIELD_NUMBER = 22;
+  private dev.tasklife.v1.TaskTimeouts timeouts_;
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   * @return Whether the timeouts field is set.
+   */
+  @java.lang.Override
+  public boolean hasTimeouts() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   * @return The timeouts.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskTimeouts getTimeouts() {
+    return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+  }
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder() {
+    return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -728,6 +769,9 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000004) != 0)) {
       output.writeMessage(21, getNotBefore());
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(22, getTimeouts());
     }
     getUnknownFields().writeTo(output);
   }
@@ -789,6 +833,10 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(21, getNotBefore());
     }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(22, getTimeouts());
+    }
     return size;
   }
   @java.lang.Override
@@ -848,6 +896,11 @@ java.lang.String defaultValue) {
       if (!getNotBefore()
           .equals(other.getNotBefore())) return false;
     }
+    if (hasTimeouts() != other.hasTimeouts()) return false;
+    if (hasTimeouts()) {
+      if (!getTimeouts()
+          .equals(other.getTimeouts())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -895,6 +948,10 @@ java.lang.String defaultValue) {
     if (hasNotBefore()) {
       hash = (37 * hash) + NOT_BEFORE_FIELD_NUMBER;
       hash = (53 * hash) + getNotBefore().hashCode();
+    }
+    if (hasTimeouts()) {
+      hash = (37 * hash) + TIMEOUTS_FIELD_NUMBER;
+      hash = (53 * hash) + getTimeouts().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1055,6 +1112,7 @@ java.lang.String defaultValue) {
         internalGetRetryPolicyFieldBuilder();
         internalGetInputFieldBuilder();
         internalGetNotBeforeFieldBuilder();
+        internalGetTimeoutsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1086,6 +1144,11 @@ java.lang.String defaultValue) {
       if (notBeforeBuilder_ != null) {
         notBeforeBuilder_.dispose();
         notBeforeBuilder_ = null;
+      }
+      timeouts_ = null;
+      if (timeoutsBuilder_ != null) {
+        timeoutsBuilder_.dispose();
+        timeoutsBuilder_ = null;
       }
       return this;
     }
@@ -1171,6 +1234,12 @@ java.lang.String defaultValue) {
             : notBeforeBuilder_.build();
         to_bitField0_ |= 0x00000004;
       }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.timeouts_ = timeoutsBuilder_ == null
+            ? timeouts_
+            : timeoutsBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1243,6 +1312,9 @@ java.lang.String defaultValue) {
       }
       if (other.hasNotBefore()) {
         mergeNotBefore(other.getNotBefore());
+      }
+      if (other.hasTimeouts()) {
+        mergeTimeouts(other.getTimeouts());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1343,6 +1415,13 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00001000;
               break;
             } // case 170
+            case 178: {
+              input.readMessage(
+                  internalGetTimeoutsFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 178
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2832,6 +2911,170 @@ java.lang.String defaultValue) {
         notBefore_ = null;
       }
       return notBeforeBuilder_;
+    }
+
+    private dev.tasklife.v1.TaskTimeouts timeouts_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder> timeoutsBuilder_;
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     * @return Whether the timeouts field is set.
+     */
+    public boolean hasTimeouts() {
+      return ((bitField0_ & 0x00002000) != 0);
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     * @return The timeouts.
+     */
+    public dev.tasklife.v1.TaskTimeouts getTimeouts() {
+      if (timeoutsBuilder_ == null) {
+        return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+      } else {
+        return timeoutsBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public Builder setTimeouts(dev.tasklife.v1.TaskTimeouts value) {
+      if (timeoutsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        timeouts_ = value;
+      } else {
+        timeoutsBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public Builder setTimeouts(
+        dev.tasklife.v1.TaskTimeouts.Builder builderForValue) {
+      if (timeoutsBuilder_ == null) {
+        timeouts_ = builderForValue.build();
+      } else {
+        timeoutsBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public Builder mergeTimeouts(dev.tasklife.v1.TaskTimeouts value) {
+      if (timeoutsBuilder_ == null) {
+        if (((bitField0_ & 0x00002000) != 0) &&
+          timeouts_ != null &&
+          timeouts_ != dev.tasklife.v1.TaskTimeouts.getDefaultInstance()) {
+          getTimeoutsBuilder().mergeFrom(value);
+        } else {
+          timeouts_ = value;
+        }
+      } else {
+        timeoutsBuilder_.mergeFrom(value);
+      }
+      if (timeouts_ != null) {
+        bitField0_ |= 0x00002000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public Builder clearTimeouts() {
+      bitField0_ = (bitField0_ & ~0x00002000);
+      timeouts_ = null;
+      if (timeoutsBuilder_ != null) {
+        timeoutsBuilder_.dispose();
+        timeoutsBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public dev.tasklife.v1.TaskTimeouts.Builder getTimeoutsBuilder() {
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return internalGetTimeoutsFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder() {
+      if (timeoutsBuilder_ != null) {
+        return timeoutsBuilder_.getMessageOrBuilder();
+      } else {
+        return timeouts_ == null ?
+            dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+      }
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder> 
+        internalGetTimeoutsFieldBuilder() {
+      if (timeoutsBuilder_ == null) {
+        timeoutsBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder>(
+                getTimeouts(),
+                getParentForChildren(),
+                isClean());
+        timeouts_ = null;
+      }
+      return timeoutsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.CreateTaskRequest)

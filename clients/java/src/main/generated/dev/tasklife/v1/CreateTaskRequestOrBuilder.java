@@ -352,4 +352,34 @@ java.lang.String defaultValue);
    * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder();
+
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   * @return Whether the timeouts field is set.
+   */
+  boolean hasTimeouts();
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   * @return The timeouts.
+   */
+  dev.tasklife.v1.TaskTimeouts getTimeouts();
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   */
+  dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder();
 }

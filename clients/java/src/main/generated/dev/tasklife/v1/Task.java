@@ -926,6 +926,47 @@ java.lang.String defaultValue) {
     return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
   }
 
+  public static final int TIMEOUTS_FIELD_NUMBER = 32;
+  private dev.tasklife.v1.TaskTimeouts timeouts_;
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+   * @return Whether the timeouts field is set.
+   */
+  @java.lang.Override
+  public boolean hasTimeouts() {
+    return ((bitField0_ & 0x00000400) != 0);
+  }
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+   * @return The timeouts.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskTimeouts getTimeouts() {
+    return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+  }
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder() {
+    return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1005,6 +1046,9 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000200) != 0)) {
       output.writeMessage(31, getNotBefore());
+    }
+    if (((bitField0_ & 0x00000400) != 0)) {
+      output.writeMessage(32, getTimeouts());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1099,6 +1143,10 @@ java.lang.String defaultValue) {
     if (((bitField0_ & 0x00000200) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(31, getNotBefore());
+    }
+    if (((bitField0_ & 0x00000400) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(32, getTimeouts());
     }
     return size;
   }
@@ -1195,6 +1243,11 @@ java.lang.String defaultValue) {
       if (!getNotBefore()
           .equals(other.getNotBefore())) return false;
     }
+    if (hasTimeouts() != other.hasTimeouts()) return false;
+    if (hasTimeouts()) {
+      if (!getTimeouts()
+          .equals(other.getTimeouts())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1273,6 +1326,10 @@ java.lang.String defaultValue) {
     if (hasNotBefore()) {
       hash = (37 * hash) + NOT_BEFORE_FIELD_NUMBER;
       hash = (53 * hash) + getNotBefore().hashCode();
+    }
+    if (hasTimeouts()) {
+      hash = (37 * hash) + TIMEOUTS_FIELD_NUMBER;
+      hash = (53 * hash) + getTimeouts().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1440,6 +1497,7 @@ java.lang.String defaultValue) {
         internalGetResultFieldBuilder();
         internalGetLastFailureFieldBuilder();
         internalGetNotBeforeFieldBuilder();
+        internalGetTimeoutsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1507,6 +1565,11 @@ java.lang.String defaultValue) {
       if (notBeforeBuilder_ != null) {
         notBeforeBuilder_.dispose();
         notBeforeBuilder_ = null;
+      }
+      timeouts_ = null;
+      if (timeoutsBuilder_ != null) {
+        timeoutsBuilder_.dispose();
+        timeoutsBuilder_ = null;
       }
       return this;
     }
@@ -1637,6 +1700,12 @@ java.lang.String defaultValue) {
             : notBeforeBuilder_.build();
         to_bitField0_ |= 0x00000200;
       }
+      if (((from_bitField0_ & 0x00200000) != 0)) {
+        result.timeouts_ = timeoutsBuilder_ == null
+            ? timeouts_
+            : timeoutsBuilder_.build();
+        to_bitField0_ |= 0x00000400;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1729,6 +1798,9 @@ java.lang.String defaultValue) {
       }
       if (other.hasNotBefore()) {
         mergeNotBefore(other.getNotBefore());
+      }
+      if (other.hasTimeouts()) {
+        mergeTimeouts(other.getTimeouts());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1883,6 +1955,13 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00100000;
               break;
             } // case 250
+            case 258: {
+              input.readMessage(
+                  internalGetTimeoutsFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00200000;
+              break;
+            } // case 258
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -4510,6 +4589,170 @@ java.lang.String defaultValue) {
         notBefore_ = null;
       }
       return notBeforeBuilder_;
+    }
+
+    private dev.tasklife.v1.TaskTimeouts timeouts_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder> timeoutsBuilder_;
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     * @return Whether the timeouts field is set.
+     */
+    public boolean hasTimeouts() {
+      return ((bitField0_ & 0x00200000) != 0);
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     * @return The timeouts.
+     */
+    public dev.tasklife.v1.TaskTimeouts getTimeouts() {
+      if (timeoutsBuilder_ == null) {
+        return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+      } else {
+        return timeoutsBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     */
+    public Builder setTimeouts(dev.tasklife.v1.TaskTimeouts value) {
+      if (timeoutsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        timeouts_ = value;
+      } else {
+        timeoutsBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     */
+    public Builder setTimeouts(
+        dev.tasklife.v1.TaskTimeouts.Builder builderForValue) {
+      if (timeoutsBuilder_ == null) {
+        timeouts_ = builderForValue.build();
+      } else {
+        timeoutsBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     */
+    public Builder mergeTimeouts(dev.tasklife.v1.TaskTimeouts value) {
+      if (timeoutsBuilder_ == null) {
+        if (((bitField0_ & 0x00200000) != 0) &&
+          timeouts_ != null &&
+          timeouts_ != dev.tasklife.v1.TaskTimeouts.getDefaultInstance()) {
+          getTimeoutsBuilder().mergeFrom(value);
+        } else {
+          timeouts_ = value;
+        }
+      } else {
+        timeoutsBuilder_.mergeFrom(value);
+      }
+      if (timeouts_ != null) {
+        bitField0_ |= 0x00200000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     */
+    public Builder clearTimeouts() {
+      bitField0_ = (bitField0_ & ~0x00200000);
+      timeouts_ = null;
+      if (timeoutsBuilder_ != null) {
+        timeoutsBuilder_.dispose();
+        timeoutsBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     */
+    public dev.tasklife.v1.TaskTimeouts.Builder getTimeoutsBuilder() {
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return internalGetTimeoutsFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     */
+    public dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder() {
+      if (timeoutsBuilder_ != null) {
+        return timeoutsBuilder_.getMessageOrBuilder();
+      } else {
+        return timeouts_ == null ?
+            dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+      }
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder> 
+        internalGetTimeoutsFieldBuilder() {
+      if (timeoutsBuilder_ == null) {
+        timeoutsBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder>(
+                getTimeouts(),
+                getParentForChildren(),
+                isClean());
+        timeouts_ = null;
+      }
+      return timeoutsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

@@ -565,4 +565,34 @@ java.lang.String defaultValue);
    * <code>.google.protobuf.Timestamp not_before = 31 [json_name = "notBefore"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder();
+
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+   * @return Whether the timeouts field is set.
+   */
+  boolean hasTimeouts();
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+   * @return The timeouts.
+   */
+  dev.tasklife.v1.TaskTimeouts getTimeouts();
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 32 [json_name = "timeouts"];</code>
+   */
+  dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder();
 }

@@ -304,7 +304,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "fe.v1\032\036google/protobuf/duration.proto\032\037g" +
       "oogle/protobuf/timestamp.proto\032\027google/r" +
       "pc/status.proto\032\026tasklife/v1/task.proto\"" +
-      "\300\004\n\021CreateTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "\367\004\n\021CreateTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
       "taskId\022B\n\006labels\030\002 \003(\0132*.tasklife.v1.Cre" +
       "ateTaskRequest.LabelsEntryR\006labels\022\035\n\nde" +
       "pends_on\030\003 \003(\tR\tdependsOn\022\031\n\010rerun_of\030\004 " +
@@ -316,271 +316,272 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "alf_of\030\n \001(\tR\nonBehalfOf\022.\n\005input\030\013 \001(\0132" +
       "\030.tasklife.v1.TaskPayloadR\005input\022\032\n\010prio" +
       "rity\030\024 \001(\005R\010priority\0229\n\nnot_before\030\025 \001(\013" +
-      "2\032.google.protobuf.TimestampR\tnotBefore\032" +
-      "9\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005valu" +
-      "e\030\002 \001(\tR\005value:\0028\001\"i\n\022CreateTaskResponse" +
-      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
-      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
-      "event\"\205\001\n\016GetTaskRequest\022\027\n\007task_id\030\001 \001(" +
-      "\tR\006taskId\022/\n\005as_of\030\002 \001(\0132\032.google.protob" +
-      "uf.TimestampR\004asOf\022)\n\004view\030\003 \001(\0162\025.taskl" +
-      "ife.v1.TaskViewR\004view\"8\n\017GetTaskResponse" +
-      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"" +
-      "\370\002\n\020ListTasksRequest\022\033\n\tpage_size\030\001 \001(\005R" +
-      "\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageToken" +
-      "\022.\n\006states\030\003 \003(\0162\026.tasklife.v1.TaskState" +
-      "R\006states\022A\n\006labels\030\004 \003(\0132).tasklife.v1.L" +
-      "istTasksRequest.LabelsEntryR\006labels\022\036\n\nn" +
-      "amespaces\030\005 \003(\tR\nnamespaces\022/\n\005as_of\030\006 \001" +
-      "(\0132\032.google.protobuf.TimestampR\004asOf\022)\n\004" +
-      "view\030\007 \001(\0162\025.tasklife.v1.TaskViewR\004view\032" +
-      "9\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005valu" +
-      "e\030\002 \001(\tR\005value:\0028\001\"d\n\021ListTasksResponse\022" +
-      "\'\n\005tasks\030\001 \003(\0132\021.tasklife.v1.TaskR\005tasks" +
-      "\022&\n\017next_page_token\030\002 \001(\tR\rnextPageToken" +
-      "\"\336\001\n\025ListTaskEventsRequest\022\027\n\007task_id\030\001 " +
-      "\001(\tR\006taskId\022\033\n\tpage_size\030\002 \001(\005R\010pageSize" +
-      "\022\035\n\npage_token\030\003 \001(\tR\tpageToken\0229\n\nstart" +
-      "_time\030\004 \001(\0132\032.google.protobuf.TimestampR" +
-      "\tstartTime\0225\n\010end_time\030\005 \001(\0132\032.google.pr" +
-      "otobuf.TimestampR\007endTime\"\237\001\n\027ListTaskAt" +
-      "temptsRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033" +
-      "\n\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npage_toke" +
-      "n\030\003 \001(\tR\tpageToken\022/\n\005as_of\030\004 \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\004asOf\"x\n\030ListTaskA" +
-      "ttemptsResponse\0224\n\010attempts\030\001 \003(\0132\030.task" +
-      "life.v1.TaskAttemptR\010attempts\022&\n\017next_pa" +
-      "ge_token\030\002 \001(\tR\rnextPageToken\"\210\002\n\027ListTa" +
-      "skFailuresRequest\022\033\n\tpage_size\030\001 \001(\005R\010pa" +
-      "geSize\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022\036\n" +
-      "\nnamespaces\030\003 \003(\tR\nnamespaces\022\037\n\013error_t" +
-      "ypes\030\004 \003(\tR\nerrorTypes\0229\n\nstart_time\030\005 \001" +
-      "(\0132\032.google.protobuf.TimestampR\tstartTim" +
-      "e\0225\n\010end_time\030\006 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\007endTime\"\251\001\n\030ListTaskFailuresRes" +
-      "ponse\0222\n\010failures\030\001 \003(\0132\026.tasklife.v1.Ta" +
-      "skEventR\010failures\022&\n\017next_page_token\030\002 \001" +
-      "(\tR\rnextPageToken\0221\n\006counts\030\003 \003(\0132\031.task" +
-      "life.v1.FailureCountR\006counts\"C\n\014FailureC" +
-      "ount\022\035\n\nerror_type\030\001 \001(\tR\terrorType\022\024\n\005c" +
-      "ount\030\002 \001(\003R\005count\"p\n\026ListTaskEventsRespo" +
-      "nse\022.\n\006events\030\001 \003(\0132\026.tasklife.v1.TaskEv" +
-      "entR\006events\022&\n\017next_page_token\030\002 \001(\tR\rne" +
-      "xtPageToken\"\331\003\n\026WatchTaskEventsRequest\022#" +
-      "\n\014after_cursor\030\001 \001(\tH\000R\013afterCursor\022\'\n\016f" +
-      "rom_beginning\030\002 \001(\010H\000R\rfromBeginning\022\031\n\010" +
-      "task_ids\030\003 \003(\tR\007taskIds\022.\n\006states\030\004 \003(\0162" +
-      "\026.tasklife.v1.TaskStateR\006states\022G\n\006label" +
-      "s\030\005 \003(\0132/.tasklife.v1.WatchTaskEventsReq" +
-      "uest.LabelsEntryR\006labels\022F\n\021progress_int" +
-      "erval\030\006 \001(\0132\031.google.protobuf.DurationR\020" +
-      "progressInterval\022\036\n\nnamespaces\030\007 \003(\tR\nna" +
-      "mespaces\0221\n\007actions\030\010 \003(\0162\027.tasklife.v1." +
-      "TaskActionR\007actions\0329\n\013LabelsEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001B\007" +
-      "\n\005start\"a\n\027WatchTaskEventsResponse\022.\n\006ev" +
-      "ents\030\001 \003(\0132\026.tasklife.v1.TaskEventR\006even" +
-      "ts\022\026\n\006cursor\030\002 \001(\tR\006cursor\"\205\001\n\020Heartbeat" +
-      "Request\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\026\n\006work" +
-      "er\030\002 \001(\tR\006worker\022@\n\016lease_duration\030\003 \001(\013" +
-      "2\031.google.protobuf.DurationR\rleaseDurati" +
-      "on\":\n\021HeartbeatResponse\022%\n\004task\030\001 \001(\0132\021." +
-      "tasklife.v1.TaskR\004task\"\030\n\026GetStateMachin" +
-      "eRequest\"\305\001\n\027GetStateMachineResponse\0225\n\006" +
-      "states\030\001 \003(\0132\035.tasklife.v1.StateDescript" +
-      "ionR\006states\0228\n\007actions\030\002 \003(\0132\036.tasklife." +
-      "v1.ActionDescriptionR\007actions\0229\n\013transit" +
-      "ions\030\003 \003(\0132\027.tasklife.v1.TransitionR\013tra" +
-      "nsitions\"\357\001\n\020StateDescription\022,\n\005state\030\001" +
-      " \001(\0162\026.tasklife.v1.TaskStateR\005state\022*\n\004k" +
-      "ind\030\002 \001(\0162\026.tasklife.v1.StateKindR\004kind\022" +
-      " \n\013description\030\003 \001(\tR\013description\022\035\n\nent" +
-      "ered_by\030\004 \001(\tR\tenteredBy\022@\n\017allowed_acti" +
-      "ons\030\005 \003(\0162\027.tasklife.v1.TaskActionR\016allo" +
-      "wedActions\"\310\001\n\021ActionDescription\022/\n\006acti" +
-      "on\030\001 \001(\0162\027.tasklife.v1.TaskActionR\006actio" +
-      "n\022\026\n\006method\030\002 \001(\tR\006method\0227\n\013from_states" +
-      "\030\003 \003(\0162\026.tasklife.v1.TaskStateR\nfromStat" +
-      "es\0221\n\010to_state\030\004 \001(\0162\026.tasklife.v1.TaskS" +
-      "tateR\007toState\"\247\001\n\nTransition\0225\n\nfrom_sta" +
-      "te\030\001 \001(\0162\026.tasklife.v1.TaskStateR\tfromSt" +
-      "ate\022/\n\006action\030\002 \001(\0162\027.tasklife.v1.TaskAc" +
-      "tionR\006action\0221\n\010to_state\030\003 \001(\0162\026.tasklif" +
-      "e.v1.TaskStateR\007toState\"\347\001\n\022EnqueueTaskR" +
-      "equest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expec" +
-      "ted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022" +
-      "\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason" +
-      "\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operat" +
-      "or\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021" +
-      "_expected_version\"j\n\023EnqueueTaskResponse" +
-      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
-      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
-      "event\"\277\002\n\020StartTaskRequest\022\027\n\007task_id\030\001 " +
-      "\001(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R" +
-      "\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR" +
-      "\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010op" +
-      "erator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006" +
-      "worker\022@\n\016lease_duration\030\007 \001(\0132\031.google." +
-      "protobuf.DurationR\rleaseDuration\022 \n\014on_b" +
-      "ehalf_of\030\010 \001(\tR\nonBehalfOfB\023\n\021_expected_" +
-      "version\"h\n\021StartTaskResponse\022%\n\004task\030\001 \001" +
-      "(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001" +
-      "(\0132\026.tasklife.v1.TaskEventR\005event\"\342\002\n\023Co" +
-      "mpleteTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006task" +
-      "Id\022.\n\020expected_version\030\002 \001(\003H\000R\017expected" +
-      "Version\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestI" +
-      "d\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 " +
-      "\001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n" +
-      "\014on_behalf_of\030\007 \001(\tR\nonBehalfOf\0220\n\006resul" +
-      "t\030\010 \001(\0132\030.tasklife.v1.TaskPayloadR\006resul" +
-      "t\022 \n\texit_code\030\t \001(\005H\001R\010exitCode\210\001\001B\023\n\021_" +
-      "expected_versionB\014\n\n_exit_code\"k\n\024Comple" +
-      "teTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife." +
-      "v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife." +
-      "v1.TaskEventR\005event\"\260\002\n\017FailTaskRequest\022" +
-      "\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_ver" +
-      "sion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequ" +
-      "est_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR" +
-      "\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006w" +
-      "orker\030\006 \001(\tR\006worker\022 \n\014on_behalf_of\030\007 \001(" +
-      "\tR\nonBehalfOf\0222\n\007failure\030\010 \001(\0132\030.tasklif" +
-      "e.v1.TaskFailureR\007failureB\023\n\021_expected_v" +
-      "ersion\"g\n\020FailTaskResponse\022%\n\004task\030\001 \001(\013" +
-      "2\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\013" +
-      "2\026.tasklife.v1.TaskEventR\005event\"\345\001\n\020Retr" +
-      "yTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n" +
-      "\020expected_version\030\002 \001(\003H\000R\017expectedVersi" +
-      "on\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006" +
-      "reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010" +
-      "operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalf" +
-      "OfB\023\n\021_expected_version\"h\n\021RetryTaskResp" +
-      "onse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004t" +
-      "ask\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEve" +
-      "ntR\005event\"\345\001\n\020PauseTaskRequest\022\027\n\007task_i" +
-      "d\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 \001(" +
-      "\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 " +
-      "\001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032" +
-      "\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behalf_" +
-      "of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_versio" +
-      "n\"h\n\021PauseTaskResponse\022%\n\004task\030\001 \001(\0132\021.t" +
-      "asklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.t" +
-      "asklife.v1.TaskEventR\005event\"\346\001\n\021ResumeTa" +
-      "skRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020ex" +
-      "pected_version\030\002 \001(\003H\000R\017expectedVersion\210" +
-      "\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006rea" +
-      "son\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010ope" +
-      "rator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB" +
-      "\023\n\021_expected_version\"i\n\022ResumeTaskRespon" +
-      "se\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004tas" +
-      "k\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEvent" +
-      "R\005event\"\344\001\n\017KillTaskRequest\022\027\n\007task_id\030\001" +
+      "2\032.google.protobuf.TimestampR\tnotBefore\022" +
+      "5\n\010timeouts\030\026 \001(\0132\031.tasklife.v1.TaskTime" +
+      "outsR\010timeouts\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001" +
+      "(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"i\n\022Cre" +
+      "ateTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
+      ".v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife" +
+      ".v1.TaskEventR\005event\"\205\001\n\016GetTaskRequest\022" +
+      "\027\n\007task_id\030\001 \001(\tR\006taskId\022/\n\005as_of\030\002 \001(\0132" +
+      "\032.google.protobuf.TimestampR\004asOf\022)\n\004vie" +
+      "w\030\003 \001(\0162\025.tasklife.v1.TaskViewR\004view\"8\n\017" +
+      "GetTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
+      ".v1.TaskR\004task\"\370\002\n\020ListTasksRequest\022\033\n\tp" +
+      "age_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002" +
+      " \001(\tR\tpageToken\022.\n\006states\030\003 \003(\0162\026.taskli" +
+      "fe.v1.TaskStateR\006states\022A\n\006labels\030\004 \003(\0132" +
+      ").tasklife.v1.ListTasksRequest.LabelsEnt" +
+      "ryR\006labels\022\036\n\nnamespaces\030\005 \003(\tR\nnamespac" +
+      "es\022/\n\005as_of\030\006 \001(\0132\032.google.protobuf.Time" +
+      "stampR\004asOf\022)\n\004view\030\007 \001(\0162\025.tasklife.v1." +
+      "TaskViewR\004view\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001" +
+      "(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"d\n\021Lis" +
+      "tTasksResponse\022\'\n\005tasks\030\001 \003(\0132\021.tasklife" +
+      ".v1.TaskR\005tasks\022&\n\017next_page_token\030\002 \001(\t" +
+      "R\rnextPageToken\"\336\001\n\025ListTaskEventsReques" +
+      "t\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage_size\030" +
+      "\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR\tpag" +
+      "eToken\0229\n\nstart_time\030\004 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\tstartTime\0225\n\010end_time\030\005 " +
+      "\001(\0132\032.google.protobuf.TimestampR\007endTime" +
+      "\"\237\001\n\027ListTaskAttemptsRequest\022\027\n\007task_id\030" +
+      "\001 \001(\tR\006taskId\022\033\n\tpage_size\030\002 \001(\005R\010pageSi" +
+      "ze\022\035\n\npage_token\030\003 \001(\tR\tpageToken\022/\n\005as_" +
+      "of\030\004 \001(\0132\032.google.protobuf.TimestampR\004as" +
+      "Of\"x\n\030ListTaskAttemptsResponse\0224\n\010attemp" +
+      "ts\030\001 \003(\0132\030.tasklife.v1.TaskAttemptR\010atte" +
+      "mpts\022&\n\017next_page_token\030\002 \001(\tR\rnextPageT" +
+      "oken\"\210\002\n\027ListTaskFailuresRequest\022\033\n\tpage" +
+      "_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(" +
+      "\tR\tpageToken\022\036\n\nnamespaces\030\003 \003(\tR\nnamesp" +
+      "aces\022\037\n\013error_types\030\004 \003(\tR\nerrorTypes\0229\n" +
+      "\nstart_time\030\005 \001(\0132\032.google.protobuf.Time" +
+      "stampR\tstartTime\0225\n\010end_time\030\006 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\007endTime\"\251\001\n\030List" +
+      "TaskFailuresResponse\0222\n\010failures\030\001 \003(\0132\026" +
+      ".tasklife.v1.TaskEventR\010failures\022&\n\017next" +
+      "_page_token\030\002 \001(\tR\rnextPageToken\0221\n\006coun" +
+      "ts\030\003 \003(\0132\031.tasklife.v1.FailureCountR\006cou" +
+      "nts\"C\n\014FailureCount\022\035\n\nerror_type\030\001 \001(\tR" +
+      "\terrorType\022\024\n\005count\030\002 \001(\003R\005count\"p\n\026List" +
+      "TaskEventsResponse\022.\n\006events\030\001 \003(\0132\026.tas" +
+      "klife.v1.TaskEventR\006events\022&\n\017next_page_" +
+      "token\030\002 \001(\tR\rnextPageToken\"\331\003\n\026WatchTask" +
+      "EventsRequest\022#\n\014after_cursor\030\001 \001(\tH\000R\013a" +
+      "fterCursor\022\'\n\016from_beginning\030\002 \001(\010H\000R\rfr" +
+      "omBeginning\022\031\n\010task_ids\030\003 \003(\tR\007taskIds\022." +
+      "\n\006states\030\004 \003(\0162\026.tasklife.v1.TaskStateR\006" +
+      "states\022G\n\006labels\030\005 \003(\0132/.tasklife.v1.Wat" +
+      "chTaskEventsRequest.LabelsEntryR\006labels\022" +
+      "F\n\021progress_interval\030\006 \001(\0132\031.google.prot" +
+      "obuf.DurationR\020progressInterval\022\036\n\nnames" +
+      "paces\030\007 \003(\tR\nnamespaces\0221\n\007actions\030\010 \003(\016" +
+      "2\027.tasklife.v1.TaskActionR\007actions\0329\n\013La" +
+      "belsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
+      "(\tR\005value:\0028\001B\007\n\005start\"a\n\027WatchTaskEvent" +
+      "sResponse\022.\n\006events\030\001 \003(\0132\026.tasklife.v1." +
+      "TaskEventR\006events\022\026\n\006cursor\030\002 \001(\tR\006curso" +
+      "r\"\205\001\n\020HeartbeatRequest\022\027\n\007task_id\030\001 \001(\tR" +
+      "\006taskId\022\026\n\006worker\030\002 \001(\tR\006worker\022@\n\016lease" +
+      "_duration\030\003 \001(\0132\031.google.protobuf.Durati" +
+      "onR\rleaseDuration\":\n\021HeartbeatResponse\022%" +
+      "\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\030\n" +
+      "\026GetStateMachineRequest\"\305\001\n\027GetStateMach" +
+      "ineResponse\0225\n\006states\030\001 \003(\0132\035.tasklife.v" +
+      "1.StateDescriptionR\006states\0228\n\007actions\030\002 " +
+      "\003(\0132\036.tasklife.v1.ActionDescriptionR\007act" +
+      "ions\0229\n\013transitions\030\003 \003(\0132\027.tasklife.v1." +
+      "TransitionR\013transitions\"\357\001\n\020StateDescrip" +
+      "tion\022,\n\005state\030\001 \001(\0162\026.tasklife.v1.TaskSt" +
+      "ateR\005state\022*\n\004kind\030\002 \001(\0162\026.tasklife.v1.S" +
+      "tateKindR\004kind\022 \n\013description\030\003 \001(\tR\013des" +
+      "cription\022\035\n\nentered_by\030\004 \001(\tR\tenteredBy\022" +
+      "@\n\017allowed_actions\030\005 \003(\0162\027.tasklife.v1.T" +
+      "askActionR\016allowedActions\"\310\001\n\021ActionDesc" +
+      "ription\022/\n\006action\030\001 \001(\0162\027.tasklife.v1.Ta" +
+      "skActionR\006action\022\026\n\006method\030\002 \001(\tR\006method" +
+      "\0227\n\013from_states\030\003 \003(\0162\026.tasklife.v1.Task" +
+      "StateR\nfromStates\0221\n\010to_state\030\004 \001(\0162\026.ta" +
+      "sklife.v1.TaskStateR\007toState\"\247\001\n\nTransit" +
+      "ion\0225\n\nfrom_state\030\001 \001(\0162\026.tasklife.v1.Ta" +
+      "skStateR\tfromState\022/\n\006action\030\002 \001(\0162\027.tas" +
+      "klife.v1.TaskActionR\006action\0221\n\010to_state\030" +
+      "\003 \001(\0162\026.tasklife.v1.TaskStateR\007toState\"\347" +
+      "\001\n\022EnqueueTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017expe" +
+      "ctedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequ" +
+      "estId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operato" +
+      "r\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR" +
+      "\nonBehalfOfB\023\n\021_expected_version\"j\n\023Enqu" +
+      "eueTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
+      ".v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife" +
+      ".v1.TaskEventR\005event\"\277\002\n\020StartTaskReques" +
+      "t\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_v" +
+      "ersion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nre" +
+      "quest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(" +
+      "\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n" +
+      "\006worker\030\006 \001(\tR\006worker\022@\n\016lease_duration\030" +
+      "\007 \001(\0132\031.google.protobuf.DurationR\rleaseD" +
+      "uration\022 \n\014on_behalf_of\030\010 \001(\tR\nonBehalfO" +
+      "fB\023\n\021_expected_version\"h\n\021StartTaskRespo" +
+      "nse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004ta" +
+      "sk\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEven" +
+      "tR\005event\"\342\002\n\023CompleteTaskRequest\022\027\n\007task" +
+      "_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 " +
+      "\001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030" +
+      "\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason" +
+      "\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006" +
+      " \001(\tR\006worker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBe" +
+      "halfOf\0220\n\006result\030\010 \001(\0132\030.tasklife.v1.Tas" +
+      "kPayloadR\006result\022 \n\texit_code\030\t \001(\005H\001R\010e" +
+      "xitCode\210\001\001B\023\n\021_expected_versionB\014\n\n_exit" +
+      "_code\"k\n\024CompleteTaskResponse\022%\n\004task\030\001 " +
+      "\001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 " +
+      "\001(\0132\026.tasklife.v1.TaskEventR\005event\"\260\002\n\017F" +
+      "ailTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
+      ".\n\020expected_version\030\002 \001(\003H\000R\017expectedVer" +
+      "sion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026" +
+      "\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\t" +
+      "R\010operator\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on" +
+      "_behalf_of\030\007 \001(\tR\nonBehalfOf\0222\n\007failure\030" +
+      "\010 \001(\0132\030.tasklife.v1.TaskFailureR\007failure" +
+      "B\023\n\021_expected_version\"g\n\020FailTaskRespons" +
+      "e\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task" +
+      "\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR" +
+      "\005event\"\345\001\n\020RetryTaskRequest\022\027\n\007task_id\030\001" +
       " \001(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000" +
       "R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\t" +
       "R\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010o" +
       "perator\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030" +
-      "\006 \001(\tR\nonBehalfOfB\023\n\021_expected_version\"g" +
-      "\n\020KillTaskResponse\022%\n\004task\030\001 \001(\0132\021.taskl" +
-      "ife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.taskl" +
-      "ife.v1.TaskEventR\005event\"\347\001\n\022AbandonTaskR" +
-      "equest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expec" +
-      "ted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022" +
-      "\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason" +
-      "\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operat" +
-      "or\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021" +
-      "_expected_version\"j\n\023AbandonTaskResponse" +
-      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
-      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
-      "event\"U\n\027BatchCreateTasksRequest\022:\n\010requ" +
-      "ests\030\001 \003(\0132\036.tasklife.v1.CreateTaskReque" +
-      "stR\010requests\"Y\n\030BatchCreateTasksResponse" +
-      "\022=\n\007results\030\001 \003(\0132#.tasklife.v1.BatchCre" +
-      "ateTasksResultR\007results\"\227\001\n\026BatchCreateT" +
-      "asksResult\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.T" +
-      "askR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.T" +
-      "askEventR\005event\022(\n\005error\030\003 \001(\0132\022.google." +
-      "rpc.StatusR\005error\"Z\n\033BatchTransitionTask" +
-      "sRequest\022;\n\005items\030\001 \003(\0132%.tasklife.v1.Ba" +
-      "tchTransitionTasksItemR\005items\"\246\004\n\030BatchT" +
-      "ransitionTasksItem\022;\n\007enqueue\030\001 \001(\0132\037.ta" +
-      "sklife.v1.EnqueueTaskRequestH\000R\007enqueue\022" +
-      "5\n\005start\030\002 \001(\0132\035.tasklife.v1.StartTaskRe" +
-      "questH\000R\005start\022>\n\010complete\030\003 \001(\0132 .taskl" +
-      "ife.v1.CompleteTaskRequestH\000R\010complete\0222" +
-      "\n\004fail\030\004 \001(\0132\034.tasklife.v1.FailTaskReque" +
-      "stH\000R\004fail\0225\n\005retry\030\005 \001(\0132\035.tasklife.v1." +
-      "RetryTaskRequestH\000R\005retry\0225\n\005pause\030\006 \001(\013" +
-      "2\035.tasklife.v1.PauseTaskRequestH\000R\005pause" +
-      "\0228\n\006resume\030\007 \001(\0132\036.tasklife.v1.ResumeTas" +
-      "kRequestH\000R\006resume\0222\n\004kill\030\010 \001(\0132\034.taskl" +
-      "ife.v1.KillTaskRequestH\000R\004kill\022;\n\007abando" +
-      "n\030\t \001(\0132\037.tasklife.v1.AbandonTaskRequest" +
-      "H\000R\007abandonB\t\n\007request\"a\n\034BatchTransitio" +
-      "nTasksResponse\022A\n\007results\030\001 \003(\0132\'.taskli" +
-      "fe.v1.BatchTransitionTasksResultR\007result" +
-      "s\"\233\001\n\032BatchTransitionTasksResult\022%\n\004task" +
-      "\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event" +
-      "\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\022(\n" +
-      "\005error\030\003 \001(\0132\022.google.rpc.StatusR\005error\"" +
-      "\313\003\n\021ClaimTasksRequest\022\026\n\006worker\030\001 \001(\tR\006w" +
-      "orker\022@\n\016lease_duration\030\002 \001(\0132\031.google.p" +
-      "rotobuf.DurationR\rleaseDuration\022\033\n\tmax_t" +
-      "asks\030\003 \001(\005R\010maxTasks\022\034\n\tnamespace\030\004 \001(\tR" +
-      "\tnamespace\022B\n\006labels\030\005 \003(\0132*.tasklife.v1" +
-      ".ClaimTasksRequest.LabelsEntryR\006labels\022-" +
-      "\n\004wait\030\006 \001(\0132\031.google.protobuf.DurationR" +
-      "\004wait\022\035\n\nrequest_id\030\007 \001(\tR\trequestId\022\026\n\006" +
-      "reason\030\010 \001(\tR\006reason\022\032\n\010operator\030\t \001(\tR\010" +
-      "operator\022 \n\014on_behalf_of\030\n \001(\tR\nonBehalf" +
-      "Of\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005v" +
-      "alue\030\002 \001(\tR\005value:\0028\001\"L\n\022ClaimTasksRespo" +
-      "nse\0226\n\006claims\030\001 \003(\0132\036.tasklife.v1.StartT" +
-      "askResponseR\006claims2\360\r\n\013TaskService\022M\n\nC" +
-      "reateTask\022\036.tasklife.v1.CreateTaskReques" +
-      "t\032\037.tasklife.v1.CreateTaskResponse\022D\n\007Ge" +
-      "tTask\022\033.tasklife.v1.GetTaskRequest\032\034.tas" +
-      "klife.v1.GetTaskResponse\022J\n\tListTasks\022\035." +
-      "tasklife.v1.ListTasksRequest\032\036.tasklife." +
-      "v1.ListTasksResponse\022Y\n\016ListTaskEvents\022\"" +
-      ".tasklife.v1.ListTaskEventsRequest\032#.tas" +
-      "klife.v1.ListTaskEventsResponse\022_\n\020ListT" +
-      "askAttempts\022$.tasklife.v1.ListTaskAttemp" +
-      "tsRequest\032%.tasklife.v1.ListTaskAttempts" +
-      "Response\022_\n\020ListTaskFailures\022$.tasklife." +
-      "v1.ListTaskFailuresRequest\032%.tasklife.v1" +
-      ".ListTaskFailuresResponse\022\\\n\017GetStateMac" +
-      "hine\022#.tasklife.v1.GetStateMachineReques" +
-      "t\032$.tasklife.v1.GetStateMachineResponse\022" +
-      "^\n\017WatchTaskEvents\022#.tasklife.v1.WatchTa" +
-      "skEventsRequest\032$.tasklife.v1.WatchTaskE" +
-      "ventsResponse0\001\022J\n\tHeartbeat\022\035.tasklife." +
-      "v1.HeartbeatRequest\032\036.tasklife.v1.Heartb" +
-      "eatResponse\022P\n\013EnqueueTask\022\037.tasklife.v1" +
-      ".EnqueueTaskRequest\032 .tasklife.v1.Enqueu" +
-      "eTaskResponse\022J\n\tStartTask\022\035.tasklife.v1" +
-      ".StartTaskRequest\032\036.tasklife.v1.StartTas" +
-      "kResponse\022S\n\014CompleteTask\022 .tasklife.v1." +
-      "CompleteTaskRequest\032!.tasklife.v1.Comple" +
-      "teTaskResponse\022G\n\010FailTask\022\034.tasklife.v1" +
-      ".FailTaskRequest\032\035.tasklife.v1.FailTaskR" +
-      "esponse\022J\n\tRetryTask\022\035.tasklife.v1.Retry" +
-      "TaskRequest\032\036.tasklife.v1.RetryTaskRespo" +
-      "nse\022J\n\tPauseTask\022\035.tasklife.v1.PauseTask" +
-      "Request\032\036.tasklife.v1.PauseTaskResponse\022" +
-      "M\n\nResumeTask\022\036.tasklife.v1.ResumeTaskRe" +
-      "quest\032\037.tasklife.v1.ResumeTaskResponse\022G" +
-      "\n\010KillTask\022\034.tasklife.v1.KillTaskRequest" +
-      "\032\035.tasklife.v1.KillTaskResponse\022P\n\013Aband" +
-      "onTask\022\037.tasklife.v1.AbandonTaskRequest\032" +
-      " .tasklife.v1.AbandonTaskResponse\022_\n\020Bat" +
-      "chCreateTasks\022$.tasklife.v1.BatchCreateT" +
-      "asksRequest\032%.tasklife.v1.BatchCreateTas" +
-      "ksResponse\022k\n\024BatchTransitionTasks\022(.tas" +
-      "klife.v1.BatchTransitionTasksRequest\032).t" +
-      "asklife.v1.BatchTransitionTasksResponse\022" +
-      "M\n\nClaimTasks\022\036.tasklife.v1.ClaimTasksRe" +
-      "quest\032\037.tasklife.v1.ClaimTasksResponseB%" +
-      "\n\017dev.tasklife.v1B\020TaskServiceProtoP\001b\006p" +
-      "roto3"
+      "\006 \001(\tR\nonBehalfOfB\023\n\021_expected_version\"h" +
+      "\n\021RetryTaskResponse\022%\n\004task\030\001 \001(\0132\021.task" +
+      "life.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.task" +
+      "life.v1.TaskEventR\005event\"\345\001\n\020PauseTaskRe" +
+      "quest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expect" +
+      "ed_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035" +
+      "\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030" +
+      "\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operato" +
+      "r\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_" +
+      "expected_version\"h\n\021PauseTaskResponse\022%\n" +
+      "\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005" +
+      "event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005eve" +
+      "nt\"\346\001\n\021ResumeTaskRequest\022\027\n\007task_id\030\001 \001(" +
+      "\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017e" +
+      "xpectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\tr" +
+      "equestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010oper" +
+      "ator\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001" +
+      "(\tR\nonBehalfOfB\023\n\021_expected_version\"i\n\022R" +
+      "esumeTaskResponse\022%\n\004task\030\001 \001(\0132\021.taskli" +
+      "fe.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.taskli" +
+      "fe.v1.TaskEventR\005event\"\344\001\n\017KillTaskReque" +
+      "st\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_" +
+      "version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nr" +
+      "equest_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001" +
+      "(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 " +
+      "\n\014on_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_exp" +
+      "ected_version\"g\n\020KillTaskResponse\022%\n\004tas" +
+      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005even" +
+      "t\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"\347" +
+      "\001\n\022AbandonTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017expe" +
+      "ctedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequ" +
+      "estId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operato" +
+      "r\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR" +
+      "\nonBehalfOfB\023\n\021_expected_version\"j\n\023Aban" +
+      "donTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
+      ".v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife" +
+      ".v1.TaskEventR\005event\"U\n\027BatchCreateTasks" +
+      "Request\022:\n\010requests\030\001 \003(\0132\036.tasklife.v1." +
+      "CreateTaskRequestR\010requests\"Y\n\030BatchCrea" +
+      "teTasksResponse\022=\n\007results\030\001 \003(\0132#.taskl" +
+      "ife.v1.BatchCreateTasksResultR\007results\"\227" +
+      "\001\n\026BatchCreateTasksResult\022%\n\004task\030\001 \001(\0132" +
+      "\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132" +
+      "\026.tasklife.v1.TaskEventR\005event\022(\n\005error\030" +
+      "\003 \001(\0132\022.google.rpc.StatusR\005error\"Z\n\033Batc" +
+      "hTransitionTasksRequest\022;\n\005items\030\001 \003(\0132%" +
+      ".tasklife.v1.BatchTransitionTasksItemR\005i" +
+      "tems\"\246\004\n\030BatchTransitionTasksItem\022;\n\007enq" +
+      "ueue\030\001 \001(\0132\037.tasklife.v1.EnqueueTaskRequ" +
+      "estH\000R\007enqueue\0225\n\005start\030\002 \001(\0132\035.tasklife" +
+      ".v1.StartTaskRequestH\000R\005start\022>\n\010complet" +
+      "e\030\003 \001(\0132 .tasklife.v1.CompleteTaskReques" +
+      "tH\000R\010complete\0222\n\004fail\030\004 \001(\0132\034.tasklife.v" +
+      "1.FailTaskRequestH\000R\004fail\0225\n\005retry\030\005 \001(\013" +
+      "2\035.tasklife.v1.RetryTaskRequestH\000R\005retry" +
+      "\0225\n\005pause\030\006 \001(\0132\035.tasklife.v1.PauseTaskR" +
+      "equestH\000R\005pause\0228\n\006resume\030\007 \001(\0132\036.taskli" +
+      "fe.v1.ResumeTaskRequestH\000R\006resume\0222\n\004kil" +
+      "l\030\010 \001(\0132\034.tasklife.v1.KillTaskRequestH\000R" +
+      "\004kill\022;\n\007abandon\030\t \001(\0132\037.tasklife.v1.Aba" +
+      "ndonTaskRequestH\000R\007abandonB\t\n\007request\"a\n" +
+      "\034BatchTransitionTasksResponse\022A\n\007results" +
+      "\030\001 \003(\0132\'.tasklife.v1.BatchTransitionTask" +
+      "sResultR\007results\"\233\001\n\032BatchTransitionTask" +
+      "sResult\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
+      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
+      "EventR\005event\022(\n\005error\030\003 \001(\0132\022.google.rpc" +
+      ".StatusR\005error\"\313\003\n\021ClaimTasksRequest\022\026\n\006" +
+      "worker\030\001 \001(\tR\006worker\022@\n\016lease_duration\030\002" +
+      " \001(\0132\031.google.protobuf.DurationR\rleaseDu" +
+      "ration\022\033\n\tmax_tasks\030\003 \001(\005R\010maxTasks\022\034\n\tn" +
+      "amespace\030\004 \001(\tR\tnamespace\022B\n\006labels\030\005 \003(" +
+      "\0132*.tasklife.v1.ClaimTasksRequest.Labels" +
+      "EntryR\006labels\022-\n\004wait\030\006 \001(\0132\031.google.pro" +
+      "tobuf.DurationR\004wait\022\035\n\nrequest_id\030\007 \001(\t" +
+      "R\trequestId\022\026\n\006reason\030\010 \001(\tR\006reason\022\032\n\010o" +
+      "perator\030\t \001(\tR\010operator\022 \n\014on_behalf_of\030" +
+      "\n \001(\tR\nonBehalfOf\0329\n\013LabelsEntry\022\020\n\003key\030" +
+      "\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"L\n\022" +
+      "ClaimTasksResponse\0226\n\006claims\030\001 \003(\0132\036.tas" +
+      "klife.v1.StartTaskResponseR\006claims2\360\r\n\013T" +
+      "askService\022M\n\nCreateTask\022\036.tasklife.v1.C" +
+      "reateTaskRequest\032\037.tasklife.v1.CreateTas" +
+      "kResponse\022D\n\007GetTask\022\033.tasklife.v1.GetTa" +
+      "skRequest\032\034.tasklife.v1.GetTaskResponse\022" +
+      "J\n\tListTasks\022\035.tasklife.v1.ListTasksRequ" +
+      "est\032\036.tasklife.v1.ListTasksResponse\022Y\n\016L" +
+      "istTaskEvents\022\".tasklife.v1.ListTaskEven" +
+      "tsRequest\032#.tasklife.v1.ListTaskEventsRe" +
+      "sponse\022_\n\020ListTaskAttempts\022$.tasklife.v1" +
+      ".ListTaskAttemptsRequest\032%.tasklife.v1.L" +
+      "istTaskAttemptsResponse\022_\n\020ListTaskFailu" +
+      "res\022$.tasklife.v1.ListTaskFailuresReques" +
+      "t\032%.tasklife.v1.ListTaskFailuresResponse" +
+      "\022\\\n\017GetStateMachine\022#.tasklife.v1.GetSta" +
+      "teMachineRequest\032$.tasklife.v1.GetStateM" +
+      "achineResponse\022^\n\017WatchTaskEvents\022#.task" +
+      "life.v1.WatchTaskEventsRequest\032$.tasklif" +
+      "e.v1.WatchTaskEventsResponse0\001\022J\n\tHeartb" +
+      "eat\022\035.tasklife.v1.HeartbeatRequest\032\036.tas" +
+      "klife.v1.HeartbeatResponse\022P\n\013EnqueueTas" +
+      "k\022\037.tasklife.v1.EnqueueTaskRequest\032 .tas" +
+      "klife.v1.EnqueueTaskResponse\022J\n\tStartTas" +
+      "k\022\035.tasklife.v1.StartTaskRequest\032\036.taskl" +
+      "ife.v1.StartTaskResponse\022S\n\014CompleteTask" +
+      "\022 .tasklife.v1.CompleteTaskRequest\032!.tas" +
+      "klife.v1.CompleteTaskResponse\022G\n\010FailTas" +
+      "k\022\034.tasklife.v1.FailTaskRequest\032\035.taskli" +
+      "fe.v1.FailTaskResponse\022J\n\tRetryTask\022\035.ta" +
+      "sklife.v1.RetryTaskRequest\032\036.tasklife.v1" +
+      ".RetryTaskResponse\022J\n\tPauseTask\022\035.taskli" +
+      "fe.v1.PauseTaskRequest\032\036.tasklife.v1.Pau" +
+      "seTaskResponse\022M\n\nResumeTask\022\036.tasklife." +
+      "v1.ResumeTaskRequest\032\037.tasklife.v1.Resum" +
+      "eTaskResponse\022G\n\010KillTask\022\034.tasklife.v1." +
+      "KillTaskRequest\032\035.tasklife.v1.KillTaskRe" +
+      "sponse\022P\n\013AbandonTask\022\037.tasklife.v1.Aban" +
+      "donTaskRequest\032 .tasklife.v1.AbandonTask" +
+      "Response\022_\n\020BatchCreateTasks\022$.tasklife." +
+      "v1.BatchCreateTasksRequest\032%.tasklife.v1" +
+      ".BatchCreateTasksResponse\022k\n\024BatchTransi" +
+      "tionTasks\022(.tasklife.v1.BatchTransitionT" +
+      "asksRequest\032).tasklife.v1.BatchTransitio" +
+      "nTasksResponse\022M\n\nClaimTasks\022\036.tasklife." +
+      "v1.ClaimTasksRequest\032\037.tasklife.v1.Claim" +
+      "TasksResponseB%\n\017dev.tasklife.v1B\020TaskSe" +
+      "rviceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -595,7 +596,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_CreateTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_CreateTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "Reason", "Operator", "AutoEnqueue", "Namespace", "OnBehalfOf", "Input", "Priority", "NotBefore", });
+        new java.lang.String[] { "TaskId", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "Reason", "Operator", "AutoEnqueue", "Namespace", "OnBehalfOf", "Input", "Priority", "NotBefore", "Timeouts", });
     internal_static_tasklife_v1_CreateTaskRequest_LabelsEntry_descriptor =
       internal_static_tasklife_v1_CreateTaskRequest_descriptor.getNestedType(0);
     internal_static_tasklife_v1_CreateTaskRequest_LabelsEntry_fieldAccessorTable = new
