@@ -87,7 +87,8 @@ def test_a_claim_walks_the_priority_index_before_any_analyze(empty_database_url:
         conn.execute(PLANNER_SETTINGS["claim_ready_unlabelled"])
         params = {"from_states": ["ready"], "reach": None, "labels": Jsonb({}), "request_id": "c", "limit": 16,
                   "action": "start", "from_state": "ready", "to_state": "running", "worker": "w", "lease_ms": 30000,
-                  "timer_action": "expire_lease", "timer_delay_ms": 30000, "operator": "w", "reason": "",
+                  "timer_action": "expire_lease", "timer_delay_ms": 30000, "timeouts": ["run_timeout", "deadline"],
+                  "operator": "w", "reason": "",
                   "on_behalf_of": None}
         plan = "\n".join(row[0] for row in conn.execute("EXPLAIN " + QUERIES["claim_ready_unlabelled"], params))
         conn.rollback()

@@ -25,7 +25,7 @@ from tasklife_server.domain.errors import (
     VersionMismatch,
 )
 from tasklife_server.domain.model import Change, TransitionCommand
-from tasklife_server.domain.policies import Timer
+from tasklife_server.domain.policies import TIMEOUTS_BY_STATE, Timer
 from tasklife_server.domain.states import Action, State, allowed_actions, sources_of, target_of
 from tasklife_server.storage.rows import (
     EVENT_WIDTH,
@@ -82,6 +82,7 @@ def move_of(command: TransitionCommand, timer: Timer | None) -> Move:
         "lease_ms": command.lease_ms,
         "timer_action": timer.action.value if timer else None,
         "timer_delay_ms": timer.delay_ms if timer else None,
+        "timeouts": list(TIMEOUTS_BY_STATE.get(target, ())),
         "failure": failure_json(command.failure),
         # A FailTask's exit code is its failure's.
         "exit_code": command.failure.exit_code if command.failure is not None else command.exit_code,

@@ -30,7 +30,8 @@ WITH item AS (
         n int, task_id text, state text, action text, labels jsonb, depends_on text[], rerun_of text,
         retry_max_attempts int, retry_initial_backoff_ms bigint, retry_backoff_multiplier float8,
         retry_max_backoff_ms bigint, retry_jitter float8, retry_non_retryable_error_types text[],
-        auto_enqueue bool, namespace text, priority int, not_before timestamptz, operator text, reason text, on_behalf_of text,
+        auto_enqueue bool, namespace text, priority int, not_before timestamptz, ready_timeout_ms bigint,
+        run_timeout_ms bigint, deadline timestamptz, operator text, reason text, on_behalf_of text,
         input_content_type text)
 ), first AS (
     SELECT DISTINCT ON (task_id) * FROM item ORDER BY task_id, n
@@ -38,13 +39,15 @@ WITH item AS (
     INSERT INTO tasks (id, state, version, labels, depends_on, rerun_of,
                        retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
                        retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
-                       timer_action, timer_at, namespace, input_data, input_content_type, priority, not_before)
+                       timer_action, timer_at, namespace, input_data, input_content_type, priority, not_before,
+                       ready_timeout_ms, run_timeout_ms, deadline)
     SELECT task_id, state, 1, labels, depends_on, rerun_of,
            retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
            retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
            CASE WHEN auto_enqueue THEN 'auto_enqueue' END,
            CASE WHEN auto_enqueue THEN GREATEST(clock_timestamp(), not_before) END,
-           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type, priority, not_before
+           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type, priority, not_before,
+           ready_timeout_ms, run_timeout_ms, deadline
     FROM first
     ORDER BY n
     ON CONFLICT (id) DO NOTHING
@@ -108,7 +111,8 @@ WITH item AS (
         n int, task_id text, action text, to_state text, from_states text[], expected_version bigint,
         request_id text, operator text, reason text, on_behalf_of text, reach text[], gated bool,
         worker_check text, starting bool, release_worker bool, worker text, lease_ms bigint,
-        timer_action text, timer_delay_ms bigint, failure jsonb, exit_code int, result_content_type text)
+        timer_action text, timer_delay_ms bigint, timeouts text[], failure jsonb, exit_code int,
+        result_content_type text)
 ), cur AS (
     -- ANY(ARRAY(...)): an index scan of the primary key, whatever the planner guesses of the
     -- number of items (it guesses 100).
@@ -119,6 +123,7 @@ WITH item AS (
 ), checks AS (
     -- Each item with its task as locked, and whether each guard holds.
     SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.not_before,
+           c.ready_timeout_ms, c.run_timeout_ms, c.deadline,
            c.state = ANY(i.from_states) AS state_ok,
            (i.expected_version IS NULL OR c.version = i.expected_version) AS version_ok,
            (u.unmet IS NULL OR cardinality(u.unmet) = 0) AS gate_open, u.unmet,
@@ -166,14 +171,22 @@ WITH item AS (
         lease_expires_at = CASE WHEN k.starting THEN k.now + k.lease_ms * interval '1ms' END,
         succeeded_at = CASE WHEN k.to_state = 'succeeded' THEN k.now ELSE t.succeeded_at END,
         event_xid = pg_current_xact_id(),
-        timer_action = k.timer_action,
-        timer_at = k.now + k.timer_delay_ms * interval '1ms',
+        -- The earliest of the policy's timer and the time limits of the new state (the
+        -- item's timeouts, policies.TIMEOUTS_BY_STATE); LEAST skips those not set.
+        timer_action = CASE WHEN o.timeout_at < COALESCE(k.now + k.timer_delay_ms * interval '1ms', 'infinity')
+                            THEN 'timeout' ELSE k.timer_action END,
+        timer_at = LEAST(k.now + k.timer_delay_ms * interval '1ms', o.timeout_at),
         next_attempt_at = CASE WHEN k.timer_action = 'enqueue' THEN k.now + k.timer_delay_ms * interval '1ms' END,
         failures = t.failures + (k.to_state = 'failed')::int,
         last_failure = CASE WHEN k.to_state = 'failed' THEN k.recorded_failure ELSE t.last_failure END,
         result_data = CASE WHEN k.result_content_type IS NOT NULL THEN (%(results)b::bytea[])[k.n + 1] ELSE t.result_data END,
         result_content_type = COALESCE(k.result_content_type, t.result_content_type)
     FROM checks AS k
+    CROSS JOIN LATERAL (
+        SELECT LEAST(CASE WHEN 'ready_timeout' = ANY(k.timeouts) THEN k.now + k.ready_timeout_ms * interval '1ms' END,
+                     CASE WHEN 'run_timeout' = ANY(k.timeouts) THEN k.now + k.run_timeout_ms * interval '1ms' END,
+                     CASE WHEN 'deadline' = ANY(k.timeouts) THEN k.deadline END) AS timeout_at
+    ) AS o
     WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.start_time_ok AND k.holder_ok
       AND k.order_ok AND NOT k.replay
     RETURNING k.n, {task:t}, k.action AS e_action, k.state AS e_from_state, k.operator AS e_operator,
@@ -269,7 +282,8 @@ FOR UPDATE;
 -- transaction may have written a task it locked later; that task stays ready for the next
 -- claim.
 WITH locked AS (
-    SELECT t.id, t.updated_at AS ready_at, t.event_xid, clock_timestamp() AS now FROM tasks AS t
+    SELECT t.id, t.updated_at AS ready_at, t.event_xid, clock_timestamp() AS now,
+           t.run_timeout_ms, t.deadline FROM tasks AS t
     WHERE t.state = ANY(%(from_states)s::text[])
       AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
       AND t.labels @> %(labels)s::jsonb
@@ -290,11 +304,17 @@ WITH locked AS (
         lease_duration_ms = %(lease_ms)s::bigint,
         last_heartbeat_at = c.now,
         lease_expires_at = c.now + %(lease_ms)s::bigint * interval '1ms',
-        timer_action = %(timer_action)s,
-        timer_at = c.now + %(timer_delay_ms)s::bigint * interval '1ms',
+        -- The earliest of the lease's timer and the running state's time limits (%(timeouts)s).
+        timer_action = CASE WHEN o.timeout_at < COALESCE(c.now + %(timer_delay_ms)s::bigint * interval '1ms', 'infinity')
+                            THEN 'timeout' ELSE %(timer_action)s END,
+        timer_at = LEAST(c.now + %(timer_delay_ms)s::bigint * interval '1ms', o.timeout_at),
         next_attempt_at = NULL,
         event_xid = pg_current_xact_id()
     FROM locked AS c
+    CROSS JOIN LATERAL (
+        SELECT LEAST(CASE WHEN 'run_timeout' = ANY(%(timeouts)s::text[]) THEN c.now + c.run_timeout_ms * interval '1ms' END,
+                     CASE WHEN 'deadline' = ANY(%(timeouts)s::text[]) THEN c.deadline END) AS timeout_at
+    ) AS o
     WHERE t.id = c.id AND c.event_xid < pg_current_xact_id()
       AND (%(request_id)s::text IS NULL
            OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = c.id AND e.request_id = %(request_id)s))
@@ -337,7 +357,10 @@ ORDER BY e.id;
 -- transition: no version, no event. An expired lease cannot be renewed, even before the
 -- timer runner has failed the task.
 WITH renewed AS (
-    SELECT t.id, COALESCE(%(lease_ms)s::bigint, t.lease_duration_ms) AS lease_ms
+    SELECT t.id, COALESCE(%(lease_ms)s::bigint, t.lease_duration_ms) AS lease_ms, clock_timestamp() AS now,
+           -- The running state's time limits (%(timeouts)s), from the start of the attempt.
+           LEAST(CASE WHEN 'run_timeout' = ANY(%(timeouts)s::text[]) THEN t.updated_at + t.run_timeout_ms * interval '1ms' END,
+                 CASE WHEN 'deadline' = ANY(%(timeouts)s::text[]) THEN t.deadline END) AS timeout_at
     FROM tasks AS t
     WHERE t.id = %(task_id)s AND t.state = 'running' AND t.worker = %(worker)s
       AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
@@ -345,11 +368,13 @@ WITH renewed AS (
     FOR UPDATE
 )
 UPDATE tasks AS t
-SET last_heartbeat_at = clock_timestamp(),
+SET last_heartbeat_at = r.now,
     lease_duration_ms = r.lease_ms,
-    lease_expires_at = clock_timestamp() + r.lease_ms * interval '1 millisecond',
-    timer_at = clock_timestamp() + r.lease_ms * interval '1 millisecond',
-    timer_action = CASE WHEN r.lease_ms IS NOT NULL THEN 'expire_lease' END
+    lease_expires_at = r.now + r.lease_ms * interval '1 millisecond',
+    -- The earliest of the new lease's end and the time limits: a time limit's timer is kept.
+    timer_at = LEAST(r.now + r.lease_ms * interval '1 millisecond', r.timeout_at),
+    timer_action = CASE WHEN r.timeout_at < COALESCE(r.now + r.lease_ms * interval '1 millisecond', 'infinity')
+                        THEN 'timeout' WHEN r.lease_ms IS NOT NULL THEN 'expire_lease' END
 FROM renewed AS r
 WHERE t.id = r.id
 RETURNING {task:t};

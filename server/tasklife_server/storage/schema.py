@@ -112,6 +112,10 @@ tasks = Table(
     Column("priority", Integer, nullable=False, server_default=text("0")),
     # The earliest time the task may leave created (EnqueueTask's NOT_BEFORE). Fixed at creation.
     Column("not_before", DateTime(timezone=True), nullable=True),
+    # The time limits (TaskTimeouts) the service enforces on the task's timer; NULL: none.
+    Column("ready_timeout_ms", BigInteger, nullable=True),
+    Column("run_timeout_ms", BigInteger, nullable=True),
+    Column("deadline", DateTime(timezone=True), nullable=True),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint("version >= 1", name="version_positive"),
@@ -131,6 +135,7 @@ tasks = Table(
     CheckConstraint("result_data IS NULL OR state IN ('succeeded', 'abandoned')", name="result_only_after_success"),
     CheckConstraint("failures >= 0", name="failures_nonnegative"),
     CheckConstraint("priority BETWEEN 0 AND 1000", name="priority_range"),
+    CheckConstraint("ready_timeout_ms > 0 AND run_timeout_ms > 0", name="timeouts_positive"),
     Index(None, "created_at", "id"),
     Index(None, "state", "created_at", "id"),
     Index(None, "namespace", "created_at", "id"),

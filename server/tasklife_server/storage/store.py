@@ -37,7 +37,7 @@ from tasklife_server.domain.model import (
     TaskSpec,
     TransitionCommand,
 )
-from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
+from tasklife_server.domain.policies import TIMEOUTS_BY_STATE, PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, sources_of, target_of
 from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES, claim_query, transition_query
 from tasklife_server.domain.watch import ORIGIN, Position
@@ -554,6 +554,7 @@ class TaskStore:
             "worker": claim.worker,
             "lease_ms": claim.lease_ms,
             **_timer_params(timer),
+            "timeouts": list(TIMEOUTS_BY_STATE[target]),
             "operator": claim.operator,
             "reason": claim.reason,
             "on_behalf_of": claim.on_behalf_of,
@@ -566,7 +567,8 @@ class TaskStore:
         return [_claimed(row) for row in rows]
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
-        params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}
+        params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach,
+                  "timeouts": list(TIMEOUTS_BY_STATE[State.RUNNING])}
         try:
             rows = await self._fetchall("heartbeat", params)
         finally:
@@ -860,6 +862,9 @@ def _create_item(new: NewTask) -> dict[str, Any]:
         "namespace": spec.namespace,
         "priority": spec.priority,
         "not_before": spec.not_before.isoformat() if spec.not_before is not None else None,
+        "ready_timeout_ms": spec.timeouts.ready_timeout_ms,
+        "run_timeout_ms": spec.timeouts.run_timeout_ms,
+        "deadline": spec.timeouts.deadline.isoformat() if spec.timeouts.deadline is not None else None,
         "operator": new.operator,
         "reason": new.reason,
         "on_behalf_of": new.on_behalf_of,

@@ -30,11 +30,15 @@ from tasklife_server.domain.policies import (
     SYSTEM_LEASE,
     SYSTEM_RETENTION,
     SYSTEM_RETRY,
+    SYSTEM_TIMEOUT,
     PolicySettings,
+    RetryVerdict,
     Timer,
     TimerAction,
     backoff_ms,
     retry_verdict,
+    starts_after_deadline,
+    timeout_move,
 )
 from tasklife_server.domain.states import Action, State
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
@@ -196,20 +200,34 @@ class TimerRunner:
                 # clock step brings this here: keep the timer, due at not_before.
                 await self._store.set_timer(conn, task, Timer(TimerAction.AUTO_ENQUEUE, _ms_until(early.not_before)))
                 return None
+        if action is TimerAction.TIMEOUT:
+            return await self._time_out(conn, task)
         if action is TimerAction.ABANDON:
             age = self._policies.retention_ms.get(task.state)
             reason = f"{task.state.value} for longer than its retention of {age / 1000:g}s" if age else "retention"
             return await self._move(conn, task, Action.ABANDON, SYSTEM_RETENTION, reason)
         return None
 
+    async def _time_out(self, conn: AsyncConnection, task: Task) -> Action | None:
+        """Enforces the time limit the timer was armed for (policies.timeout_move)."""
+        move = timeout_move(task)
+        if move is None:  # no limit runs in this state: the timer no longer fits the task
+            await self._store.set_timer(conn, task, None)
+            return None
+        return await self._move(conn, task, move.action, SYSTEM_TIMEOUT, move.reason,
+                                releases_worker=move.action is Action.FAIL, failure=move.failure)
+
     async def _plan_retry(self, conn: AsyncConnection, task: Task) -> Action | None:
         policy = self._policies.effective_retry(task.spec.retry_policy)
         verdict = retry_verdict(policy, task.failures, task.last_failure)
+        delay = backoff_ms(policy, task.failures) if verdict.retry else 0
+        if verdict.retry and starts_after_deadline(task.spec.timeouts, task.updated_at, delay):
+            verdict = RetryVerdict(False, f"its next attempt would start after its deadline, "
+                                          f"{_when(task.spec.timeouts.deadline)}")
         if not verdict.retry:
             log.info("task %s failed attempt %d and is not retried: %s", task.task_id, task.attempt, verdict.why)
             await self._store.set_timer(conn, task, self._policies.retention_timer(State.FAILED))
             return None
-        delay = backoff_ms(policy, task.failures)
         reason = f"attempt {task.attempt} failed ({verdict.why}); next attempt in {delay / 1000:g}s"
         return await self._move(conn, task, Action.RETRY, SYSTEM_RETRY, reason, timer=Timer(TimerAction.ENQUEUE, delay))
 
