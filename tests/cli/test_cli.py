@@ -130,6 +130,7 @@ def test_create_prints_every_field_of_the_new_task(cli, client: TasklifeClient) 
         "auto_enqueue:         yes\n"
         "priority:             0\n"
         "not_before:           -\n"
+        "timeouts:             -\n"
         "retry_policy:         max_attempts=3\n"
         "attempt:              0\n"
         "worker:               -\n"
@@ -157,6 +158,19 @@ def test_create_sets_priority_and_not_before_and_get_shows_them(cli, client: Tas
     assert "not_before:           2030-01-02T03:04:05+00:00" in shown.lines
     document = cli("get", task_id, "--json").json()
     assert (document["task"]["priority"], document["task"]["not_before"]) == (700, "2030-01-02T03:04:05Z")
+
+
+def test_create_sets_the_time_limits_and_get_shows_them(cli, client: TasklifeClient) -> None:
+    task_id = unique()
+    run = cli("create", "--id", task_id, "--ready-timeout", "10m", "--run-timeout", "1500ms",
+              "--deadline", "2030-01-02T03:04:05Z")
+    assert (run.code, run.err) == (0, "")
+    limits = client.get_task(task_id).task.timeouts
+    assert (limits.ready_timeout.ToMilliseconds(), limits.run_timeout.ToMilliseconds()) == (600_000, 1500)
+    assert limits.deadline.ToJsonString() == "2030-01-02T03:04:05Z"
+    assert "timeouts:             ready_timeout=10m00s,run_timeout=1.5s,deadline=2030-01-02T03:04:05+00:00" in (
+        cli("get", task_id).lines
+    )
 
 
 def test_a_priority_outside_0_to_1000_is_a_usage_error(cli) -> None:

@@ -36,7 +36,7 @@ PAYLOAD_HELP = (
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
-    from tasklife.cli.app import TIME_HELP, instant, label, positive_int, priority, task_state
+    from tasklife.cli.app import TIME_HELP, duration, instant, label, positive_int, priority, task_state
 
     create = add("create", run_create, "create a task (in state created, at version 1)")
     create.add_argument("--id", dest="task_id", help="the task's id (default: the server generates a UUIDv7)")
@@ -74,6 +74,18 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     )
     create.add_argument(
         "--not-before", type=instant, metavar="TIME", help=f"the earliest time the task may be enqueued; {TIME_HELP}"
+    )
+    create.add_argument(
+        "--ready-timeout", type=duration, metavar="DURATION",
+        help="the server abandons the task if it stays ready longer, e.g. 10m",
+    )
+    create.add_argument(
+        "--run-timeout", type=duration, metavar="DURATION",
+        help="the server fails an attempt that runs longer (RUN_TIMEOUT; the retry policy decides), e.g. 1h",
+    )
+    create.add_argument(
+        "--deadline", type=instant, metavar="TIME",
+        help=f"the server kills the task if running then, else abandons it if ready or paused; {TIME_HELP}",
     )
 
     get = add("get", run_get, "show a task, with its last failure and the sizes of its input and result")
@@ -219,12 +231,18 @@ def run_create(args: argparse.Namespace, session: Session) -> int:
         input=payload_argument(args.input, args.content_type, "--input"),
         priority=args.priority,
         not_before=args.not_before,
+        timeouts=_timeouts(args),
     )
     if args.input is not None and not session.json:
         # A create answers without the input (the BASIC view): read it back to show it.
         response = session.client.get_task(response.task.task_id)
     _emit_task(session, response)
     return 0
+
+
+def _timeouts(args: argparse.Namespace) -> dict[str, Any] | None:
+    limits = {"ready_timeout": args.ready_timeout, "run_timeout": args.run_timeout, "deadline": args.deadline}
+    return {name: value for name, value in limits.items() if value is not None} or None
 
 
 def run_get(args: argparse.Namespace, session: Session) -> int:
