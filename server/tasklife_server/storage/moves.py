@@ -167,7 +167,7 @@ def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
         return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
     if not gate_open:
         return DependenciesNotMet(
-            command.task_id, tuple(UnmetUpstream(u, State(s), can == "true") for u, s, can in unmet)
+            command.task_id, tuple(UnmetUpstream(u, State(s), outcome == "can") for u, s, outcome in unmet)
         )
     if not_before is not None:
         return NotBefore(command.task_id, not_before)

@@ -97,8 +97,8 @@ WHERE t.id = %(task_id)s;
 --             (the store rebuilds the task as that event left it)
 --   refused   nothing changed; the task's id, state and version, then why: the gate,
 --             holder and order checks, the worker holding it, its attempt, the
---             upstreams not met when the gate is shut (id, state, and whether it or a
---             rerun of it can still succeed: killed and abandoned are final), and the task's
+--             upstreams not met when the gate is shut (id, state, and `can` or `cannot`:
+--             whether it or a rerun of it can still succeed), and the task's
 --             not_before when that time has not come. order_ok false means a
 --             younger transaction wrote the task's latest event, so this one must not
 --             write the next: the item must run again, in a new transaction
@@ -140,22 +140,15 @@ WITH item AS (
     FROM item AS i JOIN cur AS c ON c.id = i.task_id AND (i.reach IS NULL OR c.namespace = ANY(i.reach))
     CROSS JOIN LATERAL (
         -- The upstreams of a gated move out of created that neither succeeded nor were rerun
-        -- by a task that succeeded, sorted by id: the reruns are looked up (ix_tasks_rerun_of)
-        -- only for an upstream that has not succeeded itself.
+        -- by a task that succeeded, sorted by id, each with tasklife_upstream_outcome's
+        -- verdict (migration 0008): the reruns are looked up only for an upstream that has
+        -- not succeeded itself. (OFFSET 0: computed once per item, not once per use.)
         SELECT CASE WHEN i.gated AND c.state = 'created' THEN ARRAY(
-            SELECT ARRAY[u.id, u.state, (u.state NOT IN ('killed', 'abandoned') OR r.live IS TRUE)::text]
-            FROM tasks AS u
-            CROSS JOIN LATERAL (
-                WITH RECURSIVE rerun AS (
-                    SELECT x.id, x.state, x.succeeded_at FROM tasks AS x WHERE x.rerun_of = u.id
-                    UNION
-                    SELECT x.id, x.state, x.succeeded_at FROM tasks AS x JOIN rerun AS p ON x.rerun_of = p.id
-                )
-                SELECT bool_or(succeeded_at IS NOT NULL) AS met, bool_or(state NOT IN ('killed', 'abandoned')) AS live
-                FROM rerun
-            ) AS r
-            WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL AND r.met IS NOT TRUE
+            SELECT ARRAY[u.id, u.state, o.outcome]
+            FROM tasks AS u CROSS JOIN LATERAL (SELECT tasklife_upstream_outcome(u.id, u.state) AS outcome OFFSET 0) AS o
+            WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL AND o.outcome <> 'met'
             ORDER BY u.id) END AS unmet
+        OFFSET 0
     ) AS u
 ), moved AS (
     UPDATE tasks AS t
@@ -219,13 +212,10 @@ WITH item AS (
     -- Looked up through a partial GIN index on depends_on, and only when a task succeeded.
     SELECT d.id FROM tasks AS d
     WHERE EXISTS (SELECT FROM moved WHERE state = 'succeeded')
-      AND d.depends_on && ARRAY(
-          WITH RECURSIVE met AS (
-              SELECT id, rerun_of FROM moved WHERE state = 'succeeded'
-              UNION
-              SELECT u.id, u.rerun_of FROM tasks AS u JOIN met ON u.id = met.rerun_of
-          )
-          SELECT id FROM met)
+      -- ...or on a task a succeeded one reruns, transitively (tasklife_reran, migration 0008).
+      AND d.depends_on && (ARRAY(SELECT id FROM moved WHERE state = 'succeeded')
+                           || tasklife_reran(ARRAY(SELECT rerun_of FROM moved
+                                                   WHERE state = 'succeeded' AND rerun_of IS NOT NULL)))
       -- Re-armed even if a timer is set: the timer runner may be checking this task's
       -- gate right now, before this success is visible to it, and then clear its timer.
       AND d.state = 'created' AND d.auto_enqueue
