@@ -1,5 +1,6 @@
 """Priority against a real server and database: ClaimTasks hands out the highest priority
-first, then the oldest ready, and CreateTask keeps and checks the priority it is given.
+first, then the oldest ready, and CreateTask keeps and checks the priority it is given. (That
+the claim reads this order from its index, never sorting: test_claim_tasks.py, the plan test.)
 
 Every test claims only tasks carrying a label of its own, so that ready tasks other tests
 leave behind are never taken.
@@ -10,14 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
-import psycopg
 import pytest
-from psycopg.types.json import Jsonb
 from tasklife.v1 import task_service_pb2
 
 from tasklife_server.domain.states import Action
-from tasklife_server.storage import migrate
-from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES
 from tests.support import act, create, failure_of, get, unique_id
 
 
@@ -75,24 +72,3 @@ def test_a_retried_create_with_another_priority_is_already_exists(stub: Any) -> 
     failure = failure_of(lambda: create(stub, task_id=task_id, priority=4))
     assert failure.code == grpc.StatusCode.ALREADY_EXISTS
     assert "priority" in failure.message
-
-
-def test_a_claim_walks_the_priority_index_before_any_analyze(empty_database_url: str) -> None:
-    # Ready tasks of mixed priorities, never analyzed, as after a burst: the claim must still
-    # read its order from ix_tasks_ready_order and stop at its limit, never sort them all.
-    migrate.upgrade(empty_database_url)
-    with psycopg.connect(empty_database_url) as conn:
-        conn.execute("INSERT INTO tasks (id, state, version, updated_at, priority) "
-                     "SELECT 'burst-' || i, 'ready', 2, now(), i % 7 FROM generate_series(1, 3000) AS i")
-        conn.execute(PLANNER_SETTINGS["claim_ready_unlabelled"])
-        params = {"from_states": ["ready"], "reach": None, "labels": Jsonb({}), "request_id": "c", "limit": 16,
-                  "action": "start", "from_state": "ready", "to_state": "running", "worker": "w", "lease_ms": 30000,
-                  "timer_action": "expire_lease", "timer_delay_ms": 30000, "timeouts": ["run_timeout", "deadline"],
-                  "operator": "w", "reason": "",
-                  "on_behalf_of": None}
-        plan = "\n".join(row[0] for row in conn.execute("EXPLAIN " + QUERIES["claim_ready_unlabelled"], params))
-        conn.rollback()
-
-    locking = plan.split("CTE locked")[1].split("CTE moved")[0]
-    assert "Index Scan using ix_tasks_ready_order on tasks" in locking, plan
-    assert "Sort" not in locking and "Bitmap" not in locking, plan
