@@ -128,6 +128,9 @@ def test_create_prints_every_field_of_the_new_task(cli, client: TasklifeClient) 
         f"depends_on:           {upstream}\n"
         "rerun_of:             -\n"
         "auto_enqueue:         yes\n"
+        "priority:             0\n"
+        "not_before:           -\n"
+        "timeouts:             -\n"
         "retry_policy:         max_attempts=3 initial_backoff=1.0s* backoff_multiplier=2* max_backoff=5m00s* "
         "jitter=0.2*  (* the server's default)\n"
         "attempt:              0\n"
@@ -143,6 +146,47 @@ def test_create_prints_every_field_of_the_new_task(cli, client: TasklifeClient) 
     )
     event = next(client.iter_task_events(task_id))
     assert (event.operator, event.reason) == (OPERATOR, "nightly run")
+
+
+def test_create_sets_priority_and_not_before_and_get_shows_them(cli, client: TasklifeClient) -> None:
+    task_id = unique()
+    run = cli("create", "--id", task_id, "--priority", "700", "--not-before", "2030-01-02T03:04:05Z")
+    assert (run.code, run.err) == (0, "")
+    task = client.get_task(task_id).task
+    assert (task.priority, task.not_before.ToJsonString()) == (700, "2030-01-02T03:04:05Z")
+    shown = cli("get", task_id)
+    assert "priority:             700" in shown.lines
+    assert "not_before:           2030-01-02T03:04:05+00:00" in shown.lines
+    document = cli("get", task_id, "--json").json()
+    assert (document["task"]["priority"], document["task"]["not_before"]) == (700, "2030-01-02T03:04:05Z")
+
+
+def test_create_sets_the_time_limits_and_get_shows_them(cli, client: TasklifeClient) -> None:
+    task_id = unique()
+    run = cli("create", "--id", task_id, "--ready-timeout", "10m", "--run-timeout", "1500ms",
+              "--deadline", "2030-01-02T03:04:05Z")
+    assert (run.code, run.err) == (0, "")
+    limits = client.get_task(task_id).task.timeouts
+    assert (limits.ready_timeout.ToMilliseconds(), limits.run_timeout.ToMilliseconds()) == (600_000, 1500)
+    assert limits.deadline.ToJsonString() == "2030-01-02T03:04:05Z"
+    assert "timeouts:             ready_timeout=10m00s,run_timeout=1.5s,deadline=2030-01-02T03:04:05+00:00" in (
+        cli("get", task_id).lines
+    )
+
+
+def test_a_priority_outside_0_to_1000_is_a_usage_error(cli) -> None:
+    run = cli("create", "--priority", "1001")
+    assert run.code == 2
+    assert "--priority: must be between 0 and 1000" in run.err
+
+
+def test_enqueue_before_not_before_exits_1_with_the_time(cli, client: TasklifeClient) -> None:
+    task_id = client.create_task(task_id=unique(), not_before=datetime(2030, 1, 1, tzinfo=timezone.utc)).task.task_id
+    run = cli("enqueue", task_id)
+    assert run.code == 1
+    assert run.err == (
+        f"tasklife: cannot enqueue task '{task_id}' before its not_before, 2030-01-01T00:00:00Z [NOT_BEFORE]\n"
+    )
 
 
 def test_get_shows_the_task_in_local_time(cli, client: TasklifeClient) -> None:
@@ -186,8 +230,9 @@ def test_list_filters_follows_every_page_and_honours_limit(cli, client: Tasklife
     tasks = [client.get_task(task_id).task for task_id in ids[:2]]
     width = len(ids[0])
     assert ready.out == (
-        f"{'TASK ID':<{width}}  NAMESPACE  STATE  VERSION  ATTEMPT  UPDATED                    LABELS\n"
-        + "".join(f"{t.task_id}  default    ready  2        0        {utc(t.update_time)}  batch={batch}\n" for t in tasks)
+        f"{'TASK ID':<{width}}  NAMESPACE  STATE  VERSION  ATTEMPT  PRIORITY  UPDATED                    LABELS\n"
+        + "".join(f"{t.task_id}  default    ready  2        0        0         {utc(t.update_time)}  batch={batch}\n"
+                  for t in tasks)
     )
     limited = cli("list", "--label", f"batch={batch}", "--state", "created", "--state", "TASK_STATE_READY", "--limit", "3")
     assert [line.split()[0] for line in limited.lines[1:]] == ids[:3]
@@ -315,6 +360,19 @@ def test_unmet_upstreams_exit_1_naming_them(cli, client: TasklifeClient) -> None
     assert run.err == (
         f"tasklife: cannot enqueue task '{downstream}': upstreams not succeeded yet: {upstream} (created) "
         "[DEPENDENCIES_NOT_MET]\n"
+    )
+
+
+def test_an_upstream_that_cannot_succeed_is_named_with_the_rerun_that_unblocks_it(cli, client: TasklifeClient) -> None:
+    upstream = client.create_task(task_id=unique("up")).task.task_id
+    client.enqueue_task(upstream)
+    client.abandon_task(upstream)
+    downstream = client.create_task(task_id=unique("down"), depends_on=[upstream]).task.task_id
+    run = cli("enqueue", downstream)
+    assert run.code == 1
+    assert run.err == (
+        f"tasklife: cannot enqueue task '{downstream}': upstreams not succeeded: {upstream} (abandoned, "
+        "cannot succeed: a rerun of it that succeeds unblocks this task) [DEPENDENCIES_NOT_MET]\n"
     )
 
 

@@ -175,7 +175,7 @@ def test_get_as_of_shows_the_task_as_it_stood_then(cli, client: TasklifeClient, 
     then = cli("get", task_id, "--as-of", rfc3339(created))
     assert then.code == 0, then.err
     assert ("state:                created", "version:              1", "attempt:              0") == (
-        then.lines[2], then.lines[3], then.lines[9]
+        then.lines[2], then.lines[3], then.lines[12]
     )
     as_json = cli("get", task_id, "--as-of", rfc3339(created), "--json").json()["task"]
     assert (as_json["state"], as_json["version"]) == ("TASK_STATE_CREATED", "1")

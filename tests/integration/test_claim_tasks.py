@@ -250,18 +250,20 @@ def test_a_task_with_another_event_of_the_claims_request_id_stays_ready(stub: An
 
 
 def test_a_claim_without_labels_walks_the_ready_order_index_before_any_analyze(empty_database_url: str) -> None:
-    # A fresh database: the tasks made ready have never been analyzed, as after a burst.
+    # A fresh database: the tasks made ready have never been analyzed, as after a burst. Their
+    # mixed priorities are read in the claim's order too (priority first), never sorted.
     migrate.upgrade(empty_database_url)
     with psycopg.connect(empty_database_url) as conn:
-        conn.execute("INSERT INTO tasks (id, state, version, updated_at) "
-                     "SELECT 'burst-' || i, 'ready', 2, now() FROM generate_series(1, 3000) AS i")
+        conn.execute("INSERT INTO tasks (id, state, version, updated_at, priority) "
+                     "SELECT 'burst-' || i, 'ready', 2, now(), i % 7 FROM generate_series(1, 3000) AS i")
         conn.execute(PLANNER_SETTINGS["claim_ready_unlabelled"])
         params = {"from_states": ["ready"], "reach": None, "labels": Jsonb({}), "request_id": "c", "limit": 16,
                   "action": "start", "from_state": "ready", "to_state": "running", "worker": "w", "lease_ms": 30000,
-                  "timer_action": "expire_lease", "timer_delay_ms": 30000, "operator": "w", "reason": "",
-                  "on_behalf_of": None}
+                  "timer_action": "expire_lease", "timer_delay_ms": 30000, "timeouts": ["run_timeout", "deadline"],
+                  "operator": "w", "reason": "", "on_behalf_of": None}
         plan = "\n".join(row[0] for row in conn.execute("EXPLAIN " + QUERIES["claim_ready_unlabelled"], params))
         conn.rollback()
 
-    assert "Index Scan using ix_tasks_ready_order on tasks" in plan, plan
-    assert "Bitmap" not in plan.split("CTE moved")[0], plan
+    locking = plan.split("CTE locked")[1].split("CTE moved")[0]
+    assert "Index Scan using ix_tasks_ready_order on tasks" in locking, plan
+    assert "Bitmap" not in locking and "Sort" not in locking, plan

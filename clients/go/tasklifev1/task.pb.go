@@ -633,8 +633,19 @@ type Task struct {
 	// The retry policy in force: retry_policy with every unset field filled from the server's
 	// defaults (--retry-max-attempts and the other --retry- flags) as they are now. Output only.
 	EffectiveRetryPolicy *RetryPolicy `protobuf:"bytes,20,opt,name=effective_retry_policy,json=effectiveRetryPolicy,proto3" json:"effective_retry_policy,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+	// priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+	Priority int32 `protobuf:"varint,21,opt,name=priority,proto3" json:"priority,omitempty"`
+	// The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+	// none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+	// NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+	// its last upstream's success.
+	NotBefore *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
+	// The time limits given at creation, which the service enforces itself (operator
+	// `system:timeout`); unset when none was given. Fixed at creation.
+	Timeouts      *TaskTimeouts `protobuf:"bytes,23,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Task) Reset() {
@@ -807,6 +818,97 @@ func (x *Task) GetEffectiveRetryPolicy() *RetryPolicy {
 	return nil
 }
 
+func (x *Task) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
+}
+
+func (x *Task) GetNotBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NotBefore
+	}
+	return nil
+}
+
+func (x *Task) GetTimeouts() *TaskTimeouts {
+	if x != nil {
+		return x.Timeouts
+	}
+	return nil
+}
+
+// TaskTimeouts are a task's time limits, enforced by the service as operator
+// `system:timeout` on the task's one durable timer. Each is optional.
+type TaskTimeouts struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// READY for longer than this since the task last entered TASK_STATE_READY: the service
+	// abandons it (AbandonTask). More than zero; at most 366 days.
+	ReadyTimeout *durationpb.Duration `protobuf:"bytes,1,opt,name=ready_timeout,json=readyTimeout,proto3" json:"ready_timeout,omitempty"`
+	// One attempt RUNNING for longer than this: the service fails it (FailTask) with
+	// TaskFailure.error_type `RUN_TIMEOUT`, and the retry policy decides as for any failure.
+	// More than zero; at most 366 days.
+	RunTimeout *durationpb.Duration `protobuf:"bytes,2,opt,name=run_timeout,json=runTimeout,proto3" json:"run_timeout,omitempty"`
+	// When it passes, a RUNNING task is killed (KillTask) and a READY or PAUSED one abandoned
+	// (AbandonTask); the retry policy plans no attempt that would start after it. In the
+	// future when the task is created.
+	Deadline      *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskTimeouts) Reset() {
+	*x = TaskTimeouts{}
+	mi := &file_tasklife_v1_task_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskTimeouts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskTimeouts) ProtoMessage() {}
+
+func (x *TaskTimeouts) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskTimeouts.ProtoReflect.Descriptor instead.
+func (*TaskTimeouts) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *TaskTimeouts) GetReadyTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.ReadyTimeout
+	}
+	return nil
+}
+
+func (x *TaskTimeouts) GetRunTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.RunTimeout
+	}
+	return nil
+}
+
+func (x *TaskTimeouts) GetDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Deadline
+	}
+	return nil
+}
+
 // TaskEvent is one row of a task's audited history: a single state change. Events
 // are never changed or deleted.
 type TaskEvent struct {
@@ -859,7 +961,7 @@ type TaskEvent struct {
 
 func (x *TaskEvent) Reset() {
 	*x = TaskEvent{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[4]
+	mi := &file_tasklife_v1_task_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -871,7 +973,7 @@ func (x *TaskEvent) String() string {
 func (*TaskEvent) ProtoMessage() {}
 
 func (x *TaskEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[4]
+	mi := &file_tasklife_v1_task_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -884,7 +986,7 @@ func (x *TaskEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskEvent.ProtoReflect.Descriptor instead.
 func (*TaskEvent) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{4}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *TaskEvent) GetTaskId() string {
@@ -1030,7 +1132,7 @@ type TaskAttempt struct {
 
 func (x *TaskAttempt) Reset() {
 	*x = TaskAttempt{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[5]
+	mi := &file_tasklife_v1_task_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1144,7 @@ func (x *TaskAttempt) String() string {
 func (*TaskAttempt) ProtoMessage() {}
 
 func (x *TaskAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[5]
+	mi := &file_tasklife_v1_task_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1157,7 @@ func (x *TaskAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskAttempt.ProtoReflect.Descriptor instead.
 func (*TaskAttempt) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{5}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TaskAttempt) GetAttempt() int32 {
@@ -1155,7 +1257,7 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\rnon_retryable\x18\x05 \x01(\bR\fnonRetryable\x122\n" +
 	"\adetails\x18\x06 \x01(\v2\x18.tasklife.v1.TaskPayloadR\adetailsB\f\n" +
 	"\n" +
-	"_exit_code\"\x88\b\n" +
+	"_exit_code\"\x96\t\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -1180,10 +1282,19 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\x05input\x18\x11 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x120\n" +
 	"\x06result\x18\x12 \x01(\v2\x18.tasklife.v1.TaskPayloadR\x06result\x12;\n" +
 	"\flast_failure\x18\x13 \x01(\v2\x18.tasklife.v1.TaskFailureR\vlastFailure\x12N\n" +
-	"\x16effective_retry_policy\x18\x14 \x01(\v2\x18.tasklife.v1.RetryPolicyR\x14effectiveRetryPolicy\x1a9\n" +
+	"\x16effective_retry_policy\x18\x14 \x01(\v2\x18.tasklife.v1.RetryPolicyR\x14effectiveRetryPolicy\x12\x1a\n" +
+	"\bpriority\x18\x15 \x01(\x05R\bpriority\x129\n" +
+	"\n" +
+	"not_before\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x125\n" +
+	"\btimeouts\x18\x17 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd7\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc2\x01\n" +
+	"\fTaskTimeouts\x12>\n" +
+	"\rready_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\freadyTimeout\x12:\n" +
+	"\vrun_timeout\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\n" +
+	"runTimeout\x126\n" +
+	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"\xd7\x04\n" +
 	"\tTaskEvent\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x16\n" +
@@ -1274,7 +1385,7 @@ func file_tasklife_v1_task_proto_rawDescGZIP() []byte {
 }
 
 var file_tasklife_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_tasklife_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_tasklife_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_tasklife_v1_task_proto_goTypes = []any{
 	(TaskState)(0),                // 0: tasklife.v1.TaskState
 	(StateKind)(0),                // 1: tasklife.v1.StateKind
@@ -1284,43 +1395,49 @@ var file_tasklife_v1_task_proto_goTypes = []any{
 	(*TaskPayload)(nil),           // 5: tasklife.v1.TaskPayload
 	(*TaskFailure)(nil),           // 6: tasklife.v1.TaskFailure
 	(*Task)(nil),                  // 7: tasklife.v1.Task
-	(*TaskEvent)(nil),             // 8: tasklife.v1.TaskEvent
-	(*TaskAttempt)(nil),           // 9: tasklife.v1.TaskAttempt
-	nil,                           // 10: tasklife.v1.Task.LabelsEntry
-	(*durationpb.Duration)(nil),   // 11: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*TaskTimeouts)(nil),          // 8: tasklife.v1.TaskTimeouts
+	(*TaskEvent)(nil),             // 9: tasklife.v1.TaskEvent
+	(*TaskAttempt)(nil),           // 10: tasklife.v1.TaskAttempt
+	nil,                           // 11: tasklife.v1.Task.LabelsEntry
+	(*durationpb.Duration)(nil),   // 12: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
 }
 var file_tasklife_v1_task_proto_depIdxs = []int32{
-	11, // 0: tasklife.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	11, // 1: tasklife.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	12, // 0: tasklife.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	12, // 1: tasklife.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
 	5,  // 2: tasklife.v1.TaskFailure.details:type_name -> tasklife.v1.TaskPayload
 	0,  // 3: tasklife.v1.Task.state:type_name -> tasklife.v1.TaskState
-	10, // 4: tasklife.v1.Task.labels:type_name -> tasklife.v1.Task.LabelsEntry
+	11, // 4: tasklife.v1.Task.labels:type_name -> tasklife.v1.Task.LabelsEntry
 	4,  // 5: tasklife.v1.Task.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	12, // 6: tasklife.v1.Task.create_time:type_name -> google.protobuf.Timestamp
-	12, // 7: tasklife.v1.Task.update_time:type_name -> google.protobuf.Timestamp
-	12, // 8: tasklife.v1.Task.lease_expire_time:type_name -> google.protobuf.Timestamp
-	12, // 9: tasklife.v1.Task.last_heartbeat_time:type_name -> google.protobuf.Timestamp
-	12, // 10: tasklife.v1.Task.next_attempt_time:type_name -> google.protobuf.Timestamp
+	13, // 6: tasklife.v1.Task.create_time:type_name -> google.protobuf.Timestamp
+	13, // 7: tasklife.v1.Task.update_time:type_name -> google.protobuf.Timestamp
+	13, // 8: tasklife.v1.Task.lease_expire_time:type_name -> google.protobuf.Timestamp
+	13, // 9: tasklife.v1.Task.last_heartbeat_time:type_name -> google.protobuf.Timestamp
+	13, // 10: tasklife.v1.Task.next_attempt_time:type_name -> google.protobuf.Timestamp
 	5,  // 11: tasklife.v1.Task.input:type_name -> tasklife.v1.TaskPayload
 	5,  // 12: tasklife.v1.Task.result:type_name -> tasklife.v1.TaskPayload
 	6,  // 13: tasklife.v1.Task.last_failure:type_name -> tasklife.v1.TaskFailure
 	4,  // 14: tasklife.v1.Task.effective_retry_policy:type_name -> tasklife.v1.RetryPolicy
-	0,  // 15: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
-	0,  // 16: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
-	2,  // 17: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
-	12, // 18: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
-	6,  // 19: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
-	12, // 20: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
-	12, // 21: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
-	2,  // 22: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
-	0,  // 23: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
-	6,  // 24: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	13, // 15: tasklife.v1.Task.not_before:type_name -> google.protobuf.Timestamp
+	8,  // 16: tasklife.v1.Task.timeouts:type_name -> tasklife.v1.TaskTimeouts
+	12, // 17: tasklife.v1.TaskTimeouts.ready_timeout:type_name -> google.protobuf.Duration
+	12, // 18: tasklife.v1.TaskTimeouts.run_timeout:type_name -> google.protobuf.Duration
+	13, // 19: tasklife.v1.TaskTimeouts.deadline:type_name -> google.protobuf.Timestamp
+	0,  // 20: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
+	0,  // 21: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
+	2,  // 22: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
+	13, // 23: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
+	6,  // 24: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
+	13, // 25: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
+	13, // 26: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
+	2,  // 27: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
+	0,  // 28: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
+	6,  // 29: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
+	30, // [30:30] is the sub-list for method output_type
+	30, // [30:30] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_proto_init() }
@@ -1330,15 +1447,15 @@ func file_tasklife_v1_task_proto_init() {
 	}
 	file_tasklife_v1_task_proto_msgTypes[0].OneofWrappers = []any{}
 	file_tasklife_v1_task_proto_msgTypes[2].OneofWrappers = []any{}
-	file_tasklife_v1_task_proto_msgTypes[4].OneofWrappers = []any{}
 	file_tasklife_v1_task_proto_msgTypes[5].OneofWrappers = []any{}
+	file_tasklife_v1_task_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_proto_rawDesc), len(file_tasklife_v1_task_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -56,7 +56,17 @@ type CreateTaskRequest struct {
 	// What the worker that runs the task gets (in StartTask's and ClaimTasks' answers and in
 	// GetTask): at most --max-payload-bytes (256 KiB by default); content_type is required
 	// when data is set. Part of the spec a retried CreateTask must repeat.
-	Input         *TaskPayload `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
+	Input *TaskPayload `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
+	// The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+	// first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+	// retried CreateTask must repeat.
+	Priority int32 `protobuf:"varint,20,opt,name=priority,proto3" json:"priority,omitempty"`
+	// The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+	// unset: no such limit. Part of the spec a retried CreateTask must repeat.
+	NotBefore *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
+	// The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+	// CreateTask must repeat.
+	Timeouts      *TaskTimeouts `protobuf:"bytes,22,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -164,6 +174,27 @@ func (x *CreateTaskRequest) GetOnBehalfOf() string {
 func (x *CreateTaskRequest) GetInput() *TaskPayload {
 	if x != nil {
 		return x.Input
+	}
+	return nil
+}
+
+func (x *CreateTaskRequest) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
+}
+
+func (x *CreateTaskRequest) GetNotBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NotBefore
+	}
+	return nil
+}
+
+func (x *CreateTaskRequest) GetTimeouts() *TaskTimeouts {
+	if x != nil {
+		return x.Timeouts
 	}
 	return nil
 }
@@ -4119,7 +4150,7 @@ var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xe9\x03\n" +
+	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xf7\x04\n" +
 	"\x11CreateTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12B\n" +
 	"\x06labels\x18\x02 \x03(\v2*.tasklife.v1.CreateTaskRequest.LabelsEntryR\x06labels\x12\x1d\n" +
@@ -4134,7 +4165,11 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\fon_behalf_of\x18\n" +
 	" \x01(\tR\n" +
 	"onBehalfOf\x12.\n" +
-	"\x05input\x18\v \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x1a9\n" +
+	"\x05input\x18\v \x01(\v2\x18.tasklife.v1.TaskPayloadR\x05input\x12\x1a\n" +
+	"\bpriority\x18\x14 \x01(\x05R\bpriority\x129\n" +
+	"\n" +
+	"not_before\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x125\n" +
+	"\btimeouts\x18\x16 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"i\n" +
@@ -4553,165 +4588,168 @@ var file_tasklife_v1_task_service_proto_goTypes = []any{
 	nil,                                  // 56: tasklife.v1.ClaimTasksRequest.LabelsEntry
 	(*RetryPolicy)(nil),                  // 57: tasklife.v1.RetryPolicy
 	(*TaskPayload)(nil),                  // 58: tasklife.v1.TaskPayload
-	(*Task)(nil),                         // 59: tasklife.v1.Task
-	(*TaskEvent)(nil),                    // 60: tasklife.v1.TaskEvent
-	(*timestamppb.Timestamp)(nil),        // 61: google.protobuf.Timestamp
-	(TaskView)(0),                        // 62: tasklife.v1.TaskView
-	(TaskState)(0),                       // 63: tasklife.v1.TaskState
-	(*TaskAttempt)(nil),                  // 64: tasklife.v1.TaskAttempt
-	(*durationpb.Duration)(nil),          // 65: google.protobuf.Duration
-	(TaskAction)(0),                      // 66: tasklife.v1.TaskAction
-	(StateKind)(0),                       // 67: tasklife.v1.StateKind
-	(*TaskFailure)(nil),                  // 68: tasklife.v1.TaskFailure
-	(*status.Status)(nil),                // 69: google.rpc.Status
+	(*timestamppb.Timestamp)(nil),        // 59: google.protobuf.Timestamp
+	(*TaskTimeouts)(nil),                 // 60: tasklife.v1.TaskTimeouts
+	(*Task)(nil),                         // 61: tasklife.v1.Task
+	(*TaskEvent)(nil),                    // 62: tasklife.v1.TaskEvent
+	(TaskView)(0),                        // 63: tasklife.v1.TaskView
+	(TaskState)(0),                       // 64: tasklife.v1.TaskState
+	(*TaskAttempt)(nil),                  // 65: tasklife.v1.TaskAttempt
+	(*durationpb.Duration)(nil),          // 66: google.protobuf.Duration
+	(TaskAction)(0),                      // 67: tasklife.v1.TaskAction
+	(StateKind)(0),                       // 68: tasklife.v1.StateKind
+	(*TaskFailure)(nil),                  // 69: tasklife.v1.TaskFailure
+	(*status.Status)(nil),                // 70: google.rpc.Status
 }
 var file_tasklife_v1_task_service_proto_depIdxs = []int32{
 	52,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
 	57,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
 	58,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
-	59,  // 3: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 4: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	61,  // 5: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
-	62,  // 6: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
-	59,  // 7: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
-	63,  // 8: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
-	53,  // 9: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
-	61,  // 10: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
-	62,  // 11: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
-	61,  // 12: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
-	61,  // 13: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
-	61,  // 14: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
-	61,  // 15: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
-	59,  // 16: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
-	63,  // 17: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
-	54,  // 18: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
-	61,  // 19: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
-	61,  // 20: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
-	61,  // 21: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
-	61,  // 22: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
-	8,   // 23: tasklife.v1.CountTasksResponse.counts:type_name -> tasklife.v1.TaskCount
-	61,  // 24: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
-	61,  // 25: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	61,  // 26: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	61,  // 27: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
-	64,  // 28: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
-	61,  // 29: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
-	61,  // 30: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
-	60,  // 31: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
-	14,  // 32: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
-	60,  // 33: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	63,  // 34: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
-	55,  // 35: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	65,  // 36: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
-	66,  // 37: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
-	60,  // 38: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	65,  // 39: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
-	59,  // 40: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
-	22,  // 41: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
-	23,  // 42: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
-	24,  // 43: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
-	63,  // 44: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
-	67,  // 45: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
-	66,  // 46: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
-	66,  // 47: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
-	63,  // 48: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
-	63,  // 49: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
-	63,  // 50: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
-	66,  // 51: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
-	63,  // 52: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
-	59,  // 53: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 54: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	65,  // 55: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
-	59,  // 56: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 57: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	58,  // 58: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
-	59,  // 59: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 60: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	68,  // 61: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
-	59,  // 62: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 63: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	59,  // 64: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 65: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	59,  // 66: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 67: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	59,  // 68: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 69: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	59,  // 70: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 71: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	59,  // 72: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	60,  // 73: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	0,   // 74: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
-	45,  // 75: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
-	59,  // 76: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
-	60,  // 77: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	69,  // 78: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
-	47,  // 79: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
-	25,  // 80: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
-	27,  // 81: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
-	29,  // 82: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
-	31,  // 83: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
-	33,  // 84: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
-	35,  // 85: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
-	37,  // 86: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
-	39,  // 87: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
-	41,  // 88: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
-	49,  // 89: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
-	59,  // 90: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
-	60,  // 91: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	69,  // 92: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
-	65,  // 93: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
-	56,  // 94: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
-	65,  // 95: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
-	28,  // 96: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
-	0,   // 97: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	2,   // 98: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	4,   // 99: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	6,   // 100: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
-	9,   // 101: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	10,  // 102: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
-	12,  // 103: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
-	20,  // 104: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	16,  // 105: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	18,  // 106: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	25,  // 107: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	27,  // 108: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	29,  // 109: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	31,  // 110: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	33,  // 111: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	35,  // 112: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	37,  // 113: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	39,  // 114: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	41,  // 115: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	43,  // 116: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
-	46,  // 117: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
-	50,  // 118: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
-	1,   // 119: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	3,   // 120: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	5,   // 121: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	7,   // 122: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
-	15,  // 123: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	11,  // 124: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
-	13,  // 125: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
-	21,  // 126: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	17,  // 127: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	19,  // 128: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	26,  // 129: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	28,  // 130: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	30,  // 131: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	32,  // 132: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	34,  // 133: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	36,  // 134: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	38,  // 135: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	40,  // 136: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	42,  // 137: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	44,  // 138: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
-	48,  // 139: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
-	51,  // 140: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
-	119, // [119:141] is the sub-list for method output_type
-	97,  // [97:119] is the sub-list for method input_type
-	97,  // [97:97] is the sub-list for extension type_name
-	97,  // [97:97] is the sub-list for extension extendee
-	0,   // [0:97] is the sub-list for field type_name
+	59,  // 3: tasklife.v1.CreateTaskRequest.not_before:type_name -> google.protobuf.Timestamp
+	60,  // 4: tasklife.v1.CreateTaskRequest.timeouts:type_name -> tasklife.v1.TaskTimeouts
+	61,  // 5: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 6: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	59,  // 7: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
+	63,  // 8: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
+	61,  // 9: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
+	64,  // 10: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
+	53,  // 11: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
+	59,  // 12: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
+	63,  // 13: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
+	59,  // 14: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	59,  // 15: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	59,  // 16: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	59,  // 17: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	61,  // 18: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
+	64,  // 19: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
+	54,  // 20: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
+	59,  // 21: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	59,  // 22: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	59,  // 23: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	59,  // 24: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	8,   // 25: tasklife.v1.CountTasksResponse.counts:type_name -> tasklife.v1.TaskCount
+	59,  // 26: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
+	59,  // 27: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	59,  // 28: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	59,  // 29: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
+	65,  // 30: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
+	59,  // 31: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
+	59,  // 32: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
+	62,  // 33: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
+	14,  // 34: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
+	62,  // 35: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	64,  // 36: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
+	55,  // 37: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	66,  // 38: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
+	67,  // 39: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	62,  // 40: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	66,  // 41: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
+	61,  // 42: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
+	22,  // 43: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
+	23,  // 44: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
+	24,  // 45: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
+	64,  // 46: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
+	68,  // 47: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
+	67,  // 48: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
+	67,  // 49: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
+	64,  // 50: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
+	64,  // 51: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
+	64,  // 52: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
+	67,  // 53: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
+	64,  // 54: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
+	61,  // 55: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 56: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	66,  // 57: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
+	61,  // 58: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 59: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	58,  // 60: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
+	61,  // 61: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 62: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	69,  // 63: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
+	61,  // 64: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 65: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	61,  // 66: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 67: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	61,  // 68: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 69: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	61,  // 70: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 71: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	61,  // 72: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 73: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	61,  // 74: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	62,  // 75: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	0,   // 76: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
+	45,  // 77: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
+	61,  // 78: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	62,  // 79: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	70,  // 80: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	47,  // 81: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
+	25,  // 82: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
+	27,  // 83: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
+	29,  // 84: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
+	31,  // 85: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
+	33,  // 86: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
+	35,  // 87: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
+	37,  // 88: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
+	39,  // 89: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
+	41,  // 90: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
+	49,  // 91: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
+	61,  // 92: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	62,  // 93: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	70,  // 94: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	66,  // 95: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	56,  // 96: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	66,  // 97: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	28,  // 98: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
+	0,   // 99: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	2,   // 100: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	4,   // 101: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	6,   // 102: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
+	9,   // 103: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	10,  // 104: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
+	12,  // 105: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
+	20,  // 106: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	16,  // 107: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	18,  // 108: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	25,  // 109: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	27,  // 110: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	29,  // 111: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	31,  // 112: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	33,  // 113: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	35,  // 114: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	37,  // 115: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	39,  // 116: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	41,  // 117: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	43,  // 118: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	46,  // 119: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	50,  // 120: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	1,   // 121: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	3,   // 122: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	5,   // 123: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	7,   // 124: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
+	15,  // 125: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	11,  // 126: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
+	13,  // 127: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
+	21,  // 128: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	17,  // 129: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	19,  // 130: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	26,  // 131: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	28,  // 132: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	30,  // 133: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	32,  // 134: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	34,  // 135: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	36,  // 136: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	38,  // 137: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	40,  // 138: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	42,  // 139: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	44,  // 140: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	48,  // 141: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	51,  // 142: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	121, // [121:143] is the sub-list for method output_type
+	99,  // [99:121] is the sub-list for method input_type
+	99,  // [99:99] is the sub-list for extension type_name
+	99,  // [99:99] is the sub-list for extension extendee
+	0,   // [0:99] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }

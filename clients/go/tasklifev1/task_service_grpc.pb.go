@@ -153,8 +153,9 @@ type TaskServiceClient interface {
 	Heartbeat(ctx context.Context, in *HeartbeatRequest, opts ...grpc.CallOption) (*HeartbeatResponse, error)
 	// Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-	// ALREADY_EXISTS (REQUEST_ID_REUSED).
+	// FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+	// upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+	// (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
 	EnqueueTask(ctx context.Context, in *EnqueueTaskRequest, opts ...grpc.CallOption) (*EnqueueTaskResponse, error)
 	// Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
@@ -216,7 +217,7 @@ type TaskServiceClient interface {
 	// UNAVAILABLE.
 	BatchTransitionTasks(ctx context.Context, in *BatchTransitionTasksRequest, opts ...grpc.CallOption) (*BatchTransitionTasksResponse, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-	// oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
 	// as a StartTask would record them). Concurrent claimers never receive the same task and
 	// never wait for each other. With `wait`, the call returns as soon as at least one
 	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -574,8 +575,9 @@ type TaskServiceServer interface {
 	Heartbeat(context.Context, *HeartbeatRequest) (*HeartbeatResponse, error)
 	// Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-	// ALREADY_EXISTS (REQUEST_ID_REUSED).
+	// FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+	// upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+	// (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
 	EnqueueTask(context.Context, *EnqueueTaskRequest) (*EnqueueTaskResponse, error)
 	// Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
@@ -637,7 +639,7 @@ type TaskServiceServer interface {
 	// UNAVAILABLE.
 	BatchTransitionTasks(context.Context, *BatchTransitionTasksRequest) (*BatchTransitionTasksResponse, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-	// oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
 	// as a StartTask would record them). Concurrent claimers never receive the same task and
 	// never wait for each other. With `wait`, the call returns as soon as at least one
 	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a

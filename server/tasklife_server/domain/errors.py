@@ -165,13 +165,40 @@ class StreamClosed(TasklifeError):
         super().__init__("the server is shutting down; reconnect and resume with your last cursor")
 
 
+@dataclass(frozen=True, slots=True)
+class UnmetUpstream:
+    """An upstream that blocks the gate: neither it nor a rerun of it has succeeded."""
+
+    task_id: str
+    state: State
+    # False when it and every rerun of it are killed or abandoned: only a new rerun
+    # (a task created with rerun_of naming it) can still unblock the gate.
+    can_succeed: bool
+
+    def describe(self) -> str:
+        if self.can_succeed:
+            return f"{self.task_id} ({self.state.value})"
+        return f"{self.task_id} ({self.state.value}, cannot succeed: a rerun of it that succeeds unblocks this task)"
+
+
 class DependenciesNotMet(TasklifeError):
-    def __init__(self, task_id: str, unmet: tuple[tuple[str, State], ...]):
+    def __init__(self, task_id: str, unmet: tuple[UnmetUpstream, ...]):
         self.task_id = task_id
         self.unmet = unmet[:MAX_REPORTED_ITEMS]
         self.unmet_count = len(unmet)
-        listed = _listed([f"{upstream} ({state.value})" for upstream, state in unmet])
+        listed = _listed([upstream.describe() for upstream in unmet])
         super().__init__(f"task {task_id!r} cannot be enqueued: upstream tasks have not succeeded: {listed}")
+
+
+class NotBefore(TasklifeError):
+    """EnqueueTask out of CREATED before the task's not_before."""
+
+    def __init__(self, task_id: str, not_before: datetime):
+        self.task_id = task_id
+        self.not_before = not_before
+        super().__init__(
+            f"task {task_id!r} cannot be enqueued before its not_before, {not_before.isoformat()}"
+        )
 
 
 class LeaseLost(TasklifeError):

@@ -13,6 +13,7 @@ DEFAULT_NAMESPACE = "default"
 MAX_NAME_CHARS = 128
 MAX_REASON_BYTES = 4096  # of UTF-8, the longest reason an event records
 SYSTEM_OPERATOR_PREFIX = "system:"
+PRIORITY_RANGE = range(0, 1001)  # a task's claim order, higher first
 
 
 def is_clean_name(value: str) -> bool:
@@ -82,6 +83,23 @@ class Failure:
 
 # The failure type the service records when a worker's lease runs out.
 LEASE_EXPIRED = "LEASE_EXPIRED"
+# The failure type the service records when an attempt outlives its run_timeout.
+RUN_TIMEOUT = "RUN_TIMEOUT"
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """A task's time limits (policies.py enforces them); None: no such limit."""
+
+    ready_timeout_ms: int | None = None
+    run_timeout_ms: int | None = None
+    deadline: datetime | None = None
+
+    def describe(self) -> str:
+        parts = [f"ready_timeout={self.ready_timeout_ms}ms" if self.ready_timeout_ms is not None else "",
+                 f"run_timeout={self.run_timeout_ms}ms" if self.run_timeout_ms is not None else "",
+                 f"deadline={self.deadline.isoformat()}" if self.deadline is not None else ""]
+        return ",".join(part for part in parts if part) or "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +120,11 @@ class TaskSpec:
     retry_policy: RetryPolicy = RetryPolicy()
     auto_enqueue: bool = False
     namespace: str = DEFAULT_NAMESPACE
+    # Claim order: higher first (then the oldest ready). PRIORITY_RANGE bounds it.
+    priority: int = 0
+    # The earliest time the task may leave CREATED; None: no such limit.
+    not_before: datetime | None = None
+    timeouts: Timeouts = Timeouts()
 
     def differing_fields(self, other: TaskSpec) -> tuple[str, ...]:
         """The names of the fields in which two specs differ, for a clear ALREADY_EXISTS."""
@@ -116,6 +139,9 @@ class TaskSpec:
             ("retry_policy", lambda s: _policy_text(s.retry_policy)),
             ("auto_enqueue", lambda s: str(s.auto_enqueue).lower()),
             ("namespace", lambda s: s.namespace),
+            ("priority", lambda s: str(s.priority)),
+            ("not_before", lambda s: s.not_before.isoformat() if s.not_before else "none"),
+            ("timeouts", lambda s: s.timeouts.describe()),
         )
         return [(name, show(self), show(other)) for name, show in fields if show(self) != show(other)]
 

@@ -13,13 +13,16 @@ import random
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from tasklife_server.domain.model import Failure, RetryPolicy
+from datetime import datetime, timedelta
+
+from tasklife_server.domain.model import RUN_TIMEOUT, Failure, RetryPolicy, Task, Timeouts
 from tasklife_server.domain.states import STATES, Action, Kind, State
 
 SYSTEM_LEASE = "system:lease"
 SYSTEM_RETRY = "system:retry-policy"
 SYSTEM_GATE = "system:dependency-gate"
 SYSTEM_RETENTION = "system:retention"
+SYSTEM_TIMEOUT = "system:timeout"
 
 
 class TimerAction(enum.Enum):
@@ -30,6 +33,7 @@ class TimerAction(enum.Enum):
     ENQUEUE = "enqueue"  # RETRYING: the backoff is over, queue the next attempt
     AUTO_ENQUEUE = "auto_enqueue"  # CREATED with auto_enqueue: an upstream succeeded
     ABANDON = "abandon"  # terminal: its retention age is reached
+    TIMEOUT = "timeout"  # READY, RUNNING or PAUSED: one of its time limits (TaskTimeouts) ran out
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,63 @@ GIVE_UP_ACTIONS: Mapping[TimerAction, tuple[Action, str]] = {
     TimerAction.ENQUEUE: (Action.ENQUEUE, SYSTEM_RETRY),
     TimerAction.AUTO_ENQUEUE: (Action.ENQUEUE, SYSTEM_GATE),
     TimerAction.ABANDON: (Action.ABANDON, SYSTEM_RETENTION),
+    # (Refused for a running task: that timer is then dropped.)
+    TimerAction.TIMEOUT: (Action.ABANDON, SYSTEM_TIMEOUT),
 }
+
+
+# The time limits that run in each state: a transition into the state arms the task's timer
+# at the earliest of its policy timer and these (the statement applies them: `since` is the
+# moment the task entered the state), so that no timer is lost when another is armed.
+READY_TIMEOUT, RUN_TIMEOUT_LIMIT, DEADLINE = "ready_timeout", "run_timeout", "deadline"
+TIMEOUTS_BY_STATE: Mapping[State, tuple[str, ...]] = {
+    State.READY: (READY_TIMEOUT, DEADLINE),
+    State.RUNNING: (RUN_TIMEOUT_LIMIT, DEADLINE),
+    State.PAUSED: (DEADLINE,),
+}
+
+
+@dataclass(frozen=True)
+class TimeoutMove:
+    """What the service does when a task's `timeout` timer fires."""
+
+    action: Action
+    reason: str
+    failure: Failure | None = None
+
+
+def _limits_due(task: Task) -> list[tuple[datetime, str]]:
+    """(when, which) for each time limit that runs in the task's state."""
+    limits, since = task.spec.timeouts, task.updated_at
+    due = {
+        READY_TIMEOUT: since + timedelta(milliseconds=limits.ready_timeout_ms) if limits.ready_timeout_ms else None,
+        RUN_TIMEOUT_LIMIT: since + timedelta(milliseconds=limits.run_timeout_ms) if limits.run_timeout_ms else None,
+        DEADLINE: limits.deadline,
+    }
+    return sorted((due[name], name) for name in TIMEOUTS_BY_STATE.get(task.state, ()) if due[name] is not None)
+
+
+def timeout_move(task: Task) -> TimeoutMove | None:
+    """The move for the earliest time limit of the task's state (the one its timer was armed
+    for), or None when no limit runs in its state."""
+    due = _limits_due(task)
+    if not due:
+        return None
+    when, which = due[0]
+    limits = task.spec.timeouts
+    if which == DEADLINE:
+        action = Action.KILL if task.state is State.RUNNING else Action.ABANDON
+        return TimeoutMove(action, f"{task.state.value} at its deadline, {when.isoformat()}")
+    if which == READY_TIMEOUT:
+        return TimeoutMove(Action.ABANDON, f"ready for longer than its ready_timeout of {limits.ready_timeout_ms / 1000:g}s")
+    reason = f"attempt {task.attempt} ran longer than its run_timeout of {limits.run_timeout_ms / 1000:g}s"
+    return TimeoutMove(Action.FAIL, reason, Failure(RUN_TIMEOUT, reason))
+
+
+def starts_after_deadline(timeouts: Timeouts, failed_at: datetime, delay_ms: int) -> bool:
+    """Whether an attempt planned `delay_ms` after a failure at `failed_at` would start after
+    the task's deadline: the retry policy plans none then."""
+    return timeouts.deadline is not None and failed_at + timedelta(milliseconds=delay_ms) > timeouts.deadline
 
 
 def attempts_left(policy: RetryPolicy, failures: int) -> bool:

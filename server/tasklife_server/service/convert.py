@@ -12,7 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from tasklife.v1 import task_pb2, task_service_pb2
 
 from tasklife_server.domain import cursor
-from tasklife_server.domain.model import Attempt, Event, Failure, Payload, RetryPolicy, Task
+from tasklife_server.domain.model import Attempt, Event, Failure, Payload, RetryPolicy, Task, Timeouts
 from tasklife_server.domain.policies import PolicySettings
 from tasklife_server.domain.states import (
     ACTION_RULES,
@@ -116,7 +116,23 @@ def task_to_pb(task: Task, policies: PolicySettings) -> task_pb2.Task:
         input=payload_to_pb(task.payloads.input) if task.payloads is not None else None,
         result=payload_to_pb(task.payloads.result) if task.payloads is not None else None,
         last_failure=failure_to_pb(task.last_failure),
+        priority=spec.priority,
+        not_before=_timestamp(spec.not_before) if spec.not_before else None,
+        timeouts=_timeouts_to_pb(spec.timeouts),
     )
+
+
+def _timeouts_to_pb(limits: Timeouts) -> task_pb2.TaskTimeouts | None:
+    if limits == Timeouts():
+        return None
+    message = task_pb2.TaskTimeouts()
+    if limits.ready_timeout_ms is not None:
+        message.ready_timeout.FromMilliseconds(limits.ready_timeout_ms)
+    if limits.run_timeout_ms is not None:
+        message.run_timeout.FromMilliseconds(limits.run_timeout_ms)
+    if limits.deadline is not None:
+        message.deadline.CopyFrom(_timestamp(limits.deadline))
+    return message
 
 
 def message_size(message: Any) -> int:

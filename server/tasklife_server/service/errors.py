@@ -21,6 +21,8 @@ from tasklife_server.domain.errors import (
     CursorNotRetained,
     HistoryNotRetained,
     DependenciesNotMet,
+    NotBefore,
+    UnmetUpstream,
     InvalidRequest,
     InvalidTransition,
     LeaseLost,
@@ -63,6 +65,11 @@ def _info(reason: str, **metadata: str) -> error_details_pb2.ErrorInfo:
 
 def _rfc3339(instant: datetime) -> str:
     return instant.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _unmet_description(upstream: UnmetUpstream) -> str:
+    told = f"is {state_name(upstream.state)}, not succeeded"
+    return told if upstream.can_succeed else f"{told}, and cannot succeed: a rerun of it that succeeds unblocks this task"
 
 
 def _task_resource(task_id: str, description: str) -> error_details_pb2.ResourceInfo:
@@ -181,18 +188,22 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
             _info(
                 "DEPENDENCIES_NOT_MET",
                 task_id=error.task_id,
-                unmet_dependencies=",".join(f"{u}={state_name(s)}" for u, s in error.unmet),
+                unmet_dependencies=",".join(f"{u.task_id}={state_name(u.state)}" for u in error.unmet),
+                unmet_can_succeed=",".join(f"{u.task_id}={str(u.can_succeed).lower()}" for u in error.unmet),
                 unmet_count=str(error.unmet_count),
             ),
             error_details_pb2.PreconditionFailure(
                 violations=[
                     error_details_pb2.PreconditionFailure.Violation(
-                        type="DEPENDENCY", subject=f"tasks/{upstream}", description=f"is {state_name(state)}, not succeeded"
+                        type="DEPENDENCY", subject=f"tasks/{upstream.task_id}", description=_unmet_description(upstream)
                     )
-                    for upstream, state in error.unmet
+                    for upstream in error.unmet
                 ]
             ),
         )
+    elif isinstance(error, NotBefore):
+        code = code_pb2.FAILED_PRECONDITION
+        details = _packed(_info("NOT_BEFORE", task_id=error.task_id, not_before=_rfc3339(error.not_before)))
     elif isinstance(error, LeaseLost):
         code = code_pb2.FAILED_PRECONDITION
         details = _packed(

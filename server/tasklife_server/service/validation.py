@@ -33,8 +33,10 @@ from tasklife_server.domain.model import (
     MAX_NAME_CHARS,
     Payload,
     MAX_REASON_BYTES,
+    PRIORITY_RANGE,
     RetryPolicy,
     TaskSpec,
+    Timeouts,
     TransitionCommand,
     is_clean_name,
     operator_problem,
@@ -197,13 +199,14 @@ def ill_formed(duration: Message, field: str, problems: Violations) -> bool:
 _MIN_TIMESTAMP_SECONDS, _MAX_TIMESTAMP_SECONDS = -62_135_596_800, 253_402_300_799
 
 
-def instant(request: Message, field: str, problems: Violations) -> datetime | None:
-    """The request's Timestamp `field` as an aware datetime, None when unset or invalid."""
+def instant(request: Message, field: str, problems: Violations, path: str = "") -> datetime | None:
+    """The request's Timestamp `field` as an aware datetime, None when unset or invalid (reported
+    as `path` + `field`, for a field of a nested message)."""
     if not request.HasField(field):
         return None
     value = getattr(request, field)
     if not (_MIN_TIMESTAMP_SECONDS <= value.seconds <= _MAX_TIMESTAMP_SECONDS and 0 <= value.nanos <= 999_999_999):
-        problems.add(field, "is not a valid google.protobuf.Timestamp: seconds within years 1 to 9999 "
+        problems.add(path + field, "is not a valid google.protobuf.Timestamp: seconds within years 1 to 9999 "
                             "and nanos within 0 to 999,999,999")
         return None
     return value.ToDatetime(tzinfo=timezone.utc)
@@ -488,6 +491,9 @@ def create_task(
     operator = resolve_operator(request.operator, metadata_operator, caller, problems)
     behalf = on_behalf_of(request.on_behalf_of, problems)
     task_input = payload(request, "input", max_payload_bytes, problems)
+    _check_priority(request.priority, problems)
+    not_before = instant(request, "not_before", problems)
+    timeouts = _timeouts(request, problems)
     problems.raise_if_any()
     if not caller.reaches(namespace):
         raise NamespaceNotGranted(caller.name, namespace)
@@ -498,8 +504,42 @@ def create_task(
         retry_policy=policy,
         auto_enqueue=request.auto_enqueue,
         namespace=namespace,
+        priority=request.priority,
+        not_before=not_before,
+        timeouts=timeouts,
     )
     return request.task_id or None, spec, operator, request.reason, behalf, task_input
+
+
+MAX_TIMEOUT_MS = 366 * 24 * 3600 * 1000  # a time limit of a year (and a day) at most
+
+
+def _timeouts(request: Message, problems: Violations) -> Timeouts:
+    """CreateTaskRequest.timeouts: durations above zero, a deadline in the future."""
+    if not request.HasField("timeouts"):
+        return Timeouts()
+    limits = request.timeouts
+    deadline = instant(limits, "deadline", problems, "timeouts.")
+    if deadline is not None and deadline <= datetime.now(timezone.utc):
+        problems.add("timeouts.deadline", "must be in the future")
+    return Timeouts(_limit_ms(limits, "ready_timeout", problems), _limit_ms(limits, "run_timeout", problems), deadline)
+
+
+def _limit_ms(limits: Message, field: str, problems: Violations) -> int | None:
+    if not limits.HasField(field):
+        return None
+    duration = getattr(limits, field)
+    if ill_formed(duration, f"timeouts.{field}", problems):
+        return None
+    value = duration.ToMilliseconds()
+    if not 0 < value <= MAX_TIMEOUT_MS:
+        problems.add(f"timeouts.{field}", "must be more than 0 and at most 366 days (whole milliseconds)")
+    return value
+
+
+def _check_priority(priority: int, problems: Violations) -> None:
+    if priority not in PRIORITY_RANGE:
+        problems.add("priority", f"must be between {PRIORITY_RANGE.start} and {PRIORITY_RANGE.stop - 1}")
 
 
 def page_size(value: int, default: int, problems: Violations) -> int:

@@ -16,6 +16,8 @@ from typing import Any, Sequence
 
 from tasklife_server.domain.errors import (
     DependenciesNotMet,
+    NotBefore,
+    UnmetUpstream,
     InvalidTransition,
     LeaseLost,
     RequestIdReused,
@@ -24,7 +26,7 @@ from tasklife_server.domain.errors import (
     VersionMismatch,
 )
 from tasklife_server.domain.model import Change, TransitionCommand
-from tasklife_server.domain.policies import Timer
+from tasklife_server.domain.policies import TIMEOUTS_BY_STATE, Timer
 from tasklife_server.domain.states import Action, State, allowed_actions, sources_of, target_of
 from tasklife_server.storage.rows import (
     EVENT_WIDTH,
@@ -39,7 +41,9 @@ from tasklife_server.storage.rows import (
 _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Action if action is not Action.CREATE}
 
 # The row of transition_group: n, outcome, the task, the event, the input of a task it
-# started, then the refusal's details and whether the group armed downstream tasks.
+# started, then the refusal's details (the gate, holder and order checks, the holder, the
+# attempt, the upstreams not succeeded, the not_before not come) and whether the group
+# armed downstream tasks.
 _TASK_AT = 2
 _EVENT_AT = _TASK_AT + TASK_WIDTH
 _PAYLOADS_AT = _EVENT_AT + EVENT_WIDTH
@@ -79,6 +83,7 @@ def move_of(command: TransitionCommand, timer: Timer | None) -> Move:
         "lease_ms": command.lease_ms,
         "timer_action": timer.action.value if timer else None,
         "timer_delay_ms": timer.delay_ms if timer else None,
+        "timeouts": list(TIMEOUTS_BY_STATE.get(target, ())),
         "failure": failure_json(command.failure),
         # A FailTask's exit code is its failure's.
         "exit_code": command.failure.exit_code if command.failure is not None else command.exit_code,
@@ -157,7 +162,7 @@ def outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> tuple[C
 def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
     """Which refusal a refused row means."""
     state, version = State(row[_TASK_AT + 1]), row[_TASK_AT + 2]
-    gate_open, holder_ok, holder, _order_ok, attempt, unmet = row[_DETAILS_AT : _DETAILS_AT + 6]
+    gate_open, holder_ok, holder, _order_ok, attempt, unmet, not_before = row[_DETAILS_AT : _DETAILS_AT + 7]
     # A caller that named a version asked for a compare-and-swap: if someone else moved
     # the task first, "your view is stale, re-read" is the useful answer.
     if command.expected_version is not None and command.expected_version != version:
@@ -167,7 +172,11 @@ def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
     if state not in sources_of(command.action):
         return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
     if not gate_open:
-        return DependenciesNotMet(command.task_id, tuple((u, State(s)) for u, s in unmet))
+        return DependenciesNotMet(
+            command.task_id, tuple(UnmetUpstream(u, State(s), outcome == "can") for u, s, outcome in unmet)
+        )
+    if not_before is not None:
+        return NotBefore(command.task_id, not_before)
     return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
 
 

@@ -23,14 +23,15 @@ SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]) AND namespace = %(name
 -- JSON, which would cost a base64 encoding and its decoding. An item whose
 -- id is taken (by an existing task, or by an earlier item of the same group) creates
 -- nothing and gets no row; every other item gets its new task and event, by its n. A task
--- that enqueues itself gets its gate checked at once: its upstreams may all have succeeded
--- already.
+-- that enqueues itself gets its gate checked at once (at its not_before, if later): its
+-- upstreams may all have succeeded already.
 WITH item AS (
     SELECT * FROM jsonb_to_recordset(%(items)s::jsonb) AS i(
         n int, task_id text, state text, action text, labels jsonb, depends_on text[], rerun_of text,
         retry_max_attempts int, retry_initial_backoff_ms bigint, retry_backoff_multiplier float8,
         retry_max_backoff_ms bigint, retry_jitter float8, retry_non_retryable_error_types text[],
-        auto_enqueue bool, namespace text, operator text, reason text, on_behalf_of text,
+        auto_enqueue bool, namespace text, priority int, not_before timestamptz, ready_timeout_ms bigint,
+        run_timeout_ms bigint, deadline timestamptz, operator text, reason text, on_behalf_of text,
         input_content_type text)
 ), first AS (
     SELECT DISTINCT ON (task_id) * FROM item ORDER BY task_id, n
@@ -38,12 +39,15 @@ WITH item AS (
     INSERT INTO tasks (id, state, version, labels, depends_on, rerun_of,
                        retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
                        retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
-                       timer_action, timer_at, namespace, input_data, input_content_type)
+                       timer_action, timer_at, namespace, input_data, input_content_type, priority, not_before,
+                       ready_timeout_ms, run_timeout_ms, deadline)
     SELECT task_id, state, 1, labels, depends_on, rerun_of,
            retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
            retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
-           CASE WHEN auto_enqueue THEN 'auto_enqueue' END, CASE WHEN auto_enqueue THEN clock_timestamp() END,
-           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type
+           CASE WHEN auto_enqueue THEN 'auto_enqueue' END,
+           CASE WHEN auto_enqueue THEN GREATEST(clock_timestamp(), not_before) END,
+           namespace, (%(inputs)b::bytea[])[n + 1], input_content_type, priority, not_before,
+           ready_timeout_ms, run_timeout_ms, deadline
     FROM first
     ORDER BY n
     ON CONFLICT (id) DO NOTHING
@@ -73,7 +77,9 @@ WHERE t.id = %(task_id)s;
 -- is the state actually left. An item moves its task only if every guard holds:
 --   the task is in one of the item's source states, and at its expected_version if given;
 --   no event of the task carries the item's request_id yet;
---   for EnqueueTask out of CREATED: every upstream has succeeded (the dependency gate);
+--   for EnqueueTask out of CREATED: every upstream has succeeded, or a task that reruns it
+--   (rerun_of, transitively) has (the dependency gate), and the task's not_before, if
+--   any, has come;
 --   for a worker's CompleteTask/FailTask: that worker holds the task and its lease is live;
 --   the stream-order guard (docs/concepts/stream.md): the task's latest event comes from an
 --   older transaction than this one, or from this one.
@@ -83,15 +89,17 @@ WHERE t.id = %(task_id)s;
 -- as the service's policies need it in the new state. The event records the worker the
 -- move named (or whose lease expired), the attempt, the failure and exit code, and the
 -- task's lease and timer fields as the move left them. Every task that succeeds arms the
--- timer of each downstream task waiting to enqueue itself (in id order, so that concurrent
--- completions never deadlock). Returns one row per item, by its n:
+-- timer of each downstream task waiting to enqueue itself on it or on a task it reruns
+-- (transitively), in id order, so that concurrent completions never deadlock. Returns one row per item, by its n:
 --   applied   the task moved; the task and the new event follow, the task's input if
 --             the move started it, and whether downstream tasks were armed
 --   replayed  request_id was used before; the task as it is now, and that first event
 --             (the store rebuilds the task as that event left it)
 --   refused   nothing changed; the task's id, state and version, then why: the gate,
---             holder and order checks, the worker holding it, its attempt, and the
---             upstreams not succeeded yet when the gate is shut. order_ok false means a
+--             holder and order checks, the worker holding it, its attempt, the
+--             upstreams not met when the gate is shut (id, state, and `can` or `cannot`:
+--             whether it or a rerun of it can still succeed), and the task's
+--             not_before when that time has not come. order_ok false means a
 --             younger transaction wrote the task's latest event, so this one must not
 --             write the next: the item must run again, in a new transaction
 -- and no row for an item whose task does not exist (or is outside the item's reach).
@@ -103,7 +111,8 @@ WITH item AS (
         n int, task_id text, action text, to_state text, from_states text[], expected_version bigint,
         request_id text, operator text, reason text, on_behalf_of text, reach text[], gated bool,
         worker_check text, starting bool, release_worker bool, worker text, lease_ms bigint,
-        timer_action text, timer_delay_ms bigint, failure jsonb, exit_code int, result_content_type text)
+        timer_action text, timer_delay_ms bigint, timeouts text[], failure jsonb, exit_code int,
+        result_content_type text)
 ), cur AS (
     -- ANY(ARRAY(...)): an index scan of the primary key, whatever the planner guesses of the
     -- number of items (it guesses 100).
@@ -113,11 +122,13 @@ WITH item AS (
     CROSS JOIN LATERAL (SELECT * FROM task_events AS e WHERE e.task_id = i.task_id AND e.request_id = i.request_id) AS e
 ), checks AS (
     -- Each item with its task as locked, and whether each guard holds.
-    SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.depends_on,
+    SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.not_before,
+           c.ready_timeout_ms, c.run_timeout_ms, c.deadline,
            c.state = ANY(i.from_states) AS state_ok,
            (i.expected_version IS NULL OR c.version = i.expected_version) AS version_ok,
-           (NOT i.gated OR c.state <> 'created'
-            OR NOT EXISTS (SELECT FROM tasks AS u WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL)) AS gate_open,
+           (u.unmet IS NULL OR cardinality(u.unmet) = 0) AS gate_open, u.unmet,
+           (NOT i.gated OR c.state <> 'created' OR c.not_before IS NULL
+            OR c.not_before <= clock_timestamp()) AS start_time_ok,
            (i.worker_check IS NULL
             OR (c.worker = i.worker_check AND (c.lease_expires_at IS NULL OR c.lease_expires_at > clock_timestamp()))) AS holder_ok,
            c.event_xid <= pg_current_xact_id() AS order_ok,
@@ -129,6 +140,18 @@ WITH item AS (
            CASE WHEN i.failure IS NOT NULL AND i.failure->>'error_type' = ANY(c.retry_non_retryable_error_types)
                 THEN i.failure || '{"non_retryable": true}'::jsonb ELSE i.failure END AS recorded_failure
     FROM item AS i JOIN cur AS c ON c.id = i.task_id AND (i.reach IS NULL OR c.namespace = ANY(i.reach))
+    CROSS JOIN LATERAL (
+        -- The upstreams of a gated move out of created that neither succeeded nor were rerun
+        -- by a task that succeeded, sorted by id, each with tasklife_upstream_outcome's
+        -- verdict (migration 0008): the reruns are looked up only for an upstream that has
+        -- not succeeded itself. (OFFSET 0: computed once per item, not once per use.)
+        SELECT CASE WHEN i.gated AND c.state = 'created' THEN ARRAY(
+            SELECT ARRAY[u.id, u.state, o.outcome]
+            FROM tasks AS u CROSS JOIN LATERAL (SELECT tasklife_upstream_outcome(u.id, u.state) AS outcome OFFSET 0) AS o
+            WHERE u.id = ANY(c.depends_on) AND u.succeeded_at IS NULL AND o.outcome <> 'met'
+            ORDER BY u.id) END AS unmet
+        OFFSET 0
+    ) AS u
 ), moved AS (
     UPDATE tasks AS t
     SET state = k.to_state,
@@ -143,15 +166,24 @@ WITH item AS (
         lease_expires_at = CASE WHEN k.starting THEN k.now + k.lease_ms * interval '1ms' END,
         succeeded_at = CASE WHEN k.to_state = 'succeeded' THEN k.now ELSE t.succeeded_at END,
         event_xid = pg_current_xact_id(),
-        timer_action = k.timer_action,
-        timer_at = k.now + k.timer_delay_ms * interval '1ms',
+        -- The earliest of the policy's timer and the time limits of the new state (the
+        -- item's timeouts, policies.TIMEOUTS_BY_STATE); LEAST skips those not set.
+        timer_action = CASE WHEN o.timeout_at < COALESCE(k.now + k.timer_delay_ms * interval '1ms', 'infinity')
+                            THEN 'timeout' ELSE k.timer_action END,
+        timer_at = LEAST(k.now + k.timer_delay_ms * interval '1ms', o.timeout_at),
         next_attempt_at = CASE WHEN k.timer_action = 'enqueue' THEN k.now + k.timer_delay_ms * interval '1ms' END,
         failures = t.failures + (k.to_state = 'failed')::int,
         last_failure = CASE WHEN k.to_state = 'failed' THEN k.recorded_failure ELSE t.last_failure END,
         result_data = CASE WHEN k.result_content_type IS NOT NULL THEN (%(results)b::bytea[])[k.n + 1] ELSE t.result_data END,
         result_content_type = COALESCE(k.result_content_type, t.result_content_type)
     FROM checks AS k
-    WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.holder_ok AND k.order_ok AND NOT k.replay
+    CROSS JOIN LATERAL (
+        SELECT LEAST(CASE WHEN 'ready_timeout' = ANY(k.timeouts) THEN k.now + k.ready_timeout_ms * interval '1ms' END,
+                     CASE WHEN 'run_timeout' = ANY(k.timeouts) THEN k.now + k.run_timeout_ms * interval '1ms' END,
+                     CASE WHEN 'deadline' = ANY(k.timeouts) THEN k.deadline END) AS timeout_at
+    ) AS o
+    WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.start_time_ok AND k.holder_ok
+      AND k.order_ok AND NOT k.replay
     RETURNING k.n, {task:t}, k.action AS e_action, k.state AS e_from_state, k.operator AS e_operator,
               k.reason AS e_reason, k.request_id AS e_request_id, k.expected_version AS e_expected_version,
               k.on_behalf_of AS e_on_behalf_of, COALESCE(k.worker, CASE WHEN k.release_worker THEN k.holder END) AS e_worker,
@@ -182,30 +214,34 @@ WITH item AS (
     -- Looked up through a partial GIN index on depends_on, and only when a task succeeded.
     SELECT d.id FROM tasks AS d
     WHERE EXISTS (SELECT FROM moved WHERE state = 'succeeded')
-      AND d.depends_on && ARRAY(SELECT id FROM moved WHERE state = 'succeeded')
+      -- ...or on a task a succeeded one reruns, transitively (tasklife_reran, migration 0008).
+      AND d.depends_on && (ARRAY(SELECT id FROM moved WHERE state = 'succeeded')
+                           || tasklife_reran(ARRAY(SELECT rerun_of FROM moved
+                                                   WHERE state = 'succeeded' AND rerun_of IS NOT NULL)))
       -- Re-armed even if a timer is set: the timer runner may be checking this task's
       -- gate right now, before this success is visible to it, and then clear its timer.
       AND d.state = 'created' AND d.auto_enqueue
     ORDER BY d.id
     FOR UPDATE OF d
 ), armed AS (
-    UPDATE tasks AS d SET timer_action = 'auto_enqueue', timer_at = clock_timestamp()
+    UPDATE tasks AS d SET timer_action = 'auto_enqueue', timer_at = GREATEST(clock_timestamp(), d.not_before)
     FROM waiting AS w WHERE d.id = w.id
     RETURNING d.id
 )
 SELECT m.n, 'applied', {task:m}, {made_event:m}, m.input_data, m.input_content_type, NULL::bytea, NULL::text,
-       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], m.state_since, EXISTS (SELECT FROM armed)
+       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], NULL::timestamptz, m.state_since,
+       EXISTS (SELECT FROM armed)
 FROM made AS m
 UNION ALL
-SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
 WHERE k.replay
 UNION ALL
 -- Refused items (an item with no row names no task it may reach).
 SELECT k.n, 'refused', k.id, k.state, k.version, {nulls:task_after_version}, {nulls:event}, {nulls:payloads},
        k.gate_open, k.holder_ok, k.holder, k.order_ok, k.attempt,
-       CASE WHEN NOT k.gate_open THEN ARRAY(SELECT ARRAY[u.id, u.state] FROM tasks AS u
-                                            WHERE u.id = ANY(k.depends_on) AND u.succeeded_at IS NULL ORDER BY u.id) END,
+       CASE WHEN NOT k.gate_open THEN k.unmet END,
+       CASE WHEN NOT k.start_time_ok THEN k.not_before END,
        NULL, NULL
 FROM checks AS k
 WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved));
@@ -223,11 +259,11 @@ ORDER BY id
 FOR UPDATE;
 
 -- name: claim_ready
--- ClaimTasks in one statement: locks the oldest-ready matching tasks (a ready task's
--- updated_at is when it became ready: nothing but a transition, which leaves the state,
--- changes it), skipping tasks another claimer holds rather than waiting for them, and
--- starts them exactly as StartTask would (attempt, worker, lease, timer), oldest-ready
--- first. A task that already has an event with the claim's request_id cannot record it
+-- ClaimTasks in one statement: locks the matching tasks of highest priority, oldest-ready
+-- first among equals (a ready task's updated_at is when it became ready: nothing but a
+-- transition, which leaves the state, changes it), in the order of ix_tasks_ready_order,
+-- skipping tasks another claimer holds rather than waiting for them, and starts them
+-- exactly as StartTask would (attempt, worker, lease, timer), in that order. A task that already has an event with the claim's request_id cannot record it
 -- twice, so it is left to other claims. The tasks an earlier claim with this request_id
 -- started are passed over before the lock, in one look at the partial index of starts; any
 -- other event with it is looked for only on the tasks locked, after the limit: looked for on
@@ -238,7 +274,8 @@ FOR UPDATE;
 -- transaction may have written a task it locked later; that task stays ready for the next
 -- claim.
 WITH locked AS (
-    SELECT t.id, t.updated_at AS ready_at, t.event_xid, clock_timestamp() AS now FROM tasks AS t
+    SELECT t.id, t.updated_at AS ready_at, t.event_xid, clock_timestamp() AS now,
+           t.run_timeout_ms, t.deadline FROM tasks AS t
     WHERE t.state = ANY(%(from_states)s::text[])
       AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
       AND t.labels @> %(labels)s::jsonb
@@ -246,7 +283,7 @@ WITH locked AS (
            OR t.id <> ALL (ARRAY(SELECT e.task_id FROM task_events AS e
                                  WHERE e.request_id = %(request_id)s AND e.action = 'start'
                                    AND e.request_id IS NOT NULL)))
-    ORDER BY t.updated_at, t.id
+    ORDER BY t.priority DESC, t.updated_at, t.id
     LIMIT %(limit)s
     FOR UPDATE OF t SKIP LOCKED
 ), moved AS (
@@ -259,11 +296,17 @@ WITH locked AS (
         lease_duration_ms = %(lease_ms)s::bigint,
         last_heartbeat_at = c.now,
         lease_expires_at = c.now + %(lease_ms)s::bigint * interval '1ms',
-        timer_action = %(timer_action)s,
-        timer_at = c.now + %(timer_delay_ms)s::bigint * interval '1ms',
+        -- The earliest of the lease's timer and the running state's time limits (%(timeouts)s).
+        timer_action = CASE WHEN o.timeout_at < COALESCE(c.now + %(timer_delay_ms)s::bigint * interval '1ms', 'infinity')
+                            THEN 'timeout' ELSE %(timer_action)s END,
+        timer_at = LEAST(c.now + %(timer_delay_ms)s::bigint * interval '1ms', o.timeout_at),
         next_attempt_at = NULL,
         event_xid = pg_current_xact_id()
     FROM locked AS c
+    CROSS JOIN LATERAL (
+        SELECT LEAST(CASE WHEN 'run_timeout' = ANY(%(timeouts)s::text[]) THEN c.now + c.run_timeout_ms * interval '1ms' END,
+                     CASE WHEN 'deadline' = ANY(%(timeouts)s::text[]) THEN c.deadline END) AS timeout_at
+    ) AS o
     WHERE t.id = c.id AND c.event_xid < pg_current_xact_id()
       AND (%(request_id)s::text IS NULL
            OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = c.id AND e.request_id = %(request_id)s))
@@ -276,11 +319,11 @@ WITH locked AS (
            %(request_id)s, updated_at, namespace, %(on_behalf_of)s, worker, attempt,
            lease_expires_at, last_heartbeat_at
     FROM moved
-    ORDER BY ready_at, id
+    ORDER BY priority DESC, ready_at, id
     RETURNING *
 )
 SELECT {task:m}, {event:r}, {payloads:m}, m.ready_at FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
-ORDER BY m.ready_at, m.id;
+ORDER BY m.priority DESC, m.ready_at, m.id;
 
 -- name: claimed_by_request
 -- What an earlier ClaimTasks with this request_id claimed and the worker still runs: the
@@ -306,7 +349,10 @@ ORDER BY e.id;
 -- transition: no version, no event. An expired lease cannot be renewed, even before the
 -- timer runner has failed the task.
 WITH renewed AS (
-    SELECT t.id, COALESCE(%(lease_ms)s::bigint, t.lease_duration_ms) AS lease_ms
+    SELECT t.id, COALESCE(%(lease_ms)s::bigint, t.lease_duration_ms) AS lease_ms, clock_timestamp() AS now,
+           -- The running state's time limits (%(timeouts)s), from the start of the attempt.
+           LEAST(CASE WHEN 'run_timeout' = ANY(%(timeouts)s::text[]) THEN t.updated_at + t.run_timeout_ms * interval '1ms' END,
+                 CASE WHEN 'deadline' = ANY(%(timeouts)s::text[]) THEN t.deadline END) AS timeout_at
     FROM tasks AS t
     WHERE t.id = %(task_id)s AND t.state = 'running' AND t.worker = %(worker)s
       AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
@@ -314,11 +360,13 @@ WITH renewed AS (
     FOR UPDATE
 )
 UPDATE tasks AS t
-SET last_heartbeat_at = clock_timestamp(),
+SET last_heartbeat_at = r.now,
     lease_duration_ms = r.lease_ms,
-    lease_expires_at = clock_timestamp() + r.lease_ms * interval '1 millisecond',
-    timer_at = clock_timestamp() + r.lease_ms * interval '1 millisecond',
-    timer_action = CASE WHEN r.lease_ms IS NOT NULL THEN 'expire_lease' END
+    lease_expires_at = r.now + r.lease_ms * interval '1 millisecond',
+    -- The earliest of the new lease's end and the time limits: a time limit's timer is kept.
+    timer_at = LEAST(r.now + r.lease_ms * interval '1 millisecond', r.timeout_at),
+    timer_action = CASE WHEN r.timeout_at < COALESCE(r.now + r.lease_ms * interval '1 millisecond', 'infinity')
+                        THEN 'timeout' WHEN r.lease_ms IS NOT NULL THEN 'expire_lease' END
 FROM renewed AS r
 WHERE t.id = r.id
 RETURNING {task:t};

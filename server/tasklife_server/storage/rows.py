@@ -13,7 +13,9 @@ import base64
 from dataclasses import replace
 from typing import Any, Sequence
 
-from tasklife_server.domain.model import Attempt, Event, Failure, Payload, Payloads, RetryPolicy, Task, TaskSpec
+from tasklife_server.domain.model import (
+    Attempt, Event, Failure, Payload, Payloads, RetryPolicy, Task, TaskSpec, Timeouts,
+)
 from tasklife_server.domain.states import Action, State
 
 TASK_COLUMNS = (
@@ -21,7 +23,7 @@ TASK_COLUMNS = (
     "retry_max_attempts", "retry_initial_backoff_ms", "retry_backoff_multiplier",
     "retry_max_backoff_ms", "retry_jitter", "retry_non_retryable_error_types", "created_at", "updated_at",
     "auto_enqueue", "attempt", "worker", "lease_expires_at", "last_heartbeat_at", "next_attempt_at", "namespace",
-    "failures", "last_failure",
+    "failures", "last_failure", "priority", "not_before", "ready_timeout_ms", "run_timeout_ms", "deadline",
 )
 EVENT_COLUMNS = (
     "id", "xid::text", "task_id", "version", "action", "from_state", "to_state",
@@ -41,7 +43,8 @@ def task_from(row: Sequence[Any], at: int = 0, payloads_at: int | None = None) -
     (task_id, state, version, labels, depends_on, rerun_of, max_attempts, initial_backoff_ms,
      multiplier, max_backoff_ms, jitter, non_retryable_types, created_at, updated_at, auto_enqueue,
      attempt, worker, lease_expires_at, last_heartbeat_at, next_attempt_at, namespace,
-     failures, last_failure) = row[at : at + TASK_WIDTH]
+     failures, last_failure, priority, not_before, ready_timeout_ms, run_timeout_ms,
+     deadline) = row[at : at + TASK_WIDTH]
     spec = TaskSpec(
         labels=labels,
         depends_on=tuple(depends_on),
@@ -51,6 +54,9 @@ def task_from(row: Sequence[Any], at: int = 0, payloads_at: int | None = None) -
         ),
         auto_enqueue=auto_enqueue,
         namespace=namespace,
+        priority=priority,
+        not_before=not_before,
+        timeouts=Timeouts(ready_timeout_ms, run_timeout_ms, deadline),
     )
     return Task(
         task_id, State(state), version, spec, created_at, updated_at,

@@ -108,6 +108,14 @@ tasks = Table(
     Column("last_failure", JSONB, nullable=True),
     Column("failures", Integer, nullable=False, server_default=text("0")),
     Column("retry_non_retryable_error_types", ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
+    # ClaimTasks' first order: higher first. Fixed at creation.
+    Column("priority", Integer, nullable=False, server_default=text("0")),
+    # The earliest time the task may leave created (EnqueueTask's NOT_BEFORE). Fixed at creation.
+    Column("not_before", DateTime(timezone=True), nullable=True),
+    # The time limits (TaskTimeouts) the service enforces on the task's timer; NULL: none.
+    Column("ready_timeout_ms", BigInteger, nullable=True),
+    Column("run_timeout_ms", BigInteger, nullable=True),
+    Column("deadline", DateTime(timezone=True), nullable=True),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint("version >= 1", name="version_positive"),
@@ -126,6 +134,8 @@ tasks = Table(
     CheckConstraint("(result_data IS NULL) = (result_content_type IS NULL)", name="result_complete"),
     CheckConstraint("result_data IS NULL OR state IN ('succeeded', 'abandoned')", name="result_only_after_success"),
     CheckConstraint("failures >= 0", name="failures_nonnegative"),
+    CheckConstraint("priority BETWEEN 0 AND 1000", name="priority_range"),
+    CheckConstraint("ready_timeout_ms > 0 AND run_timeout_ms > 0", name="timeouts_positive"),
     Index(None, "created_at", "id"),
     Index(None, "state", "created_at", "id"),
     Index(None, "namespace", "created_at", "id"),
@@ -143,9 +153,12 @@ tasks = Table(
     Index("ix_tasks_rerun_of", "rerun_of", postgresql_where=text("rerun_of IS NOT NULL")),
     # History retention deletes the tasks abandoned before its horizon.
     Index("ix_tasks_abandoned_at", "updated_at", postgresql_where=text("state = 'abandoned'")),
-    # ClaimTasks' order: a ready task's updated_at is when it became ready. Only ready
-    # tasks are claimed, so only they are indexed.
-    Index("ix_tasks_ready_order", "updated_at", "id", postgresql_where=text("state = 'ready'")),
+    # ClaimTasks' order: the highest priority first, then the oldest ready (a ready task's
+    # updated_at is when it became ready). Only ready tasks are claimed, so only they are
+    # indexed.
+    Index(
+        "ix_tasks_ready_order", text("priority DESC"), "updated_at", "id", postgresql_where=text("state = 'ready'")
+    ),
     # ListTasks in update order.
     Index("ix_tasks_updated_at_id", "updated_at", "id"),
     # ListTasks' task_id_prefix: a byte-wise range (~>=~, ~<~), right under any collation.

@@ -38,7 +38,7 @@ from tasklife_server.domain.model import (
     TaskSpec,
     TransitionCommand,
 )
-from tasklife_server.domain.policies import PolicySettings, Timer, TimerAction, timer_after
+from tasklife_server.domain.policies import TIMEOUTS_BY_STATE, PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, sources_of, target_of
 from tasklife_server.storage.queries import PLANNER_SETTINGS, QUERIES, claim_query, list_query, transition_query
 from tasklife_server.domain.watch import ORIGIN, Position
@@ -568,6 +568,7 @@ class TaskStore:
             "worker": claim.worker,
             "lease_ms": claim.lease_ms,
             **_timer_params(timer),
+            "timeouts": list(TIMEOUTS_BY_STATE[target]),
             "operator": claim.operator,
             "reason": claim.reason,
             "on_behalf_of": claim.on_behalf_of,
@@ -582,7 +583,8 @@ class TaskStore:
         return changes
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
-        params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach}
+        params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach,
+                  "timeouts": list(TIMEOUTS_BY_STATE[State.RUNNING])}
         try:
             rows = await self._fetchall("heartbeat", params)
         finally:
@@ -887,6 +889,11 @@ def _create_item(new: NewTask) -> dict[str, Any]:
         "retry_non_retryable_error_types": list(policy.non_retryable_error_types),
         "auto_enqueue": spec.auto_enqueue,
         "namespace": spec.namespace,
+        "priority": spec.priority,
+        "not_before": spec.not_before.isoformat() if spec.not_before is not None else None,
+        "ready_timeout_ms": spec.timeouts.ready_timeout_ms,
+        "run_timeout_ms": spec.timeouts.run_timeout_ms,
+        "deadline": spec.timeouts.deadline.isoformat() if spec.timeouts.deadline is not None else None,
         "operator": new.operator,
         "reason": new.reason,
         "on_behalf_of": new.on_behalf_of,

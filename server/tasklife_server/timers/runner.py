@@ -18,11 +18,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
 
 from psycopg import AsyncConnection
 
-from tasklife_server.domain.errors import DependenciesNotMet, TasklifeError
+from tasklife_server.domain.errors import DependenciesNotMet, NotBefore, TasklifeError
 from tasklife_server.domain.model import LEASE_EXPIRED, MAX_REASON_BYTES, Failure, Task, TransitionCommand
 from tasklife_server.domain.policies import (
     GIVE_UP_ACTIONS,
@@ -30,11 +30,15 @@ from tasklife_server.domain.policies import (
     SYSTEM_LEASE,
     SYSTEM_RETENTION,
     SYSTEM_RETRY,
+    SYSTEM_TIMEOUT,
     PolicySettings,
+    RetryVerdict,
     Timer,
     TimerAction,
     backoff_ms,
     retry_verdict,
+    starts_after_deadline,
+    timeout_move,
 )
 from tasklife_server.domain.states import Action, State
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
@@ -185,26 +189,45 @@ class TimerRunner:
             reason = f"backoff over: attempt {task.attempt + 1} is queued"
             return await self._move(conn, task, Action.ENQUEUE, SYSTEM_RETRY, reason)
         if action is TimerAction.AUTO_ENQUEUE:
-            reason = "every upstream task has succeeded" if task.spec.depends_on else "auto_enqueue: no upstream tasks"
+            reason = _gate_reason(task)
             try:
                 return await self._move(conn, task, Action.ENQUEUE, SYSTEM_GATE, reason)
             except DependenciesNotMet:
                 await self._store.set_timer(conn, task, None)  # the next upstream success re-arms it
                 return None
+            except NotBefore as early:
+                # Armed at the later of not_before and the upstreams' success, so only a
+                # clock step brings this here: keep the timer, due at not_before.
+                await self._store.set_timer(conn, task, Timer(TimerAction.AUTO_ENQUEUE, _ms_until(early.not_before)))
+                return None
+        if action is TimerAction.TIMEOUT:
+            return await self._time_out(conn, task)
         if action is TimerAction.ABANDON:
             age = self._policies.retention_ms.get(task.state)
             reason = f"{task.state.value} for longer than its retention of {age / 1000:g}s" if age else "retention"
             return await self._move(conn, task, Action.ABANDON, SYSTEM_RETENTION, reason)
         return None
 
+    async def _time_out(self, conn: AsyncConnection, task: Task) -> Action | None:
+        """Enforces the time limit the timer was armed for (policies.timeout_move)."""
+        move = timeout_move(task)
+        if move is None:  # no limit runs in this state: the timer no longer fits the task
+            await self._store.set_timer(conn, task, None)
+            return None
+        return await self._move(conn, task, move.action, SYSTEM_TIMEOUT, move.reason,
+                                releases_worker=move.action is Action.FAIL, failure=move.failure)
+
     async def _plan_retry(self, conn: AsyncConnection, task: Task) -> Action | None:
         policy = self._policies.effective_retry(task.spec.retry_policy)
         verdict = retry_verdict(policy, task.failures, task.last_failure)
+        delay = backoff_ms(policy, task.failures) if verdict.retry else 0
+        if verdict.retry and starts_after_deadline(task.spec.timeouts, task.updated_at, delay):
+            verdict = RetryVerdict(False, f"its next attempt would start after its deadline, "
+                                          f"{_when(task.spec.timeouts.deadline)}")
         if not verdict.retry:
             log.info("task %s failed attempt %d and is not retried: %s", task.task_id, task.attempt, verdict.why)
             await self._store.set_timer(conn, task, self._policies.retention_timer(State.FAILED))
             return None
-        delay = backoff_ms(policy, task.failures)
         reason = f"attempt {task.attempt} failed ({verdict.why}); next attempt in {delay / 1000:g}s"
         return await self._move(conn, task, Action.RETRY, SYSTEM_RETRY, reason, timer=Timer(TimerAction.ENQUEUE, delay))
 
@@ -232,7 +255,7 @@ class TimerRunner:
         )
         try:
             await self._store.transition(command, timer=timer, conn=conn)  # type: ignore[arg-type]
-        except DependenciesNotMet:
+        except (DependenciesNotMet, NotBefore):
             raise
         except TasklifeError as refusal:
             # The row is locked and every transition replaces the timer, so this means the
@@ -241,6 +264,15 @@ class TimerRunner:
             await self._store.set_timer(conn, task, None)
             return None
         return action
+
+
+def _gate_reason(task: Task) -> str:
+    why = "every upstream task has succeeded" if task.spec.depends_on else "auto_enqueue: no upstream tasks"
+    return f"{why}; its not_before {_when(task.spec.not_before)} has come" if task.spec.not_before else why
+
+
+def _ms_until(moment: datetime) -> int:
+    return max(int((moment - datetime.now(timezone.utc)).total_seconds() * 1000), 0)
 
 
 def _bounded(reason: str) -> str:

@@ -187,14 +187,22 @@ class TasklifeClient:
         namespace: str | None = None,
         on_behalf_of: str | None = None,
         input: Payload = None,
+        priority: int | None = None,
+        not_before: Instant | None = None,
+        timeouts: task_pb2.TaskTimeouts | Mapping[str, Any] | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.CreateTaskResponse:
         """Creates a task in TASK_STATE_CREATED at version 1 (the server picks an id if none).
-        `input` (bytes, text, a JSON value or a TaskPayload) is what its worker gets."""
+        `input` (bytes, text, a JSON value or a TaskPayload) is what its worker gets;
+        `priority` (0 to 1000, higher claimed first) and `not_before` (the earliest time it
+        may be enqueued) are fixed for good, as are `timeouts` (a TaskTimeouts or a dict of its
+        fields: ready_timeout and run_timeout as timedelta, deadline as datetime), which the
+        service enforces itself. (`timeout` is this call's own.)"""
         request = _request(
             pb.CreateTaskRequest, task_id=task_id, labels=labels, depends_on=depends_on, rerun_of=rerun_of,
             retry_policy=retry_policy, reason=reason, operator=operator, auto_enqueue=auto_enqueue,
-            namespace=namespace, on_behalf_of=on_behalf_of, input=to_payload(input),
+            namespace=namespace, on_behalf_of=on_behalf_of, input=to_payload(input), priority=priority,
+            not_before=not_before, timeouts=timeouts,
         )
         return self._unary("CreateTask", request, timeout)
 

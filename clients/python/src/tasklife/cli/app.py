@@ -111,13 +111,25 @@ def positive_float(text: str) -> float:
     return value
 
 
-def positive_int(text: str) -> int:
+def _whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def priority(text: str) -> int:
+    """A task's priority: 0 to 1000, as the server checks it (checked here for a usage error)."""
+    value = _whole_number(text)
+    if not 0 <= value <= 1000:
+        raise argparse.ArgumentTypeError("must be between 0 and 1000")
     return value
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import grpc
 
 from tasklife.cli import render
@@ -107,12 +109,9 @@ def message(error: TasklifeError, *, address: str, timeout: float | None) -> str
             f"{error.expected_version}; re-read it and decide again{tag}"
         )
     if reason == "DEPENDENCIES_NOT_MET":
-        pairs = [p.partition("=") for p in meta.get("unmet_dependencies", "").split(",") if p]
-        unmet = ", ".join(f"{upstream} ({name.removeprefix('TASK_STATE_').lower()})" for upstream, _, name in pairs)
-        more = int(meta.get("unmet_count", len(pairs)) or 0) - len(pairs)
-        if more > 0:
-            unmet += f" and {more} more"
-        return f"cannot enqueue task '{task}': upstreams not succeeded yet: {unmet}{tag}"
+        return _unmet_upstreams(task, meta) + tag
+    if reason == "NOT_BEFORE":
+        return f"cannot enqueue task '{task}' before its not_before, {meta.get('not_before', '')}{tag}"
     if reason == "REFERENCED_TASK_NOT_FOUND":
         missing = meta.get("missing_task_ids", "").replace(",", ", ")
         more = int(meta.get("missing_count", "0") or 0) - len(meta.get("missing_task_ids", "").split(","))
@@ -147,3 +146,21 @@ def message(error: TasklifeError, *, address: str, timeout: float | None) -> str
     if reason == "INVALID_REQUEST":
         return f"invalid request: {_one_line(error.message)}{tag}"
     return f"{_one_line(error.message) or error.code.name}{tag}"
+
+
+def _unmet_upstreams(task: str, meta: Mapping[str, str]) -> str:
+    """Which upstreams block the task; "yet" only when every one of them can still succeed,
+    and for one that cannot, that a rerun of it unblocks the task."""
+    pairs = [p.partition("=") for p in meta.get("unmet_dependencies", "").split(",") if p]
+    dead = {u for u, _, can in (p.partition("=") for p in meta.get("unmet_can_succeed", "").split(",") if p)
+            if can == "false"}
+    described = [
+        f"{upstream} ({name.removeprefix('TASK_STATE_').lower()}"
+        + (", cannot succeed: a rerun of it that succeeds unblocks this task)" if upstream in dead else ")")
+        for upstream, _, name in pairs
+    ]
+    unmet = ", ".join(described)
+    more = int(meta.get("unmet_count", len(pairs)) or 0) - len(pairs)
+    if more > 0:
+        unmet += f" and {more} more"
+    return f"cannot enqueue task '{task}': upstreams not succeeded{'' if dead else ' yet'}: {unmet}"

@@ -249,6 +249,15 @@ def failure(value: task_pb2.TaskFailure) -> str:
     return text + (f" ({', '.join(facts)})" if facts else "")
 
 
+def timeouts(value: task_pb2.TaskTimeouts) -> str:
+    """"ready_timeout=10m00s,run_timeout=1h00m,deadline=2026-12-05T02:00:00+00:00": the limits set."""
+    parts = [f"{name}={duration(getattr(value, name).ToTimedelta())}"
+             for name in ("ready_timeout", "run_timeout") if value.HasField(name)]
+    if value.HasField("deadline"):
+        parts.append(f"deadline={local_time(value.deadline)}")
+    return ",".join(parts)
+
+
 def task_details(task: task_pb2.Task) -> str:
     """Every field of a task, one per line, in a fixed order."""
     return fields(
@@ -261,6 +270,9 @@ def task_details(task: task_pb2.Task) -> str:
             ("depends_on", ",".join(task.depends_on) or NONE),
             ("rerun_of", task.rerun_of or NONE),
             ("auto_enqueue", "yes" if task.auto_enqueue else "no"),
+            ("priority", task.priority),
+            ("not_before", optional_time(task, "not_before")),
+            ("timeouts", timeouts(task.timeouts) if task.HasField("timeouts") else NONE),
             ("retry_policy", retry_policy(task.retry_policy, task.effective_retry_policy)),
             ("attempt", task.attempt),
             ("worker", task.worker or NONE),
@@ -276,12 +288,12 @@ def task_details(task: task_pb2.Task) -> str:
     )
 
 
-TASK_HEADERS = ("task id", "namespace", "state", "version", "attempt", "updated", "labels")
+TASK_HEADERS = ("task id", "namespace", "state", "version", "attempt", "priority", "updated", "labels")
 
 
 def task_row(task: task_pb2.Task) -> tuple[object, ...]:
     return (
-        task.task_id, task.namespace or NONE, state(task.state), task.version, task.attempt,
+        task.task_id, task.namespace or NONE, state(task.state), task.version, task.attempt, task.priority,
         local_time(task.update_time), labels(task.labels),
     )
 

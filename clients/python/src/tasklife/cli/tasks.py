@@ -37,7 +37,7 @@ PAYLOAD_HELP = (
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
-    from tasklife.cli.app import TIME_HELP, duration, instant, label, positive_int, task_state, time_or_ago
+    from tasklife.cli.app import TIME_HELP, duration, instant, label, positive_int, priority, task_state, time_or_ago
 
     create = add("create", run_create, "create a task (in state created, at version 1)")
     create.add_argument("--id", dest="task_id", help="the task's id (default: the server generates a UUIDv7)")
@@ -79,6 +79,24 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     create.add_argument("--input", metavar="@FILE|TEXT", help=f"what the task's worker gets: {PAYLOAD_HELP}")
     create.add_argument("--content-type", metavar="MIME", help="the MIME type of --input")
     create.add_argument(
+        "--priority", type=priority, metavar="N", help="claim order, 0 (default) to 1000: workers take higher first"
+    )
+    create.add_argument(
+        "--not-before", type=instant, metavar="TIME", help=f"the earliest time the task may be enqueued; {TIME_HELP}"
+    )
+    create.add_argument(
+        "--ready-timeout", type=duration, metavar="DURATION",
+        help="the server abandons the task if it stays ready longer, e.g. 10m",
+    )
+    create.add_argument(
+        "--run-timeout", type=duration, metavar="DURATION",
+        help="the server fails an attempt that runs longer (RUN_TIMEOUT; the retry policy decides), e.g. 1h",
+    )
+    create.add_argument(
+        "--deadline", type=instant, metavar="TIME",
+        help=f"the server kills the task if running then, else abandons it if ready or paused; {TIME_HELP}",
+    )
+    create.add_argument(
         "--from-file", metavar="FILE",
         help="create many tasks instead: one CreateTaskRequest in JSON per line (`-`: standard input), "
         'e.g. {"taskId": "extract-1", "labels": {"queue": "etl"}}, sent 1,000 per BatchCreateTasks call; '
@@ -90,13 +108,13 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         run_rerun,
         "create a new task that runs a finished one again (rerun_of)",
         description="Create a task that runs task ID again: the same namespace, labels, upstreams, retry policy, "
-        "auto-enqueue and input, with rerun_of naming ID. The old task keeps its own history.",
+        "auto-enqueue, priority, ready and run timeouts and input (not its deadline or not-before, which may "
+        "have passed), with rerun_of naming ID. The old task keeps its own history.",
     )
     rerun.add_argument("task_id", metavar="ID")
     rerun.add_argument("--id", dest="new_id", metavar="NEW_ID", help="the new task's id (default: a UUIDv7)")
     rerun.add_argument("--enqueue", action="store_true", help="enqueue the new task at once (its upstreams must have succeeded)")
     rerun.add_argument("--reason", help="why, recorded in the creation event (and the enqueue's)")
-
 
     get = add("get", run_get, "show a task, with its last failure and the sizes of its input and result")
     get.add_argument("task_id", metavar="ID")
@@ -255,6 +273,9 @@ def run_create(args: argparse.Namespace, session: Session) -> int:
         namespace=args.namespace,
         on_behalf_of=args.on_behalf_of,
         input=payload_argument(args.input, args.content_type, "--input"),
+        priority=args.priority,
+        not_before=args.not_before,
+        timeouts=_timeouts(args),
     )
     if args.input is not None and not session.json:
         # A create answers without the input (the BASIC view): read it back to show it.
@@ -294,6 +315,8 @@ def run_rerun(args: argparse.Namespace, session: Session) -> int:
         auto_enqueue=old.auto_enqueue or None,
         namespace=old.namespace,
         input=old.input if old.HasField("input") else None,
+        priority=old.priority or None,
+        timeouts=_rerun_timeouts(old),
     )
     task = response.task
     if args.enqueue:
@@ -301,6 +324,22 @@ def run_rerun(args: argparse.Namespace, session: Session) -> int:
         response = session.client.get_task(enqueued.task.task_id)
     _emit_task(session, response)
     return 0
+
+
+def _timeouts(args: argparse.Namespace) -> dict[str, Any] | None:
+    limits = {"ready_timeout": args.ready_timeout, "run_timeout": args.run_timeout, "deadline": args.deadline}
+    return {name: value for name, value in limits.items() if value is not None} or None
+
+
+def _rerun_timeouts(old: task_pb2.Task) -> task_pb2.TaskTimeouts | None:
+    """The old task's ready and run timeouts; its deadline is a moment, which may have passed."""
+    if not old.HasField("timeouts"):
+        return None
+    limits = task_pb2.TaskTimeouts()
+    for name in ("ready_timeout", "run_timeout"):
+        if old.timeouts.HasField(name):
+            getattr(limits, name).CopyFrom(getattr(old.timeouts, name))
+    return limits if limits.ByteSize() else None
 
 
 def run_get(args: argparse.Namespace, session: Session) -> int:

@@ -13,7 +13,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateTaskRequest(_message.Message):
-    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue", "namespace", "on_behalf_of", "input")
+    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue", "namespace", "on_behalf_of", "input", "priority", "not_before", "timeouts")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -32,6 +32,9 @@ class CreateTaskRequest(_message.Message):
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
     INPUT_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     labels: _containers.ScalarMap[str, str]
     depends_on: _containers.RepeatedScalarFieldContainer[str]
@@ -43,7 +46,10 @@ class CreateTaskRequest(_message.Message):
     namespace: str
     on_behalf_of: str
     input: _task_pb2.TaskPayload
-    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., input: _Optional[_Union[_task_pb2.TaskPayload, _Mapping]] = ...) -> None: ...
+    priority: int
+    not_before: _timestamp_pb2.Timestamp
+    timeouts: _task_pb2.TaskTimeouts
+    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., input: _Optional[_Union[_task_pb2.TaskPayload, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[_task_pb2.TaskTimeouts, _Mapping]] = ...) -> None: ...
 
 class CreateTaskResponse(_message.Message):
     __slots__ = ("task", "event")

@@ -358,8 +358,9 @@ class TaskServiceServicer:
     def EnqueueTask(self, request, context):
         """Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
         also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-        FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-        ALREADY_EXISTS (REQUEST_ID_REUSED).
+        FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+        upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+        (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -476,7 +477,7 @@ class TaskServiceServicer:
 
     def ClaimTasks(self, request, context):
         """Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-        oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+        highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
         as a StartTask would record them). Concurrent claimers never receive the same task and
         never wait for each other. With `wait`, the call returns as soon as at least one
         matching task could be claimed, or with no tasks when `wait` has passed. Repeating a

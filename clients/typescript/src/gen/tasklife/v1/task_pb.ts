@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tasklife/v1/task.proto.
  */
 export const file_tasklife_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSKTBgoEVGFzaxIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEg8KB3ZlcnNpb24YAyABKAMSLQoGbGFiZWxzGAQgAygLMh0udGFza2xpZmUudjEuVGFzay5MYWJlbHNFbnRyeRISCgpkZXBlbmRzX29uGAUgAygJEhAKCHJlcnVuX29mGAYgASgJEi4KDHJldHJ5X3BvbGljeRgHIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5Ei8KC2NyZWF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRIOCgZ3b3JrZXIYCyABKAkSNQoRbGVhc2VfZXhwaXJlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2xhc3RfaGVhcnRiZWF0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEW5leHRfYXR0ZW1wdF90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYDyABKAgSEQoJbmFtZXNwYWNlGBAgASgJEicKBWlucHV0GBEgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSKAoGcmVzdWx0GBIgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSLgoMbGFzdF9mYWlsdXJlGBMgASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSOAoWZWZmZWN0aXZlX3JldHJ5X3BvbGljeRgUIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEivgMKCVRhc2tFdmVudBIPCgd0YXNrX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSDgoGY3Vyc29yGAMgASgJEioKCmZyb21fc3RhdGUYBCABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSKAoIdG9fc3RhdGUYBSABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSJwoGYWN0aW9uGAYgASgOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhIQCghvcGVyYXRvchgHIAEoCRIOCgZyZWFzb24YCCABKAkSEgoKcmVxdWVzdF9pZBgJIAEoCRIvCgtjcmVhdGVfdGltZRgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJbmFtZXNwYWNlGAsgASgJEhQKDG9uX2JlaGFsZl9vZhgMIAEoCRIOCgZ3b3JrZXIYDSABKAkSDwoHYXR0ZW1wdBgOIAEoBRIpCgdmYWlsdXJlGA8gASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSFgoJZXhpdF9jb2RlGBAgASgFSACIAQFCDAoKX2V4aXRfY29kZSLfAgoLVGFza0F0dGVtcHQSDwoHYXR0ZW1wdBgBIAEoBRIOCgZ3b3JrZXIYAiABKAkSLgoKc3RhcnRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKCmVuZF9hY3Rpb24YBSABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEikKCWVuZF9zdGF0ZRgGIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIUCgxlbmRfb3BlcmF0b3IYByABKAkSKQoHZmFpbHVyZRgIIAEoCzIYLnRhc2tsaWZlLnYxLlRhc2tGYWlsdXJlEhYKCWV4aXRfY29kZRgJIAEoBUgAiAEBEhIKCmhhc19yZXN1bHQYCiABKAhCDAoKX2V4aXRfY29kZSr/AQoJVGFza1N0YXRlEhoKFlRBU0tfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJUQVNLX1NUQVRFX0NSRUFURUQQARIUChBUQVNLX1NUQVRFX1JFQURZEAISFgoSVEFTS19TVEFURV9SVU5OSU5HEAMSGAoUVEFTS19TVEFURV9TVUNDRUVERUQQBBIVChFUQVNLX1NUQVRFX0ZBSUxFRBAFEhcKE1RBU0tfU1RBVEVfUkVUUllJTkcQBhIVChFUQVNLX1NUQVRFX1BBVVNFRBAHEhUKEVRBU0tfU1RBVEVfS0lMTEVEEAgSGAoUVEFTS19TVEFURV9BQkFORE9ORUQQCSqMAQoJU3RhdGVLaW5kEhoKFlNUQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIWChJTVEFURV9LSU5EX0lOSVRJQUwQARIVChFTVEFURV9LSU5EX1NUQUJMRRACEhsKF1NUQVRFX0tJTkRfVFJBTlNJVElPTkFMEAMSFwoTU1RBVEVfS0lORF9URVJNSU5BTBAEKpYCCgpUYXNrQWN0aW9uEhsKF1RBU0tfQUNUSU9OX1VOU1BFQ0lGSUVEEAASFgoSVEFTS19BQ1RJT05fQ1JFQVRFEAESFwoTVEFTS19BQ1RJT05fRU5RVUVVRRACEhUKEVRBU0tfQUNUSU9OX1NUQVJUEAMSGAoUVEFTS19BQ1RJT05fQ09NUExFVEUQBBIUChBUQVNLX0FDVElPTl9GQUlMEAUSFQoRVEFTS19BQ1RJT05fUkVUUlkQBhIVChFUQVNLX0FDVElPTl9QQVVTRRAHEhYKElRBU0tfQUNUSU9OX1JFU1VNRRAIEhQKEFRBU0tfQUNUSU9OX0tJTEwQCRIXChNUQVNLX0FDVElPTl9BQkFORE9OEAoqTgoIVGFza1ZpZXcSGQoVVEFTS19WSUVXX1VOU1BFQ0lGSUVEEAASEwoPVEFTS19WSUVXX0JBU0lDEAESEgoOVEFTS19WSUVXX0ZVTEwQAmIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSKCBwoEVGFzaxIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEg8KB3ZlcnNpb24YAyABKAMSLQoGbGFiZWxzGAQgAygLMh0udGFza2xpZmUudjEuVGFzay5MYWJlbHNFbnRyeRISCgpkZXBlbmRzX29uGAUgAygJEhAKCHJlcnVuX29mGAYgASgJEi4KDHJldHJ5X3BvbGljeRgHIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5Ei8KC2NyZWF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRIOCgZ3b3JrZXIYCyABKAkSNQoRbGVhc2VfZXhwaXJlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2xhc3RfaGVhcnRiZWF0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEW5leHRfYXR0ZW1wdF90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYDyABKAgSEQoJbmFtZXNwYWNlGBAgASgJEicKBWlucHV0GBEgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSKAoGcmVzdWx0GBIgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSLgoMbGFzdF9mYWlsdXJlGBMgASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSOAoWZWZmZWN0aXZlX3JldHJ5X3BvbGljeRgUIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5EhAKCHByaW9yaXR5GBUgASgFEi4KCm5vdF9iZWZvcmUYFiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKCHRpbWVvdXRzGBcgASgLMhkudGFza2xpZmUudjEuVGFza1RpbWVvdXRzGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEingEKDFRhc2tUaW1lb3V0cxIwCg1yZWFkeV90aW1lb3V0GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3J1bl90aW1lb3V0GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCGRlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK+AwoJVGFza0V2ZW50Eg8KB3Rhc2tfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIOCgZjdXJzb3IYAyABKAkSKgoKZnJvbV9zdGF0ZRgEIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIoCgh0b19zdGF0ZRgFIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRInCgZhY3Rpb24YBiABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEhAKCG9wZXJhdG9yGAcgASgJEg4KBnJlYXNvbhgIIAEoCRISCgpyZXF1ZXN0X2lkGAkgASgJEi8KC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCgluYW1lc3BhY2UYCyABKAkSFAoMb25fYmVoYWxmX29mGAwgASgJEg4KBndvcmtlchgNIAEoCRIPCgdhdHRlbXB0GA4gASgFEikKB2ZhaWx1cmUYDyABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRIWCglleGl0X2NvZGUYECABKAVIAIgBAUIMCgpfZXhpdF9jb2RlIt8CCgtUYXNrQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEg4KBndvcmtlchgCIAEoCRIuCgpzdGFydF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoKZW5kX2FjdGlvbhgFIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SKQoJZW5kX3N0YXRlGAYgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEhQKDGVuZF9vcGVyYXRvchgHIAEoCRIpCgdmYWlsdXJlGAggASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSFgoJZXhpdF9jb2RlGAkgASgFSACIAQESEgoKaGFzX3Jlc3VsdBgKIAEoCEIMCgpfZXhpdF9jb2RlKv8BCglUYXNrU3RhdGUSGgoWVEFTS19TVEFURV9VTlNQRUNJRklFRBAAEhYKElRBU0tfU1RBVEVfQ1JFQVRFRBABEhQKEFRBU0tfU1RBVEVfUkVBRFkQAhIWChJUQVNLX1NUQVRFX1JVTk5JTkcQAxIYChRUQVNLX1NUQVRFX1NVQ0NFRURFRBAEEhUKEVRBU0tfU1RBVEVfRkFJTEVEEAUSFwoTVEFTS19TVEFURV9SRVRSWUlORxAGEhUKEVRBU0tfU1RBVEVfUEFVU0VEEAcSFQoRVEFTS19TVEFURV9LSUxMRUQQCBIYChRUQVNLX1NUQVRFX0FCQU5ET05FRBAJKowBCglTdGF0ZUtpbmQSGgoWU1RBVEVfS0lORF9VTlNQRUNJRklFRBAAEhYKElNUQVRFX0tJTkRfSU5JVElBTBABEhUKEVNUQVRFX0tJTkRfU1RBQkxFEAISGwoXU1RBVEVfS0lORF9UUkFOU0lUSU9OQUwQAxIXChNTVEFURV9LSU5EX1RFUk1JTkFMEAQqlgIKClRhc2tBY3Rpb24SGwoXVEFTS19BQ1RJT05fVU5TUEVDSUZJRUQQABIWChJUQVNLX0FDVElPTl9DUkVBVEUQARIXChNUQVNLX0FDVElPTl9FTlFVRVVFEAISFQoRVEFTS19BQ1RJT05fU1RBUlQQAxIYChRUQVNLX0FDVElPTl9DT01QTEVURRAEEhQKEFRBU0tfQUNUSU9OX0ZBSUwQBRIVChFUQVNLX0FDVElPTl9SRVRSWRAGEhUKEVRBU0tfQUNUSU9OX1BBVVNFEAcSFgoSVEFTS19BQ1RJT05fUkVTVU1FEAgSFAoQVEFTS19BQ1RJT05fS0lMTBAJEhcKE1RBU0tfQUNUSU9OX0FCQU5ET04QCipOCghUYXNrVmlldxIZChVUQVNLX1ZJRVdfVU5TUEVDSUZJRUQQABITCg9UQVNLX1ZJRVdfQkFTSUMQARISCg5UQVNLX1ZJRVdfRlVMTBACYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * RetryPolicy is how the service re-schedules a failed task: while attempts remain it
@@ -338,6 +338,32 @@ export type Task = Message<"tasklife.v1.Task"> & {
    * @generated from field: tasklife.v1.RetryPolicy effective_retry_policy = 20;
    */
   effectiveRetryPolicy?: RetryPolicy | undefined;
+
+  /**
+   * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+   * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+   *
+   * @generated from field: int32 priority = 21;
+   */
+  priority: number;
+
+  /**
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   *
+   * @generated from field: google.protobuf.Timestamp not_before = 22;
+   */
+  notBefore?: Timestamp | undefined;
+
+  /**
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   *
+   * @generated from field: tasklife.v1.TaskTimeouts timeouts = 23;
+   */
+  timeouts?: TaskTimeouts | undefined;
 };
 
 /**
@@ -346,6 +372,47 @@ export type Task = Message<"tasklife.v1.Task"> & {
  */
 export const TaskSchema: GenMessage<Task> = /*@__PURE__*/
   messageDesc(file_tasklife_v1_task, 3);
+
+/**
+ * TaskTimeouts are a task's time limits, enforced by the service as operator
+ * `system:timeout` on the task's one durable timer. Each is optional.
+ *
+ * @generated from message tasklife.v1.TaskTimeouts
+ */
+export type TaskTimeouts = Message<"tasklife.v1.TaskTimeouts"> & {
+  /**
+   * READY for longer than this since the task last entered TASK_STATE_READY: the service
+   * abandons it (AbandonTask). More than zero; at most 366 days.
+   *
+   * @generated from field: google.protobuf.Duration ready_timeout = 1;
+   */
+  readyTimeout?: Duration | undefined;
+
+  /**
+   * One attempt RUNNING for longer than this: the service fails it (FailTask) with
+   * TaskFailure.error_type `RUN_TIMEOUT`, and the retry policy decides as for any failure.
+   * More than zero; at most 366 days.
+   *
+   * @generated from field: google.protobuf.Duration run_timeout = 2;
+   */
+  runTimeout?: Duration | undefined;
+
+  /**
+   * When it passes, a RUNNING task is killed (KillTask) and a READY or PAUSED one abandoned
+   * (AbandonTask); the retry policy plans no attempt that would start after it. In the
+   * future when the task is created.
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 3;
+   */
+  deadline?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tasklife.v1.TaskTimeouts.
+ * Use `create(TaskTimeoutsSchema)` to create a new message.
+ */
+export const TaskTimeoutsSchema: GenMessage<TaskTimeouts> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task, 4);
 
 /**
  * TaskEvent is one row of a task's audited history: a single state change. Events
@@ -482,7 +549,7 @@ export type TaskEvent = Message<"tasklife.v1.TaskEvent"> & {
  * Use `create(TaskEventSchema)` to create a new message.
  */
 export const TaskEventSchema: GenMessage<TaskEvent> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 4);
+  messageDesc(file_tasklife_v1_task, 5);
 
 /**
  * TaskAttempt is one attempt of a task: one start, and the move that ended it. Derived from
@@ -568,7 +635,7 @@ export type TaskAttempt = Message<"tasklife.v1.TaskAttempt"> & {
  * Use `create(TaskAttemptSchema)` to create a new message.
  */
 export const TaskAttemptSchema: GenMessage<TaskAttempt> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 5);
+  messageDesc(file_tasklife_v1_task, 6);
 
 /**
  * TaskState is where a task instance stands. The allowed moves between states are

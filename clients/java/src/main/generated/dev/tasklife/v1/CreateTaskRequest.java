@@ -615,6 +615,105 @@ java.lang.String defaultValue) {
     return input_ == null ? dev.tasklife.v1.TaskPayload.getDefaultInstance() : input_;
   }
 
+  public static final int PRIORITY_FIELD_NUMBER = 20;
+  private int priority_ = 0;
+  /**
+   * <pre>
+   * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+   * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+   * retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>int32 priority = 20 [json_name = "priority"];</code>
+   * @return The priority.
+   */
+  @java.lang.Override
+  public int getPriority() {
+    return priority_;
+  }
+
+  public static final int NOT_BEFORE_FIELD_NUMBER = 21;
+  private com.google.protobuf.Timestamp notBefore_;
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   * @return Whether the notBefore field is set.
+   */
+  @java.lang.Override
+  public boolean hasNotBefore() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   * @return The notBefore.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getNotBefore() {
+    return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+  }
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder() {
+    return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+  }
+
+  public static final int TIMEOUTS_FIELD_NUMBER = 22;
+  private dev.tasklife.v1.TaskTimeouts timeouts_;
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   * @return Whether the timeouts field is set.
+   */
+  @java.lang.Override
+  public boolean hasTimeouts() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   * @return The timeouts.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskTimeouts getTimeouts() {
+    return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+  }
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder() {
+    return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -664,6 +763,15 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000002) != 0)) {
       output.writeMessage(11, getInput());
+    }
+    if (priority_ != 0) {
+      output.writeInt32(20, priority_);
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeMessage(21, getNotBefore());
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(22, getTimeouts());
     }
     getUnknownFields().writeTo(output);
   }
@@ -717,6 +825,18 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(11, getInput());
     }
+    if (priority_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(20, priority_);
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(21, getNotBefore());
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(22, getTimeouts());
+    }
     return size;
   }
   @java.lang.Override
@@ -769,6 +889,18 @@ java.lang.String defaultValue) {
       if (!getInput()
           .equals(other.getInput())) return false;
     }
+    if (getPriority()
+        != other.getPriority()) return false;
+    if (hasNotBefore() != other.hasNotBefore()) return false;
+    if (hasNotBefore()) {
+      if (!getNotBefore()
+          .equals(other.getNotBefore())) return false;
+    }
+    if (hasTimeouts() != other.hasTimeouts()) return false;
+    if (hasTimeouts()) {
+      if (!getTimeouts()
+          .equals(other.getTimeouts())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -810,6 +942,16 @@ java.lang.String defaultValue) {
     if (hasInput()) {
       hash = (37 * hash) + INPUT_FIELD_NUMBER;
       hash = (53 * hash) + getInput().hashCode();
+    }
+    hash = (37 * hash) + PRIORITY_FIELD_NUMBER;
+    hash = (53 * hash) + getPriority();
+    if (hasNotBefore()) {
+      hash = (37 * hash) + NOT_BEFORE_FIELD_NUMBER;
+      hash = (53 * hash) + getNotBefore().hashCode();
+    }
+    if (hasTimeouts()) {
+      hash = (37 * hash) + TIMEOUTS_FIELD_NUMBER;
+      hash = (53 * hash) + getTimeouts().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -969,6 +1111,8 @@ java.lang.String defaultValue) {
               .alwaysUseFieldBuilders) {
         internalGetRetryPolicyFieldBuilder();
         internalGetInputFieldBuilder();
+        internalGetNotBeforeFieldBuilder();
+        internalGetTimeoutsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -994,6 +1138,17 @@ java.lang.String defaultValue) {
       if (inputBuilder_ != null) {
         inputBuilder_.dispose();
         inputBuilder_ = null;
+      }
+      priority_ = 0;
+      notBefore_ = null;
+      if (notBeforeBuilder_ != null) {
+        notBeforeBuilder_.dispose();
+        notBeforeBuilder_ = null;
+      }
+      timeouts_ = null;
+      if (timeoutsBuilder_ != null) {
+        timeoutsBuilder_.dispose();
+        timeoutsBuilder_ = null;
       }
       return this;
     }
@@ -1070,6 +1225,21 @@ java.lang.String defaultValue) {
             : inputBuilder_.build();
         to_bitField0_ |= 0x00000002;
       }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.priority_ = priority_;
+      }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.notBefore_ = notBeforeBuilder_ == null
+            ? notBefore_
+            : notBeforeBuilder_.build();
+        to_bitField0_ |= 0x00000004;
+      }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.timeouts_ = timeoutsBuilder_ == null
+            ? timeouts_
+            : timeoutsBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1136,6 +1306,15 @@ java.lang.String defaultValue) {
       }
       if (other.hasInput()) {
         mergeInput(other.getInput());
+      }
+      if (other.getPriority() != 0) {
+        setPriority(other.getPriority());
+      }
+      if (other.hasNotBefore()) {
+        mergeNotBefore(other.getNotBefore());
+      }
+      if (other.hasTimeouts()) {
+        mergeTimeouts(other.getTimeouts());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1224,6 +1403,25 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000400;
               break;
             } // case 90
+            case 160: {
+              priority_ = input.readInt32();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 160
+            case 170: {
+              input.readMessage(
+                  internalGetNotBeforeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 170
+            case 178: {
+              input.readMessage(
+                  internalGetTimeoutsFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 178
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2499,6 +2697,384 @@ java.lang.String defaultValue) {
         input_ = null;
       }
       return inputBuilder_;
+    }
+
+    private int priority_ ;
+    /**
+     * <pre>
+     * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+     * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+     * retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>int32 priority = 20 [json_name = "priority"];</code>
+     * @return The priority.
+     */
+    @java.lang.Override
+    public int getPriority() {
+      return priority_;
+    }
+    /**
+     * <pre>
+     * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+     * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+     * retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>int32 priority = 20 [json_name = "priority"];</code>
+     * @param value The priority to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPriority(int value) {
+
+      priority_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+     * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+     * retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>int32 priority = 20 [json_name = "priority"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPriority() {
+      bitField0_ = (bitField0_ & ~0x00000800);
+      priority_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.Timestamp notBefore_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> notBeforeBuilder_;
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     * @return Whether the notBefore field is set.
+     */
+    public boolean hasNotBefore() {
+      return ((bitField0_ & 0x00001000) != 0);
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     * @return The notBefore.
+     */
+    public com.google.protobuf.Timestamp getNotBefore() {
+      if (notBeforeBuilder_ == null) {
+        return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+      } else {
+        return notBeforeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public Builder setNotBefore(com.google.protobuf.Timestamp value) {
+      if (notBeforeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        notBefore_ = value;
+      } else {
+        notBeforeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public Builder setNotBefore(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (notBeforeBuilder_ == null) {
+        notBefore_ = builderForValue.build();
+      } else {
+        notBeforeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public Builder mergeNotBefore(com.google.protobuf.Timestamp value) {
+      if (notBeforeBuilder_ == null) {
+        if (((bitField0_ & 0x00001000) != 0) &&
+          notBefore_ != null &&
+          notBefore_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getNotBeforeBuilder().mergeFrom(value);
+        } else {
+          notBefore_ = value;
+        }
+      } else {
+        notBeforeBuilder_.mergeFrom(value);
+      }
+      if (notBefore_ != null) {
+        bitField0_ |= 0x00001000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public Builder clearNotBefore() {
+      bitField0_ = (bitField0_ & ~0x00001000);
+      notBefore_ = null;
+      if (notBeforeBuilder_ != null) {
+        notBeforeBuilder_.dispose();
+        notBeforeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getNotBeforeBuilder() {
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return internalGetNotBeforeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder() {
+      if (notBeforeBuilder_ != null) {
+        return notBeforeBuilder_.getMessageOrBuilder();
+      } else {
+        return notBefore_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+      }
+    }
+    /**
+     * <pre>
+     * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+     * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetNotBeforeFieldBuilder() {
+      if (notBeforeBuilder_ == null) {
+        notBeforeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getNotBefore(),
+                getParentForChildren(),
+                isClean());
+        notBefore_ = null;
+      }
+      return notBeforeBuilder_;
+    }
+
+    private dev.tasklife.v1.TaskTimeouts timeouts_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder> timeoutsBuilder_;
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     * @return Whether the timeouts field is set.
+     */
+    public boolean hasTimeouts() {
+      return ((bitField0_ & 0x00002000) != 0);
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     * @return The timeouts.
+     */
+    public dev.tasklife.v1.TaskTimeouts getTimeouts() {
+      if (timeoutsBuilder_ == null) {
+        return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+      } else {
+        return timeoutsBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public Builder setTimeouts(dev.tasklife.v1.TaskTimeouts value) {
+      if (timeoutsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        timeouts_ = value;
+      } else {
+        timeoutsBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public Builder setTimeouts(
+        dev.tasklife.v1.TaskTimeouts.Builder builderForValue) {
+      if (timeoutsBuilder_ == null) {
+        timeouts_ = builderForValue.build();
+      } else {
+        timeoutsBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public Builder mergeTimeouts(dev.tasklife.v1.TaskTimeouts value) {
+      if (timeoutsBuilder_ == null) {
+        if (((bitField0_ & 0x00002000) != 0) &&
+          timeouts_ != null &&
+          timeouts_ != dev.tasklife.v1.TaskTimeouts.getDefaultInstance()) {
+          getTimeoutsBuilder().mergeFrom(value);
+        } else {
+          timeouts_ = value;
+        }
+      } else {
+        timeoutsBuilder_.mergeFrom(value);
+      }
+      if (timeouts_ != null) {
+        bitField0_ |= 0x00002000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public Builder clearTimeouts() {
+      bitField0_ = (bitField0_ & ~0x00002000);
+      timeouts_ = null;
+      if (timeoutsBuilder_ != null) {
+        timeoutsBuilder_.dispose();
+        timeoutsBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public dev.tasklife.v1.TaskTimeouts.Builder getTimeoutsBuilder() {
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return internalGetTimeoutsFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    public dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder() {
+      if (timeoutsBuilder_ != null) {
+        return timeoutsBuilder_.getMessageOrBuilder();
+      } else {
+        return timeouts_ == null ?
+            dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+      }
+    }
+    /**
+     * <pre>
+     * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+     * CreateTask must repeat.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder> 
+        internalGetTimeoutsFieldBuilder() {
+      if (timeoutsBuilder_ == null) {
+        timeoutsBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder>(
+                getTimeouts(),
+                getParentForChildren(),
+                isClean());
+        timeouts_ = null;
+      }
+      return timeoutsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.CreateTaskRequest)

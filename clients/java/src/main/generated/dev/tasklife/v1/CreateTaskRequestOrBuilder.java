@@ -310,4 +310,76 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.TaskPayload input = 11 [json_name = "input"];</code>
    */
   dev.tasklife.v1.TaskPayloadOrBuilder getInputOrBuilder();
+
+  /**
+   * <pre>
+   * The claim order, 0 (the default) to 1000: ClaimTasks hands out the highest priority
+   * first, then the oldest ready. Outside that range: INVALID_ARGUMENT. Part of the spec a
+   * retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>int32 priority = 20 [json_name = "priority"];</code>
+   * @return The priority.
+   */
+  int getPriority();
+
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   * @return Whether the notBefore field is set.
+   */
+  boolean hasNotBefore();
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   * @return The notBefore.
+   */
+  com.google.protobuf.Timestamp getNotBefore();
+  /**
+   * <pre>
+   * The earliest time the task may be enqueued out of TASK_STATE_CREATED (Task.not_before);
+   * unset: no such limit. Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 21 [json_name = "notBefore"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder();
+
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   * @return Whether the timeouts field is set.
+   */
+  boolean hasTimeouts();
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   * @return The timeouts.
+   */
+  dev.tasklife.v1.TaskTimeouts getTimeouts();
+  /**
+   * <pre>
+   * The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
+   * CreateTask must repeat.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
+   */
+  dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder();
 }

@@ -907,6 +907,110 @@ java.lang.String defaultValue) {
     return effectiveRetryPolicy_ == null ? dev.tasklife.v1.RetryPolicy.getDefaultInstance() : effectiveRetryPolicy_;
   }
 
+  public static final int PRIORITY_FIELD_NUMBER = 21;
+  private int priority_ = 0;
+  /**
+   * <pre>
+   * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+   * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+   * </pre>
+   *
+   * <code>int32 priority = 21 [json_name = "priority"];</code>
+   * @return The priority.
+   */
+  @java.lang.Override
+  public int getPriority() {
+    return priority_;
+  }
+
+  public static final int NOT_BEFORE_FIELD_NUMBER = 22;
+  private com.google.protobuf.Timestamp notBefore_;
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+   * @return Whether the notBefore field is set.
+   */
+  @java.lang.Override
+  public boolean hasNotBefore() {
+    return ((bitField0_ & 0x00000400) != 0);
+  }
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+   * @return The notBefore.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getNotBefore() {
+    return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+  }
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder() {
+    return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+  }
+
+  public static final int TIMEOUTS_FIELD_NUMBER = 23;
+  private dev.tasklife.v1.TaskTimeouts timeouts_;
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+   * @return Whether the timeouts field is set.
+   */
+  @java.lang.Override
+  public boolean hasTimeouts() {
+    return ((bitField0_ & 0x00000800) != 0);
+  }
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+   * @return The timeouts.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskTimeouts getTimeouts() {
+    return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+  }
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder() {
+    return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -983,6 +1087,15 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000200) != 0)) {
       output.writeMessage(20, getEffectiveRetryPolicy());
+    }
+    if (priority_ != 0) {
+      output.writeInt32(21, priority_);
+    }
+    if (((bitField0_ & 0x00000400) != 0)) {
+      output.writeMessage(22, getNotBefore());
+    }
+    if (((bitField0_ & 0x00000800) != 0)) {
+      output.writeMessage(23, getTimeouts());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1073,6 +1186,18 @@ java.lang.String defaultValue) {
     if (((bitField0_ & 0x00000200) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(20, getEffectiveRetryPolicy());
+    }
+    if (priority_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(21, priority_);
+    }
+    if (((bitField0_ & 0x00000400) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(22, getNotBefore());
+    }
+    if (((bitField0_ & 0x00000800) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(23, getTimeouts());
     }
     return size;
   }
@@ -1167,6 +1292,18 @@ java.lang.String defaultValue) {
       if (!getEffectiveRetryPolicy()
           .equals(other.getEffectiveRetryPolicy())) return false;
     }
+    if (getPriority()
+        != other.getPriority()) return false;
+    if (hasNotBefore() != other.hasNotBefore()) return false;
+    if (hasNotBefore()) {
+      if (!getNotBefore()
+          .equals(other.getNotBefore())) return false;
+    }
+    if (hasTimeouts() != other.hasTimeouts()) return false;
+    if (hasTimeouts()) {
+      if (!getTimeouts()
+          .equals(other.getTimeouts())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1243,6 +1380,16 @@ java.lang.String defaultValue) {
     if (hasEffectiveRetryPolicy()) {
       hash = (37 * hash) + EFFECTIVE_RETRY_POLICY_FIELD_NUMBER;
       hash = (53 * hash) + getEffectiveRetryPolicy().hashCode();
+    }
+    hash = (37 * hash) + PRIORITY_FIELD_NUMBER;
+    hash = (53 * hash) + getPriority();
+    if (hasNotBefore()) {
+      hash = (37 * hash) + NOT_BEFORE_FIELD_NUMBER;
+      hash = (53 * hash) + getNotBefore().hashCode();
+    }
+    if (hasTimeouts()) {
+      hash = (37 * hash) + TIMEOUTS_FIELD_NUMBER;
+      hash = (53 * hash) + getTimeouts().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1410,6 +1557,8 @@ java.lang.String defaultValue) {
         internalGetResultFieldBuilder();
         internalGetLastFailureFieldBuilder();
         internalGetEffectiveRetryPolicyFieldBuilder();
+        internalGetNotBeforeFieldBuilder();
+        internalGetTimeoutsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1476,6 +1625,17 @@ java.lang.String defaultValue) {
       if (effectiveRetryPolicyBuilder_ != null) {
         effectiveRetryPolicyBuilder_.dispose();
         effectiveRetryPolicyBuilder_ = null;
+      }
+      priority_ = 0;
+      notBefore_ = null;
+      if (notBeforeBuilder_ != null) {
+        notBeforeBuilder_.dispose();
+        notBeforeBuilder_ = null;
+      }
+      timeouts_ = null;
+      if (timeoutsBuilder_ != null) {
+        timeoutsBuilder_.dispose();
+        timeoutsBuilder_ = null;
       }
       return this;
     }
@@ -1603,6 +1763,21 @@ java.lang.String defaultValue) {
             : effectiveRetryPolicyBuilder_.build();
         to_bitField0_ |= 0x00000200;
       }
+      if (((from_bitField0_ & 0x00100000) != 0)) {
+        result.priority_ = priority_;
+      }
+      if (((from_bitField0_ & 0x00200000) != 0)) {
+        result.notBefore_ = notBeforeBuilder_ == null
+            ? notBefore_
+            : notBeforeBuilder_.build();
+        to_bitField0_ |= 0x00000400;
+      }
+      if (((from_bitField0_ & 0x00400000) != 0)) {
+        result.timeouts_ = timeoutsBuilder_ == null
+            ? timeouts_
+            : timeoutsBuilder_.build();
+        to_bitField0_ |= 0x00000800;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1692,6 +1867,15 @@ java.lang.String defaultValue) {
       }
       if (other.hasEffectiveRetryPolicy()) {
         mergeEffectiveRetryPolicy(other.getEffectiveRetryPolicy());
+      }
+      if (other.getPriority() != 0) {
+        setPriority(other.getPriority());
+      }
+      if (other.hasNotBefore()) {
+        mergeNotBefore(other.getNotBefore());
+      }
+      if (other.hasTimeouts()) {
+        mergeTimeouts(other.getTimeouts());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1841,6 +2025,25 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00080000;
               break;
             } // case 162
+            case 168: {
+              priority_ = input.readInt32();
+              bitField0_ |= 0x00100000;
+              break;
+            } // case 168
+            case 178: {
+              input.readMessage(
+                  internalGetNotBeforeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00200000;
+              break;
+            } // case 178
+            case 186: {
+              input.readMessage(
+                  internalGetTimeoutsFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00400000;
+              break;
+            } // case 186
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -4412,6 +4615,399 @@ java.lang.String defaultValue) {
         effectiveRetryPolicy_ = null;
       }
       return effectiveRetryPolicyBuilder_;
+    }
+
+    private int priority_ ;
+    /**
+     * <pre>
+     * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+     * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+     * </pre>
+     *
+     * <code>int32 priority = 21 [json_name = "priority"];</code>
+     * @return The priority.
+     */
+    @java.lang.Override
+    public int getPriority() {
+      return priority_;
+    }
+    /**
+     * <pre>
+     * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+     * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+     * </pre>
+     *
+     * <code>int32 priority = 21 [json_name = "priority"];</code>
+     * @param value The priority to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPriority(int value) {
+
+      priority_ = value;
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+     * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+     * </pre>
+     *
+     * <code>int32 priority = 21 [json_name = "priority"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPriority() {
+      bitField0_ = (bitField0_ & ~0x00100000);
+      priority_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.Timestamp notBefore_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> notBeforeBuilder_;
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     * @return Whether the notBefore field is set.
+     */
+    public boolean hasNotBefore() {
+      return ((bitField0_ & 0x00200000) != 0);
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     * @return The notBefore.
+     */
+    public com.google.protobuf.Timestamp getNotBefore() {
+      if (notBeforeBuilder_ == null) {
+        return notBefore_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+      } else {
+        return notBeforeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     */
+    public Builder setNotBefore(com.google.protobuf.Timestamp value) {
+      if (notBeforeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        notBefore_ = value;
+      } else {
+        notBeforeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     */
+    public Builder setNotBefore(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (notBeforeBuilder_ == null) {
+        notBefore_ = builderForValue.build();
+      } else {
+        notBeforeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     */
+    public Builder mergeNotBefore(com.google.protobuf.Timestamp value) {
+      if (notBeforeBuilder_ == null) {
+        if (((bitField0_ & 0x00200000) != 0) &&
+          notBefore_ != null &&
+          notBefore_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getNotBeforeBuilder().mergeFrom(value);
+        } else {
+          notBefore_ = value;
+        }
+      } else {
+        notBeforeBuilder_.mergeFrom(value);
+      }
+      if (notBefore_ != null) {
+        bitField0_ |= 0x00200000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     */
+    public Builder clearNotBefore() {
+      bitField0_ = (bitField0_ & ~0x00200000);
+      notBefore_ = null;
+      if (notBeforeBuilder_ != null) {
+        notBeforeBuilder_.dispose();
+        notBeforeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getNotBeforeBuilder() {
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return internalGetNotBeforeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder() {
+      if (notBeforeBuilder_ != null) {
+        return notBeforeBuilder_.getMessageOrBuilder();
+      } else {
+        return notBefore_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : notBefore_;
+      }
+    }
+    /**
+     * <pre>
+     * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+     * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+     * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+     * its last upstream's success.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetNotBeforeFieldBuilder() {
+      if (notBeforeBuilder_ == null) {
+        notBeforeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getNotBefore(),
+                getParentForChildren(),
+                isClean());
+        notBefore_ = null;
+      }
+      return notBeforeBuilder_;
+    }
+
+    private dev.tasklife.v1.TaskTimeouts timeouts_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder> timeoutsBuilder_;
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     * @return Whether the timeouts field is set.
+     */
+    public boolean hasTimeouts() {
+      return ((bitField0_ & 0x00400000) != 0);
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     * @return The timeouts.
+     */
+    public dev.tasklife.v1.TaskTimeouts getTimeouts() {
+      if (timeoutsBuilder_ == null) {
+        return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+      } else {
+        return timeoutsBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     */
+    public Builder setTimeouts(dev.tasklife.v1.TaskTimeouts value) {
+      if (timeoutsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        timeouts_ = value;
+      } else {
+        timeoutsBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00400000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     */
+    public Builder setTimeouts(
+        dev.tasklife.v1.TaskTimeouts.Builder builderForValue) {
+      if (timeoutsBuilder_ == null) {
+        timeouts_ = builderForValue.build();
+      } else {
+        timeoutsBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00400000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     */
+    public Builder mergeTimeouts(dev.tasklife.v1.TaskTimeouts value) {
+      if (timeoutsBuilder_ == null) {
+        if (((bitField0_ & 0x00400000) != 0) &&
+          timeouts_ != null &&
+          timeouts_ != dev.tasklife.v1.TaskTimeouts.getDefaultInstance()) {
+          getTimeoutsBuilder().mergeFrom(value);
+        } else {
+          timeouts_ = value;
+        }
+      } else {
+        timeoutsBuilder_.mergeFrom(value);
+      }
+      if (timeouts_ != null) {
+        bitField0_ |= 0x00400000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     */
+    public Builder clearTimeouts() {
+      bitField0_ = (bitField0_ & ~0x00400000);
+      timeouts_ = null;
+      if (timeoutsBuilder_ != null) {
+        timeoutsBuilder_.dispose();
+        timeoutsBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     */
+    public dev.tasklife.v1.TaskTimeouts.Builder getTimeoutsBuilder() {
+      bitField0_ |= 0x00400000;
+      onChanged();
+      return internalGetTimeoutsFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     */
+    public dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder() {
+      if (timeoutsBuilder_ != null) {
+        return timeoutsBuilder_.getMessageOrBuilder();
+      } else {
+        return timeouts_ == null ?
+            dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
+      }
+    }
+    /**
+     * <pre>
+     * The time limits given at creation, which the service enforces itself (operator
+     * `system:timeout`); unset when none was given. Fixed at creation.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder> 
+        internalGetTimeoutsFieldBuilder() {
+      if (timeoutsBuilder_ == null) {
+        timeoutsBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskTimeouts, dev.tasklife.v1.TaskTimeouts.Builder, dev.tasklife.v1.TaskTimeoutsOrBuilder>(
+                getTimeouts(),
+                getParentForChildren(),
+                isClean());
+        timeouts_ = null;
+      }
+      return timeoutsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

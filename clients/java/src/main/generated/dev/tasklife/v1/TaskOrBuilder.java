@@ -551,4 +551,81 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.RetryPolicy effective_retry_policy = 20 [json_name = "effectiveRetryPolicy"];</code>
    */
   dev.tasklife.v1.RetryPolicyOrBuilder getEffectiveRetryPolicyOrBuilder();
+
+  /**
+   * <pre>
+   * The claim order given at creation, 0 to 1000: ClaimTasks hands out the highest
+   * priority first, then the oldest ready. Fixed at creation; 0 when none was given.
+   * </pre>
+   *
+   * <code>int32 priority = 21 [json_name = "priority"];</code>
+   * @return The priority.
+   */
+  int getPriority();
+
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+   * @return Whether the notBefore field is set.
+   */
+  boolean hasNotBefore();
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+   * @return The notBefore.
+   */
+  com.google.protobuf.Timestamp getNotBefore();
+  /**
+   * <pre>
+   * The earliest time the task may leave TASK_STATE_CREATED, given at creation; unset when
+   * none was given. Before it, EnqueueTask from CREATED is refused (FAILED_PRECONDITION,
+   * NOT_BEFORE); with auto_enqueue the service enqueues it at the later of this time and
+   * its last upstream's success.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp not_before = 22 [json_name = "notBefore"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getNotBeforeOrBuilder();
+
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+   * @return Whether the timeouts field is set.
+   */
+  boolean hasTimeouts();
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+   * @return The timeouts.
+   */
+  dev.tasklife.v1.TaskTimeouts getTimeouts();
+  /**
+   * <pre>
+   * The time limits given at creation, which the service enforces itself (operator
+   * `system:timeout`); unset when none was given. Fixed at creation.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
+   */
+  dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder();
 }

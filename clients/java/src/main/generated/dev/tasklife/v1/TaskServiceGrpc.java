@@ -999,8 +999,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     default void enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request,
@@ -1150,7 +1151,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -1445,8 +1446,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     public void enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request,
@@ -1607,7 +1609,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -1828,8 +1830,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     public dev.tasklife.v1.EnqueueTaskResponse enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request) throws io.grpc.StatusException {
@@ -1979,7 +1982,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -2198,8 +2201,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     public dev.tasklife.v1.EnqueueTaskResponse enqueueTask(dev.tasklife.v1.EnqueueTaskRequest request) {
@@ -2349,7 +2353,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
@@ -2559,8 +2563,9 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_CREATED or TASK_STATE_RETRYING to TASK_STATE_READY, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
-     * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * FAILED_PRECONDITION (INVALID_TRANSITION; out of CREATED, DEPENDENCIES_NOT_MET while an
+     * upstream has not succeeded, then NOT_BEFORE before Task.not_before), ABORTED
+     * (VERSION_MISMATCH), ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.EnqueueTaskResponse> enqueueTask(
@@ -2721,7 +2726,7 @@ public final class TaskServiceGrpc {
     /**
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
-     * oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
+     * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a

@@ -324,7 +324,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "fe.v1\032\036google/protobuf/duration.proto\032\037g" +
       "oogle/protobuf/timestamp.proto\032\027google/r" +
       "pc/status.proto\032\026tasklife/v1/task.proto\"" +
-      "\351\003\n\021CreateTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "\367\004\n\021CreateTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
       "taskId\022B\n\006labels\030\002 \003(\0132*.tasklife.v1.Cre" +
       "ateTaskRequest.LabelsEntryR\006labels\022\035\n\nde" +
       "pends_on\030\003 \003(\tR\tdependsOn\022\031\n\010rerun_of\030\004 " +
@@ -334,299 +334,303 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "rator\022!\n\014auto_enqueue\030\010 \001(\010R\013autoEnqueue" +
       "\022\034\n\tnamespace\030\t \001(\tR\tnamespace\022 \n\014on_beh" +
       "alf_of\030\n \001(\tR\nonBehalfOf\022.\n\005input\030\013 \001(\0132" +
-      "\030.tasklife.v1.TaskPayloadR\005input\0329\n\013Labe" +
-      "lsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\t" +
-      "R\005value:\0028\001\"i\n\022CreateTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005even" +
-      "t\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"\205" +
-      "\001\n\016GetTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006task" +
-      "Id\022/\n\005as_of\030\002 \001(\0132\032.google.protobuf.Time" +
-      "stampR\004asOf\022)\n\004view\030\003 \001(\0162\025.tasklife.v1." +
-      "TaskViewR\004view\"8\n\017GetTaskResponse\022%\n\004tas" +
-      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\301\005\n\020Lis" +
-      "tTasksRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSi" +
-      "ze\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022.\n\006sta" +
-      "tes\030\003 \003(\0162\026.tasklife.v1.TaskStateR\006state" +
-      "s\022A\n\006labels\030\004 \003(\0132).tasklife.v1.ListTask" +
-      "sRequest.LabelsEntryR\006labels\022\036\n\nnamespac" +
-      "es\030\005 \003(\tR\nnamespaces\022/\n\005as_of\030\006 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\004asOf\022)\n\004view\030\007 " +
-      "\001(\0162\025.tasklife.v1.TaskViewR\004view\022?\n\rcrea" +
-      "ted_after\030\010 \001(\0132\032.google.protobuf.Timest" +
-      "ampR\014createdAfter\022A\n\016created_before\030\t \001(" +
-      "\0132\032.google.protobuf.TimestampR\rcreatedBe" +
-      "fore\022?\n\rupdated_after\030\n \001(\0132\032.google.pro" +
-      "tobuf.TimestampR\014updatedAfter\022A\n\016updated" +
-      "_before\030\013 \001(\0132\032.google.protobuf.Timestam" +
-      "pR\rupdatedBefore\022$\n\016task_id_prefix\030\014 \001(\t" +
-      "R\014taskIdPrefix\022\031\n\010order_by\030\r \001(\tR\007orderB" +
-      "y\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005va" +
-      "lue\030\002 \001(\tR\005value:\0028\001\"d\n\021ListTasksRespons" +
-      "e\022\'\n\005tasks\030\001 \003(\0132\021.tasklife.v1.TaskR\005tas" +
-      "ks\022&\n\017next_page_token\030\002 \001(\tR\rnextPageTok" +
-      "en\"\253\004\n\021CountTasksRequest\022.\n\006states\030\001 \003(\016" +
-      "2\026.tasklife.v1.TaskStateR\006states\022B\n\006labe" +
-      "ls\030\002 \003(\0132*.tasklife.v1.CountTasksRequest" +
-      ".LabelsEntryR\006labels\022\036\n\nnamespaces\030\003 \003(\t" +
-      "R\nnamespaces\022?\n\rcreated_after\030\004 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\014createdAfter\022A\n" +
-      "\016created_before\030\005 \001(\0132\032.google.protobuf." +
-      "TimestampR\rcreatedBefore\022?\n\rupdated_afte" +
-      "r\030\006 \001(\0132\032.google.protobuf.TimestampR\014upd" +
-      "atedAfter\022A\n\016updated_before\030\007 \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\rupdatedBefore\022$\n\016" +
-      "task_id_prefix\030\010 \001(\tR\014taskIdPrefix\022\031\n\010gr" +
-      "oup_by\030\t \003(\tR\007groupBy\0329\n\013LabelsEntry\022\020\n\003" +
-      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001" +
-      "\"}\n\022CountTasksResponse\022.\n\006counts\030\001 \003(\0132\026" +
-      ".tasklife.v1.TaskCountR\006counts\0227\n\tread_t" +
-      "ime\030\002 \001(\0132\032.google.protobuf.TimestampR\010r" +
-      "eadTime\"9\n\tTaskCount\022\026\n\006values\030\001 \003(\tR\006va" +
-      "lues\022\024\n\005count\030\002 \001(\003R\005count\"\336\001\n\025ListTaskE" +
-      "ventsRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n" +
-      "\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npage_token" +
-      "\030\003 \001(\tR\tpageToken\0229\n\nstart_time\030\004 \001(\0132\032." +
-      "google.protobuf.TimestampR\tstartTime\0225\n\010" +
-      "end_time\030\005 \001(\0132\032.google.protobuf.Timesta" +
-      "mpR\007endTime\"\237\001\n\027ListTaskAttemptsRequest\022" +
-      "\027\n\007task_id\030\001 \001(\tR\006taskId\022\033\n\tpage_size\030\002 " +
-      "\001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR\tpageT" +
-      "oken\022/\n\005as_of\030\004 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\004asOf\"x\n\030ListTaskAttemptsRespons" +
-      "e\0224\n\010attempts\030\001 \003(\0132\030.tasklife.v1.TaskAt" +
-      "temptR\010attempts\022&\n\017next_page_token\030\002 \001(\t" +
-      "R\rnextPageToken\"\210\002\n\027ListTaskFailuresRequ" +
-      "est\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage" +
-      "_token\030\002 \001(\tR\tpageToken\022\036\n\nnamespaces\030\003 " +
-      "\003(\tR\nnamespaces\022\037\n\013error_types\030\004 \003(\tR\ner" +
-      "rorTypes\0229\n\nstart_time\030\005 \001(\0132\032.google.pr" +
-      "otobuf.TimestampR\tstartTime\0225\n\010end_time\030" +
-      "\006 \001(\0132\032.google.protobuf.TimestampR\007endTi" +
-      "me\"\251\001\n\030ListTaskFailuresResponse\0222\n\010failu" +
-      "res\030\001 \003(\0132\026.tasklife.v1.TaskEventR\010failu" +
-      "res\022&\n\017next_page_token\030\002 \001(\tR\rnextPageTo" +
-      "ken\0221\n\006counts\030\003 \003(\0132\031.tasklife.v1.Failur" +
-      "eCountR\006counts\"C\n\014FailureCount\022\035\n\nerror_" +
-      "type\030\001 \001(\tR\terrorType\022\024\n\005count\030\002 \001(\003R\005co" +
-      "unt\"p\n\026ListTaskEventsResponse\022.\n\006events\030" +
-      "\001 \003(\0132\026.tasklife.v1.TaskEventR\006events\022&\n" +
-      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"\331\003" +
-      "\n\026WatchTaskEventsRequest\022#\n\014after_cursor" +
-      "\030\001 \001(\tH\000R\013afterCursor\022\'\n\016from_beginning\030" +
-      "\002 \001(\010H\000R\rfromBeginning\022\031\n\010task_ids\030\003 \003(\t" +
-      "R\007taskIds\022.\n\006states\030\004 \003(\0162\026.tasklife.v1." +
-      "TaskStateR\006states\022G\n\006labels\030\005 \003(\0132/.task" +
-      "life.v1.WatchTaskEventsRequest.LabelsEnt" +
-      "ryR\006labels\022F\n\021progress_interval\030\006 \001(\0132\031." +
-      "google.protobuf.DurationR\020progressInterv" +
-      "al\022\036\n\nnamespaces\030\007 \003(\tR\nnamespaces\0221\n\007ac" +
-      "tions\030\010 \003(\0162\027.tasklife.v1.TaskActionR\007ac" +
-      "tions\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
-      "\n\005value\030\002 \001(\tR\005value:\0028\001B\007\n\005start\"a\n\027Wat" +
-      "chTaskEventsResponse\022.\n\006events\030\001 \003(\0132\026.t" +
-      "asklife.v1.TaskEventR\006events\022\026\n\006cursor\030\002" +
-      " \001(\tR\006cursor\"\205\001\n\020HeartbeatRequest\022\027\n\007tas" +
-      "k_id\030\001 \001(\tR\006taskId\022\026\n\006worker\030\002 \001(\tR\006work" +
-      "er\022@\n\016lease_duration\030\003 \001(\0132\031.google.prot" +
-      "obuf.DurationR\rleaseDuration\":\n\021Heartbea" +
-      "tResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Ta" +
-      "skR\004task\"\030\n\026GetStateMachineRequest\"\305\001\n\027G" +
-      "etStateMachineResponse\0225\n\006states\030\001 \003(\0132\035" +
-      ".tasklife.v1.StateDescriptionR\006states\0228\n" +
-      "\007actions\030\002 \003(\0132\036.tasklife.v1.ActionDescr" +
-      "iptionR\007actions\0229\n\013transitions\030\003 \003(\0132\027.t" +
-      "asklife.v1.TransitionR\013transitions\"\357\001\n\020S" +
-      "tateDescription\022,\n\005state\030\001 \001(\0162\026.tasklif" +
-      "e.v1.TaskStateR\005state\022*\n\004kind\030\002 \001(\0162\026.ta" +
-      "sklife.v1.StateKindR\004kind\022 \n\013description" +
-      "\030\003 \001(\tR\013description\022\035\n\nentered_by\030\004 \001(\tR" +
-      "\tenteredBy\022@\n\017allowed_actions\030\005 \003(\0162\027.ta" +
-      "sklife.v1.TaskActionR\016allowedActions\"\310\001\n" +
-      "\021ActionDescription\022/\n\006action\030\001 \001(\0162\027.tas" +
-      "klife.v1.TaskActionR\006action\022\026\n\006method\030\002 " +
-      "\001(\tR\006method\0227\n\013from_states\030\003 \003(\0162\026.taskl" +
-      "ife.v1.TaskStateR\nfromStates\0221\n\010to_state" +
-      "\030\004 \001(\0162\026.tasklife.v1.TaskStateR\007toState\"" +
-      "\247\001\n\nTransition\0225\n\nfrom_state\030\001 \001(\0162\026.tas" +
-      "klife.v1.TaskStateR\tfromState\022/\n\006action\030" +
-      "\002 \001(\0162\027.tasklife.v1.TaskActionR\006action\0221" +
-      "\n\010to_state\030\003 \001(\0162\026.tasklife.v1.TaskState" +
-      "R\007toState\"\347\001\n\022EnqueueTaskRequest\022\027\n\007task" +
-      "_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 " +
-      "\001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030" +
-      "\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason" +
-      "\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behal" +
-      "f_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_vers" +
-      "ion\"j\n\023EnqueueTaskResponse\022%\n\004task\030\001 \001(\013" +
-      "2\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\013" +
-      "2\026.tasklife.v1.TaskEventR\005event\"\277\002\n\020Star" +
-      "tTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n" +
-      "\020expected_version\030\002 \001(\003H\000R\017expectedVersi" +
-      "on\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006" +
-      "reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010" +
-      "operator\022\026\n\006worker\030\006 \001(\tR\006worker\022@\n\016leas" +
-      "e_duration\030\007 \001(\0132\031.google.protobuf.Durat" +
-      "ionR\rleaseDuration\022 \n\014on_behalf_of\030\010 \001(\t" +
-      "R\nonBehalfOfB\023\n\021_expected_version\"h\n\021Sta" +
-      "rtTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife." +
-      "v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife." +
-      "v1.TaskEventR\005event\"\342\002\n\023CompleteTaskRequ" +
-      "est\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected" +
-      "_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\n" +
-      "request_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 " +
-      "\001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022" +
-      "\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf_of\030" +
-      "\007 \001(\tR\nonBehalfOf\0220\n\006result\030\010 \001(\0132\030.task" +
-      "life.v1.TaskPayloadR\006result\022 \n\texit_code" +
-      "\030\t \001(\005H\001R\010exitCode\210\001\001B\023\n\021_expected_versi" +
-      "onB\014\n\n_exit_code\"k\n\024CompleteTaskResponse" +
-      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
-      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
-      "event\"\260\002\n\017FailTaskRequest\022\027\n\007task_id\030\001 \001" +
+      "\030.tasklife.v1.TaskPayloadR\005input\022\032\n\010prio" +
+      "rity\030\024 \001(\005R\010priority\0229\n\nnot_before\030\025 \001(\013" +
+      "2\032.google.protobuf.TimestampR\tnotBefore\022" +
+      "5\n\010timeouts\030\026 \001(\0132\031.tasklife.v1.TaskTime" +
+      "outsR\010timeouts\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001" +
+      "(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"i\n\022Cre" +
+      "ateTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
+      ".v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife" +
+      ".v1.TaskEventR\005event\"\205\001\n\016GetTaskRequest\022" +
+      "\027\n\007task_id\030\001 \001(\tR\006taskId\022/\n\005as_of\030\002 \001(\0132" +
+      "\032.google.protobuf.TimestampR\004asOf\022)\n\004vie" +
+      "w\030\003 \001(\0162\025.tasklife.v1.TaskViewR\004view\"8\n\017" +
+      "GetTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife" +
+      ".v1.TaskR\004task\"\301\005\n\020ListTasksRequest\022\033\n\tp" +
+      "age_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002" +
+      " \001(\tR\tpageToken\022.\n\006states\030\003 \003(\0162\026.taskli" +
+      "fe.v1.TaskStateR\006states\022A\n\006labels\030\004 \003(\0132" +
+      ").tasklife.v1.ListTasksRequest.LabelsEnt" +
+      "ryR\006labels\022\036\n\nnamespaces\030\005 \003(\tR\nnamespac" +
+      "es\022/\n\005as_of\030\006 \001(\0132\032.google.protobuf.Time" +
+      "stampR\004asOf\022)\n\004view\030\007 \001(\0162\025.tasklife.v1." +
+      "TaskViewR\004view\022?\n\rcreated_after\030\010 \001(\0132\032." +
+      "google.protobuf.TimestampR\014createdAfter\022" +
+      "A\n\016created_before\030\t \001(\0132\032.google.protobu" +
+      "f.TimestampR\rcreatedBefore\022?\n\rupdated_af" +
+      "ter\030\n \001(\0132\032.google.protobuf.TimestampR\014u" +
+      "pdatedAfter\022A\n\016updated_before\030\013 \001(\0132\032.go" +
+      "ogle.protobuf.TimestampR\rupdatedBefore\022$" +
+      "\n\016task_id_prefix\030\014 \001(\tR\014taskIdPrefix\022\031\n\010" +
+      "order_by\030\r \001(\tR\007orderBy\0329\n\013LabelsEntry\022\020" +
+      "\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\002" +
+      "8\001\"d\n\021ListTasksResponse\022\'\n\005tasks\030\001 \003(\0132\021" +
+      ".tasklife.v1.TaskR\005tasks\022&\n\017next_page_to" +
+      "ken\030\002 \001(\tR\rnextPageToken\"\253\004\n\021CountTasksR" +
+      "equest\022.\n\006states\030\001 \003(\0162\026.tasklife.v1.Tas" +
+      "kStateR\006states\022B\n\006labels\030\002 \003(\0132*.tasklif" +
+      "e.v1.CountTasksRequest.LabelsEntryR\006labe" +
+      "ls\022\036\n\nnamespaces\030\003 \003(\tR\nnamespaces\022?\n\rcr" +
+      "eated_after\030\004 \001(\0132\032.google.protobuf.Time" +
+      "stampR\014createdAfter\022A\n\016created_before\030\005 " +
+      "\001(\0132\032.google.protobuf.TimestampR\rcreated" +
+      "Before\022?\n\rupdated_after\030\006 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\014updatedAfter\022A\n\016updat" +
+      "ed_before\030\007 \001(\0132\032.google.protobuf.Timest" +
+      "ampR\rupdatedBefore\022$\n\016task_id_prefix\030\010 \001" +
+      "(\tR\014taskIdPrefix\022\031\n\010group_by\030\t \003(\tR\007grou" +
+      "pBy\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005" +
+      "value\030\002 \001(\tR\005value:\0028\001\"}\n\022CountTasksResp" +
+      "onse\022.\n\006counts\030\001 \003(\0132\026.tasklife.v1.TaskC" +
+      "ountR\006counts\0227\n\tread_time\030\002 \001(\0132\032.google" +
+      ".protobuf.TimestampR\010readTime\"9\n\tTaskCou" +
+      "nt\022\026\n\006values\030\001 \003(\tR\006values\022\024\n\005count\030\002 \001(" +
+      "\003R\005count\"\336\001\n\025ListTaskEventsRequest\022\027\n\007ta" +
+      "sk_id\030\001 \001(\tR\006taskId\022\033\n\tpage_size\030\002 \001(\005R\010" +
+      "pageSize\022\035\n\npage_token\030\003 \001(\tR\tpageToken\022" +
+      "9\n\nstart_time\030\004 \001(\0132\032.google.protobuf.Ti" +
+      "mestampR\tstartTime\0225\n\010end_time\030\005 \001(\0132\032.g" +
+      "oogle.protobuf.TimestampR\007endTime\"\237\001\n\027Li" +
+      "stTaskAttemptsRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
+      "taskId\022\033\n\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\np" +
+      "age_token\030\003 \001(\tR\tpageToken\022/\n\005as_of\030\004 \001(" +
+      "\0132\032.google.protobuf.TimestampR\004asOf\"x\n\030L" +
+      "istTaskAttemptsResponse\0224\n\010attempts\030\001 \003(" +
+      "\0132\030.tasklife.v1.TaskAttemptR\010attempts\022&\n" +
+      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"\210\002" +
+      "\n\027ListTaskFailuresRequest\022\033\n\tpage_size\030\001" +
+      " \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpage" +
+      "Token\022\036\n\nnamespaces\030\003 \003(\tR\nnamespaces\022\037\n" +
+      "\013error_types\030\004 \003(\tR\nerrorTypes\0229\n\nstart_" +
+      "time\030\005 \001(\0132\032.google.protobuf.TimestampR\t" +
+      "startTime\0225\n\010end_time\030\006 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\007endTime\"\251\001\n\030ListTaskFai" +
+      "luresResponse\0222\n\010failures\030\001 \003(\0132\026.taskli" +
+      "fe.v1.TaskEventR\010failures\022&\n\017next_page_t" +
+      "oken\030\002 \001(\tR\rnextPageToken\0221\n\006counts\030\003 \003(" +
+      "\0132\031.tasklife.v1.FailureCountR\006counts\"C\n\014" +
+      "FailureCount\022\035\n\nerror_type\030\001 \001(\tR\terrorT" +
+      "ype\022\024\n\005count\030\002 \001(\003R\005count\"p\n\026ListTaskEve" +
+      "ntsResponse\022.\n\006events\030\001 \003(\0132\026.tasklife.v" +
+      "1.TaskEventR\006events\022&\n\017next_page_token\030\002" +
+      " \001(\tR\rnextPageToken\"\331\003\n\026WatchTaskEventsR" +
+      "equest\022#\n\014after_cursor\030\001 \001(\tH\000R\013afterCur" +
+      "sor\022\'\n\016from_beginning\030\002 \001(\010H\000R\rfromBegin" +
+      "ning\022\031\n\010task_ids\030\003 \003(\tR\007taskIds\022.\n\006state" +
+      "s\030\004 \003(\0162\026.tasklife.v1.TaskStateR\006states\022" +
+      "G\n\006labels\030\005 \003(\0132/.tasklife.v1.WatchTaskE" +
+      "ventsRequest.LabelsEntryR\006labels\022F\n\021prog" +
+      "ress_interval\030\006 \001(\0132\031.google.protobuf.Du" +
+      "rationR\020progressInterval\022\036\n\nnamespaces\030\007" +
+      " \003(\tR\nnamespaces\0221\n\007actions\030\010 \003(\0162\027.task" +
+      "life.v1.TaskActionR\007actions\0329\n\013LabelsEnt" +
+      "ry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005val" +
+      "ue:\0028\001B\007\n\005start\"a\n\027WatchTaskEventsRespon" +
+      "se\022.\n\006events\030\001 \003(\0132\026.tasklife.v1.TaskEve" +
+      "ntR\006events\022\026\n\006cursor\030\002 \001(\tR\006cursor\"\205\001\n\020H" +
+      "eartbeatRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId" +
+      "\022\026\n\006worker\030\002 \001(\tR\006worker\022@\n\016lease_durati" +
+      "on\030\003 \001(\0132\031.google.protobuf.DurationR\rlea" +
+      "seDuration\":\n\021HeartbeatResponse\022%\n\004task\030" +
+      "\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\030\n\026GetSta" +
+      "teMachineRequest\"\305\001\n\027GetStateMachineResp" +
+      "onse\0225\n\006states\030\001 \003(\0132\035.tasklife.v1.State" +
+      "DescriptionR\006states\0228\n\007actions\030\002 \003(\0132\036.t" +
+      "asklife.v1.ActionDescriptionR\007actions\0229\n" +
+      "\013transitions\030\003 \003(\0132\027.tasklife.v1.Transit" +
+      "ionR\013transitions\"\357\001\n\020StateDescription\022,\n" +
+      "\005state\030\001 \001(\0162\026.tasklife.v1.TaskStateR\005st" +
+      "ate\022*\n\004kind\030\002 \001(\0162\026.tasklife.v1.StateKin" +
+      "dR\004kind\022 \n\013description\030\003 \001(\tR\013descriptio" +
+      "n\022\035\n\nentered_by\030\004 \001(\tR\tenteredBy\022@\n\017allo" +
+      "wed_actions\030\005 \003(\0162\027.tasklife.v1.TaskActi" +
+      "onR\016allowedActions\"\310\001\n\021ActionDescription" +
+      "\022/\n\006action\030\001 \001(\0162\027.tasklife.v1.TaskActio" +
+      "nR\006action\022\026\n\006method\030\002 \001(\tR\006method\0227\n\013fro" +
+      "m_states\030\003 \003(\0162\026.tasklife.v1.TaskStateR\n" +
+      "fromStates\0221\n\010to_state\030\004 \001(\0162\026.tasklife." +
+      "v1.TaskStateR\007toState\"\247\001\n\nTransition\0225\n\n" +
+      "from_state\030\001 \001(\0162\026.tasklife.v1.TaskState" +
+      "R\tfromState\022/\n\006action\030\002 \001(\0162\027.tasklife.v" +
+      "1.TaskActionR\006action\0221\n\010to_state\030\003 \001(\0162\026" +
+      ".tasklife.v1.TaskStateR\007toState\"\347\001\n\022Enqu" +
+      "eueTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
+      ".\n\020expected_version\030\002 \001(\003H\000R\017expectedVer" +
+      "sion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026" +
+      "\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\t" +
+      "R\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBeha" +
+      "lfOfB\023\n\021_expected_version\"j\n\023EnqueueTask" +
+      "Response\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Tas" +
+      "kR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Tas" +
+      "kEventR\005event\"\277\002\n\020StartTaskRequest\022\027\n\007ta" +
+      "sk_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030" +
+      "\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_i" +
+      "d\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reas" +
+      "on\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worker" +
+      "\030\006 \001(\tR\006worker\022@\n\016lease_duration\030\007 \001(\0132\031" +
+      ".google.protobuf.DurationR\rleaseDuration" +
+      "\022 \n\014on_behalf_of\030\010 \001(\tR\nonBehalfOfB\023\n\021_e" +
+      "xpected_version\"h\n\021StartTaskResponse\022%\n\004" +
+      "task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005e" +
+      "vent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005even" +
+      "t\"\342\002\n\023CompleteTaskRequest\022\027\n\007task_id\030\001 \001" +
       "(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017" +
       "expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\t" +
       "requestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010ope" +
       "rator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006w" +
       "orker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBehalfOf\022" +
-      "2\n\007failure\030\010 \001(\0132\030.tasklife.v1.TaskFailu" +
-      "reR\007failureB\023\n\021_expected_version\"g\n\020Fail" +
+      "0\n\006result\030\010 \001(\0132\030.tasklife.v1.TaskPayloa" +
+      "dR\006result\022 \n\texit_code\030\t \001(\005H\001R\010exitCode" +
+      "\210\001\001B\023\n\021_expected_versionB\014\n\n_exit_code\"k" +
+      "\n\024CompleteTaskResponse\022%\n\004task\030\001 \001(\0132\021.t" +
+      "asklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.t" +
+      "asklife.v1.TaskEventR\005event\"\260\002\n\017FailTask" +
+      "Request\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expe" +
+      "cted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001" +
+      "\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reaso" +
+      "n\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010opera" +
+      "tor\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf" +
+      "_of\030\007 \001(\tR\nonBehalfOf\0222\n\007failure\030\010 \001(\0132\030" +
+      ".tasklife.v1.TaskFailureR\007failureB\023\n\021_ex" +
+      "pected_version\"g\n\020FailTaskResponse\022%\n\004ta" +
+      "sk\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005eve" +
+      "nt\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"" +
+      "\345\001\n\020RetryTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006t" +
+      "askId\022.\n\020expected_version\030\002 \001(\003H\000R\017expec" +
+      "tedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treque" +
+      "stId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator" +
+      "\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\n" +
+      "onBehalfOfB\023\n\021_expected_version\"h\n\021Retry" +
       "TaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1" +
       ".TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1" +
-      ".TaskEventR\005event\"\345\001\n\020RetryTaskRequest\022\027" +
+      ".TaskEventR\005event\"\345\001\n\020PauseTaskRequest\022\027" +
       "\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_vers" +
       "ion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreque" +
       "st_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006" +
       "reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on" +
       "_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expecte" +
-      "d_version\"h\n\021RetryTaskResponse\022%\n\004task\030\001" +
+      "d_version\"h\n\021PauseTaskResponse\022%\n\004task\030\001" +
       " \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002" +
-      " \001(\0132\026.tasklife.v1.TaskEventR\005event\"\345\001\n\020" +
-      "PauseTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskI" +
-      "d\022.\n\020expected_version\030\002 \001(\003H\000R\017expectedV" +
-      "ersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId" +
-      "\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001" +
-      "(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBe" +
-      "halfOfB\023\n\021_expected_version\"h\n\021PauseTask" +
-      "Response\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Tas" +
-      "kR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Tas" +
-      "kEventR\005event\"\346\001\n\021ResumeTaskRequest\022\027\n\007t" +
+      " \001(\0132\026.tasklife.v1.TaskEventR\005event\"\346\001\n\021" +
+      "ResumeTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006task" +
+      "Id\022.\n\020expected_version\030\002 \001(\003H\000R\017expected" +
+      "Version\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestI" +
+      "d\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 " +
+      "\001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonB" +
+      "ehalfOfB\023\n\021_expected_version\"i\n\022ResumeTa" +
+      "skResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.T" +
+      "askR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.T" +
+      "askEventR\005event\"\344\001\n\017KillTaskRequest\022\027\n\007t" +
       "ask_id\030\001 \001(\tR\006taskId\022.\n\020expected_version" +
       "\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_" +
       "id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006rea" +
       "son\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_be" +
       "half_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_v" +
-      "ersion\"i\n\022ResumeTaskResponse\022%\n\004task\030\001 \001" +
-      "(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001" +
-      "(\0132\026.tasklife.v1.TaskEventR\005event\"\344\001\n\017Ki" +
-      "llTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022." +
-      "\n\020expected_version\030\002 \001(\003H\000R\017expectedVers" +
-      "ion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n" +
-      "\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR" +
-      "\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehal" +
-      "fOfB\023\n\021_expected_version\"g\n\020KillTaskResp" +
-      "onse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004t" +
-      "ask\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEve" +
-      "ntR\005event\"\347\001\n\022AbandonTaskRequest\022\027\n\007task" +
-      "_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002 " +
-      "\001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id\030" +
-      "\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason" +
-      "\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_behal" +
-      "f_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_vers" +
-      "ion\"j\n\023AbandonTaskResponse\022%\n\004task\030\001 \001(\013" +
+      "ersion\"g\n\020KillTaskResponse\022%\n\004task\030\001 \001(\013" +
       "2\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\013" +
-      "2\026.tasklife.v1.TaskEventR\005event\"U\n\027Batch" +
-      "CreateTasksRequest\022:\n\010requests\030\001 \003(\0132\036.t" +
-      "asklife.v1.CreateTaskRequestR\010requests\"Y" +
-      "\n\030BatchCreateTasksResponse\022=\n\007results\030\001 " +
-      "\003(\0132#.tasklife.v1.BatchCreateTasksResult" +
-      "R\007results\"\227\001\n\026BatchCreateTasksResult\022%\n\004" +
-      "task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005e" +
-      "vent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005even" +
-      "t\022(\n\005error\030\003 \001(\0132\022.google.rpc.StatusR\005er" +
-      "ror\"Z\n\033BatchTransitionTasksRequest\022;\n\005it" +
-      "ems\030\001 \003(\0132%.tasklife.v1.BatchTransitionT" +
-      "asksItemR\005items\"\246\004\n\030BatchTransitionTasks" +
-      "Item\022;\n\007enqueue\030\001 \001(\0132\037.tasklife.v1.Enqu" +
-      "eueTaskRequestH\000R\007enqueue\0225\n\005start\030\002 \001(\013" +
-      "2\035.tasklife.v1.StartTaskRequestH\000R\005start" +
-      "\022>\n\010complete\030\003 \001(\0132 .tasklife.v1.Complet" +
-      "eTaskRequestH\000R\010complete\0222\n\004fail\030\004 \001(\0132\034" +
-      ".tasklife.v1.FailTaskRequestH\000R\004fail\0225\n\005" +
-      "retry\030\005 \001(\0132\035.tasklife.v1.RetryTaskReque" +
-      "stH\000R\005retry\0225\n\005pause\030\006 \001(\0132\035.tasklife.v1" +
-      ".PauseTaskRequestH\000R\005pause\0228\n\006resume\030\007 \001" +
-      "(\0132\036.tasklife.v1.ResumeTaskRequestH\000R\006re" +
-      "sume\0222\n\004kill\030\010 \001(\0132\034.tasklife.v1.KillTas" +
-      "kRequestH\000R\004kill\022;\n\007abandon\030\t \001(\0132\037.task" +
-      "life.v1.AbandonTaskRequestH\000R\007abandonB\t\n" +
-      "\007request\"a\n\034BatchTransitionTasksResponse" +
-      "\022A\n\007results\030\001 \003(\0132\'.tasklife.v1.BatchTra" +
-      "nsitionTasksResultR\007results\"\233\001\n\032BatchTra" +
-      "nsitionTasksResult\022%\n\004task\030\001 \001(\0132\021.taskl" +
+      "2\026.tasklife.v1.TaskEventR\005event\"\347\001\n\022Aban" +
+      "donTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
+      ".\n\020expected_version\030\002 \001(\003H\000R\017expectedVer" +
+      "sion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026" +
+      "\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\t" +
+      "R\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBeha" +
+      "lfOfB\023\n\021_expected_version\"j\n\023AbandonTask" +
+      "Response\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Tas" +
+      "kR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Tas" +
+      "kEventR\005event\"U\n\027BatchCreateTasksRequest" +
+      "\022:\n\010requests\030\001 \003(\0132\036.tasklife.v1.CreateT" +
+      "askRequestR\010requests\"Y\n\030BatchCreateTasks" +
+      "Response\022=\n\007results\030\001 \003(\0132#.tasklife.v1." +
+      "BatchCreateTasksResultR\007results\"\227\001\n\026Batc" +
+      "hCreateTasksResult\022%\n\004task\030\001 \001(\0132\021.taskl" +
       "ife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.taskl" +
       "ife.v1.TaskEventR\005event\022(\n\005error\030\003 \001(\0132\022" +
-      ".google.rpc.StatusR\005error\"\313\003\n\021ClaimTasks" +
-      "Request\022\026\n\006worker\030\001 \001(\tR\006worker\022@\n\016lease" +
-      "_duration\030\002 \001(\0132\031.google.protobuf.Durati" +
-      "onR\rleaseDuration\022\033\n\tmax_tasks\030\003 \001(\005R\010ma" +
-      "xTasks\022\034\n\tnamespace\030\004 \001(\tR\tnamespace\022B\n\006" +
-      "labels\030\005 \003(\0132*.tasklife.v1.ClaimTasksReq" +
-      "uest.LabelsEntryR\006labels\022-\n\004wait\030\006 \001(\0132\031" +
-      ".google.protobuf.DurationR\004wait\022\035\n\nreque" +
-      "st_id\030\007 \001(\tR\trequestId\022\026\n\006reason\030\010 \001(\tR\006" +
-      "reason\022\032\n\010operator\030\t \001(\tR\010operator\022 \n\014on" +
-      "_behalf_of\030\n \001(\tR\nonBehalfOf\0329\n\013LabelsEn" +
-      "try\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005va" +
-      "lue:\0028\001\"L\n\022ClaimTasksResponse\0226\n\006claims\030" +
-      "\001 \003(\0132\036.tasklife.v1.StartTaskResponseR\006c" +
-      "laims2\277\016\n\013TaskService\022M\n\nCreateTask\022\036.ta" +
-      "sklife.v1.CreateTaskRequest\032\037.tasklife.v" +
-      "1.CreateTaskResponse\022D\n\007GetTask\022\033.taskli" +
-      "fe.v1.GetTaskRequest\032\034.tasklife.v1.GetTa" +
-      "skResponse\022J\n\tListTasks\022\035.tasklife.v1.Li" +
-      "stTasksRequest\032\036.tasklife.v1.ListTasksRe" +
-      "sponse\022M\n\nCountTasks\022\036.tasklife.v1.Count" +
-      "TasksRequest\032\037.tasklife.v1.CountTasksRes" +
-      "ponse\022Y\n\016ListTaskEvents\022\".tasklife.v1.Li" +
-      "stTaskEventsRequest\032#.tasklife.v1.ListTa" +
-      "skEventsResponse\022_\n\020ListTaskAttempts\022$.t" +
-      "asklife.v1.ListTaskAttemptsRequest\032%.tas" +
-      "klife.v1.ListTaskAttemptsResponse\022_\n\020Lis" +
-      "tTaskFailures\022$.tasklife.v1.ListTaskFail" +
-      "uresRequest\032%.tasklife.v1.ListTaskFailur" +
-      "esResponse\022\\\n\017GetStateMachine\022#.tasklife" +
-      ".v1.GetStateMachineRequest\032$.tasklife.v1" +
-      ".GetStateMachineResponse\022^\n\017WatchTaskEve" +
-      "nts\022#.tasklife.v1.WatchTaskEventsRequest" +
-      "\032$.tasklife.v1.WatchTaskEventsResponse0\001" +
-      "\022J\n\tHeartbeat\022\035.tasklife.v1.HeartbeatReq" +
-      "uest\032\036.tasklife.v1.HeartbeatResponse\022P\n\013" +
-      "EnqueueTask\022\037.tasklife.v1.EnqueueTaskReq" +
-      "uest\032 .tasklife.v1.EnqueueTaskResponse\022J" +
-      "\n\tStartTask\022\035.tasklife.v1.StartTaskReque" +
-      "st\032\036.tasklife.v1.StartTaskResponse\022S\n\014Co" +
-      "mpleteTask\022 .tasklife.v1.CompleteTaskReq" +
-      "uest\032!.tasklife.v1.CompleteTaskResponse\022" +
-      "G\n\010FailTask\022\034.tasklife.v1.FailTaskReques" +
-      "t\032\035.tasklife.v1.FailTaskResponse\022J\n\tRetr" +
-      "yTask\022\035.tasklife.v1.RetryTaskRequest\032\036.t" +
-      "asklife.v1.RetryTaskResponse\022J\n\tPauseTas" +
-      "k\022\035.tasklife.v1.PauseTaskRequest\032\036.taskl" +
-      "ife.v1.PauseTaskResponse\022M\n\nResumeTask\022\036" +
-      ".tasklife.v1.ResumeTaskRequest\032\037.tasklif" +
-      "e.v1.ResumeTaskResponse\022G\n\010KillTask\022\034.ta" +
-      "sklife.v1.KillTaskRequest\032\035.tasklife.v1." +
-      "KillTaskResponse\022P\n\013AbandonTask\022\037.taskli" +
-      "fe.v1.AbandonTaskRequest\032 .tasklife.v1.A" +
-      "bandonTaskResponse\022_\n\020BatchCreateTasks\022$" +
-      ".tasklife.v1.BatchCreateTasksRequest\032%.t" +
-      "asklife.v1.BatchCreateTasksResponse\022k\n\024B" +
-      "atchTransitionTasks\022(.tasklife.v1.BatchT" +
-      "ransitionTasksRequest\032).tasklife.v1.Batc" +
-      "hTransitionTasksResponse\022M\n\nClaimTasks\022\036" +
-      ".tasklife.v1.ClaimTasksRequest\032\037.tasklif" +
-      "e.v1.ClaimTasksResponseB%\n\017dev.tasklife." +
-      "v1B\020TaskServiceProtoP\001b\006proto3"
+      ".google.rpc.StatusR\005error\"Z\n\033BatchTransi" +
+      "tionTasksRequest\022;\n\005items\030\001 \003(\0132%.taskli" +
+      "fe.v1.BatchTransitionTasksItemR\005items\"\246\004" +
+      "\n\030BatchTransitionTasksItem\022;\n\007enqueue\030\001 " +
+      "\001(\0132\037.tasklife.v1.EnqueueTaskRequestH\000R\007" +
+      "enqueue\0225\n\005start\030\002 \001(\0132\035.tasklife.v1.Sta" +
+      "rtTaskRequestH\000R\005start\022>\n\010complete\030\003 \001(\013" +
+      "2 .tasklife.v1.CompleteTaskRequestH\000R\010co" +
+      "mplete\0222\n\004fail\030\004 \001(\0132\034.tasklife.v1.FailT" +
+      "askRequestH\000R\004fail\0225\n\005retry\030\005 \001(\0132\035.task" +
+      "life.v1.RetryTaskRequestH\000R\005retry\0225\n\005pau" +
+      "se\030\006 \001(\0132\035.tasklife.v1.PauseTaskRequestH" +
+      "\000R\005pause\0228\n\006resume\030\007 \001(\0132\036.tasklife.v1.R" +
+      "esumeTaskRequestH\000R\006resume\0222\n\004kill\030\010 \001(\013" +
+      "2\034.tasklife.v1.KillTaskRequestH\000R\004kill\022;" +
+      "\n\007abandon\030\t \001(\0132\037.tasklife.v1.AbandonTas" +
+      "kRequestH\000R\007abandonB\t\n\007request\"a\n\034BatchT" +
+      "ransitionTasksResponse\022A\n\007results\030\001 \003(\0132" +
+      "\'.tasklife.v1.BatchTransitionTasksResult" +
+      "R\007results\"\233\001\n\032BatchTransitionTasksResult" +
+      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
+      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
+      "event\022(\n\005error\030\003 \001(\0132\022.google.rpc.Status" +
+      "R\005error\"\313\003\n\021ClaimTasksRequest\022\026\n\006worker\030" +
+      "\001 \001(\tR\006worker\022@\n\016lease_duration\030\002 \001(\0132\031." +
+      "google.protobuf.DurationR\rleaseDuration\022" +
+      "\033\n\tmax_tasks\030\003 \001(\005R\010maxTasks\022\034\n\tnamespac" +
+      "e\030\004 \001(\tR\tnamespace\022B\n\006labels\030\005 \003(\0132*.tas" +
+      "klife.v1.ClaimTasksRequest.LabelsEntryR\006" +
+      "labels\022-\n\004wait\030\006 \001(\0132\031.google.protobuf.D" +
+      "urationR\004wait\022\035\n\nrequest_id\030\007 \001(\tR\treque" +
+      "stId\022\026\n\006reason\030\010 \001(\tR\006reason\022\032\n\010operator" +
+      "\030\t \001(\tR\010operator\022 \n\014on_behalf_of\030\n \001(\tR\n" +
+      "onBehalfOf\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003" +
+      "key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"L\n\022ClaimTa" +
+      "sksResponse\0226\n\006claims\030\001 \003(\0132\036.tasklife.v" +
+      "1.StartTaskResponseR\006claims2\277\016\n\013TaskServ" +
+      "ice\022M\n\nCreateTask\022\036.tasklife.v1.CreateTa" +
+      "skRequest\032\037.tasklife.v1.CreateTaskRespon" +
+      "se\022D\n\007GetTask\022\033.tasklife.v1.GetTaskReque" +
+      "st\032\034.tasklife.v1.GetTaskResponse\022J\n\tList" +
+      "Tasks\022\035.tasklife.v1.ListTasksRequest\032\036.t" +
+      "asklife.v1.ListTasksResponse\022M\n\nCountTas" +
+      "ks\022\036.tasklife.v1.CountTasksRequest\032\037.tas" +
+      "klife.v1.CountTasksResponse\022Y\n\016ListTaskE" +
+      "vents\022\".tasklife.v1.ListTaskEventsReques" +
+      "t\032#.tasklife.v1.ListTaskEventsResponse\022_" +
+      "\n\020ListTaskAttempts\022$.tasklife.v1.ListTas" +
+      "kAttemptsRequest\032%.tasklife.v1.ListTaskA" +
+      "ttemptsResponse\022_\n\020ListTaskFailures\022$.ta" +
+      "sklife.v1.ListTaskFailuresRequest\032%.task" +
+      "life.v1.ListTaskFailuresResponse\022\\\n\017GetS" +
+      "tateMachine\022#.tasklife.v1.GetStateMachin" +
+      "eRequest\032$.tasklife.v1.GetStateMachineRe" +
+      "sponse\022^\n\017WatchTaskEvents\022#.tasklife.v1." +
+      "WatchTaskEventsRequest\032$.tasklife.v1.Wat" +
+      "chTaskEventsResponse0\001\022J\n\tHeartbeat\022\035.ta" +
+      "sklife.v1.HeartbeatRequest\032\036.tasklife.v1" +
+      ".HeartbeatResponse\022P\n\013EnqueueTask\022\037.task" +
+      "life.v1.EnqueueTaskRequest\032 .tasklife.v1" +
+      ".EnqueueTaskResponse\022J\n\tStartTask\022\035.task" +
+      "life.v1.StartTaskRequest\032\036.tasklife.v1.S" +
+      "tartTaskResponse\022S\n\014CompleteTask\022 .taskl" +
+      "ife.v1.CompleteTaskRequest\032!.tasklife.v1" +
+      ".CompleteTaskResponse\022G\n\010FailTask\022\034.task" +
+      "life.v1.FailTaskRequest\032\035.tasklife.v1.Fa" +
+      "ilTaskResponse\022J\n\tRetryTask\022\035.tasklife.v" +
+      "1.RetryTaskRequest\032\036.tasklife.v1.RetryTa" +
+      "skResponse\022J\n\tPauseTask\022\035.tasklife.v1.Pa" +
+      "useTaskRequest\032\036.tasklife.v1.PauseTaskRe" +
+      "sponse\022M\n\nResumeTask\022\036.tasklife.v1.Resum" +
+      "eTaskRequest\032\037.tasklife.v1.ResumeTaskRes" +
+      "ponse\022G\n\010KillTask\022\034.tasklife.v1.KillTask" +
+      "Request\032\035.tasklife.v1.KillTaskResponse\022P" +
+      "\n\013AbandonTask\022\037.tasklife.v1.AbandonTaskR" +
+      "equest\032 .tasklife.v1.AbandonTaskResponse" +
+      "\022_\n\020BatchCreateTasks\022$.tasklife.v1.Batch" +
+      "CreateTasksRequest\032%.tasklife.v1.BatchCr" +
+      "eateTasksResponse\022k\n\024BatchTransitionTask" +
+      "s\022(.tasklife.v1.BatchTransitionTasksRequ" +
+      "est\032).tasklife.v1.BatchTransitionTasksRe" +
+      "sponse\022M\n\nClaimTasks\022\036.tasklife.v1.Claim" +
+      "TasksRequest\032\037.tasklife.v1.ClaimTasksRes" +
+      "ponseB%\n\017dev.tasklife.v1B\020TaskServicePro" +
+      "toP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -641,7 +645,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_CreateTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_CreateTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "Reason", "Operator", "AutoEnqueue", "Namespace", "OnBehalfOf", "Input", });
+        new java.lang.String[] { "TaskId", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "Reason", "Operator", "AutoEnqueue", "Namespace", "OnBehalfOf", "Input", "Priority", "NotBefore", "Timeouts", });
     internal_static_tasklife_v1_CreateTaskRequest_LabelsEntry_descriptor =
       internal_static_tasklife_v1_CreateTaskRequest_descriptor.getNestedType(0);
     internal_static_tasklife_v1_CreateTaskRequest_LabelsEntry_fieldAccessorTable = new
