@@ -311,6 +311,46 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_ClaimTasksResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_StartBulkOperationRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_StartBulkOperationRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BulkOperation_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BulkOperation_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BulkOperation_RefusedEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BulkOperation_RefusedEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_GetBulkOperationRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_GetBulkOperationRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_ListBulkOperationsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_ListBulkOperationsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_ListBulkOperationsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_ListBulkOperationsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_CancelBulkOperationRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_CancelBulkOperationRequest_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -579,54 +619,110 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "try\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005va" +
       "lue:\0028\001\"L\n\022ClaimTasksResponse\0226\n\006claims\030" +
       "\001 \003(\0132\036.tasklife.v1.StartTaskResponseR\006c" +
-      "laims2\277\016\n\013TaskService\022M\n\nCreateTask\022\036.ta" +
-      "sklife.v1.CreateTaskRequest\032\037.tasklife.v" +
-      "1.CreateTaskResponse\022D\n\007GetTask\022\033.taskli" +
-      "fe.v1.GetTaskRequest\032\034.tasklife.v1.GetTa" +
-      "skResponse\022J\n\tListTasks\022\035.tasklife.v1.Li" +
-      "stTasksRequest\032\036.tasklife.v1.ListTasksRe" +
-      "sponse\022M\n\nCountTasks\022\036.tasklife.v1.Count" +
-      "TasksRequest\032\037.tasklife.v1.CountTasksRes" +
-      "ponse\022Y\n\016ListTaskEvents\022\".tasklife.v1.Li" +
-      "stTaskEventsRequest\032#.tasklife.v1.ListTa" +
-      "skEventsResponse\022_\n\020ListTaskAttempts\022$.t" +
-      "asklife.v1.ListTaskAttemptsRequest\032%.tas" +
-      "klife.v1.ListTaskAttemptsResponse\022_\n\020Lis" +
-      "tTaskFailures\022$.tasklife.v1.ListTaskFail" +
-      "uresRequest\032%.tasklife.v1.ListTaskFailur" +
-      "esResponse\022\\\n\017GetStateMachine\022#.tasklife" +
-      ".v1.GetStateMachineRequest\032$.tasklife.v1" +
-      ".GetStateMachineResponse\022^\n\017WatchTaskEve" +
-      "nts\022#.tasklife.v1.WatchTaskEventsRequest" +
-      "\032$.tasklife.v1.WatchTaskEventsResponse0\001" +
-      "\022J\n\tHeartbeat\022\035.tasklife.v1.HeartbeatReq" +
-      "uest\032\036.tasklife.v1.HeartbeatResponse\022P\n\013" +
-      "EnqueueTask\022\037.tasklife.v1.EnqueueTaskReq" +
-      "uest\032 .tasklife.v1.EnqueueTaskResponse\022J" +
-      "\n\tStartTask\022\035.tasklife.v1.StartTaskReque" +
-      "st\032\036.tasklife.v1.StartTaskResponse\022S\n\014Co" +
-      "mpleteTask\022 .tasklife.v1.CompleteTaskReq" +
-      "uest\032!.tasklife.v1.CompleteTaskResponse\022" +
-      "G\n\010FailTask\022\034.tasklife.v1.FailTaskReques" +
-      "t\032\035.tasklife.v1.FailTaskResponse\022J\n\tRetr" +
-      "yTask\022\035.tasklife.v1.RetryTaskRequest\032\036.t" +
-      "asklife.v1.RetryTaskResponse\022J\n\tPauseTas" +
-      "k\022\035.tasklife.v1.PauseTaskRequest\032\036.taskl" +
-      "ife.v1.PauseTaskResponse\022M\n\nResumeTask\022\036" +
-      ".tasklife.v1.ResumeTaskRequest\032\037.tasklif" +
-      "e.v1.ResumeTaskResponse\022G\n\010KillTask\022\034.ta" +
-      "sklife.v1.KillTaskRequest\032\035.tasklife.v1." +
-      "KillTaskResponse\022P\n\013AbandonTask\022\037.taskli" +
-      "fe.v1.AbandonTaskRequest\032 .tasklife.v1.A" +
-      "bandonTaskResponse\022_\n\020BatchCreateTasks\022$" +
-      ".tasklife.v1.BatchCreateTasksRequest\032%.t" +
-      "asklife.v1.BatchCreateTasksResponse\022k\n\024B" +
-      "atchTransitionTasks\022(.tasklife.v1.BatchT" +
-      "ransitionTasksRequest\032).tasklife.v1.Batc" +
-      "hTransitionTasksResponse\022M\n\nClaimTasks\022\036" +
-      ".tasklife.v1.ClaimTasksRequest\032\037.tasklif" +
-      "e.v1.ClaimTasksResponseB%\n\017dev.tasklife." +
-      "v1B\020TaskServiceProtoP\001b\006proto3"
+      "laims\"\332\005\n\031StartBulkOperationRequest\022.\n\006s" +
+      "tates\030\001 \003(\0162\026.tasklife.v1.TaskStateR\006sta" +
+      "tes\022J\n\006labels\030\002 \003(\01322.tasklife.v1.StartB" +
+      "ulkOperationRequest.LabelsEntryR\006labels\022" +
+      "\036\n\nnamespaces\030\003 \003(\tR\nnamespaces\022?\n\rcreat" +
+      "ed_after\030\004 \001(\0132\032.google.protobuf.Timesta" +
+      "mpR\014createdAfter\022A\n\016created_before\030\005 \001(\013" +
+      "2\032.google.protobuf.TimestampR\rcreatedBef" +
+      "ore\022?\n\rupdated_after\030\006 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\014updatedAfter\022A\n\016updated_" +
+      "before\030\007 \001(\0132\032.google.protobuf.Timestamp" +
+      "R\rupdatedBefore\022$\n\016task_id_prefix\030\010 \001(\tR" +
+      "\014taskIdPrefix\022/\n\006action\030\t \001(\0162\027.tasklife" +
+      ".v1.TaskActionR\006action\022\026\n\006reason\030\n \001(\tR\006" +
+      "reason\022\027\n\007dry_run\030\013 \001(\010R\006dryRun\022\033\n\tmax_t" +
+      "asks\030\014 \001(\003R\010maxTasks\022\035\n\nrequest_id\030\r \001(\t" +
+      "R\trequestId\022\032\n\010operator\030\016 \001(\tR\010operator\032" +
+      "9\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005valu" +
+      "e\030\002 \001(\tR\005value:\0028\001\"\320\004\n\rBulkOperation\022!\n\014" +
+      "operation_id\030\001 \001(\tR\013operationId\0225\n\005state" +
+      "\030\002 \001(\0162\037.tasklife.v1.BulkOperationStateR" +
+      "\005state\022\030\n\007matched\030\003 \001(\003R\007matched\022\030\n\007appl" +
+      "ied\030\004 \001(\003R\007applied\022A\n\007refused\030\005 \003(\0132\'.ta" +
+      "sklife.v1.BulkOperation.RefusedEntryR\007re" +
+      "fused\022;\n\013create_time\030\006 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\ncreateTime\0225\n\010end_time\030\007" +
+      " \001(\0132\032.google.protobuf.TimestampR\007endTim" +
+      "e\022/\n\006action\030\010 \001(\0162\027.tasklife.v1.TaskActi" +
+      "onR\006action\022\026\n\006reason\030\t \001(\tR\006reason\022\032\n\010op" +
+      "erator\030\n \001(\tR\010operator\022\027\n\007dry_run\030\013 \001(\010R" +
+      "\006dryRun\022@\n\007request\030\014 \001(\0132&.tasklife.v1.S" +
+      "tartBulkOperationRequestR\007request\032:\n\014Ref" +
+      "usedEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
+      "(\003R\005value:\0028\001\"<\n\027GetBulkOperationRequest" +
+      "\022!\n\014operation_id\030\001 \001(\tR\013operationId\"W\n\031L" +
+      "istBulkOperationsRequest\022\033\n\tpage_size\030\001 " +
+      "\001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageT" +
+      "oken\"\200\001\n\032ListBulkOperationsResponse\022:\n\no" +
+      "perations\030\001 \003(\0132\032.tasklife.v1.BulkOperat" +
+      "ionR\noperations\022&\n\017next_page_token\030\002 \001(\t" +
+      "R\rnextPageToken\"?\n\032CancelBulkOperationRe" +
+      "quest\022!\n\014operation_id\030\001 \001(\tR\013operationId" +
+      "*\305\001\n\022BulkOperationState\022$\n BULK_OPERATIO" +
+      "N_STATE_UNSPECIFIED\020\000\022 \n\034BULK_OPERATION_" +
+      "STATE_RUNNING\020\001\022\"\n\036BULK_OPERATION_STATE_" +
+      "SUCCEEDED\020\002\022\"\n\036BULK_OPERATION_STATE_CANC" +
+      "ELLED\020\003\022\037\n\033BULK_OPERATION_STATE_FAILED\020\004" +
+      "2\262\021\n\013TaskService\022M\n\nCreateTask\022\036.tasklif" +
+      "e.v1.CreateTaskRequest\032\037.tasklife.v1.Cre" +
+      "ateTaskResponse\022D\n\007GetTask\022\033.tasklife.v1" +
+      ".GetTaskRequest\032\034.tasklife.v1.GetTaskRes" +
+      "ponse\022J\n\tListTasks\022\035.tasklife.v1.ListTas" +
+      "ksRequest\032\036.tasklife.v1.ListTasksRespons" +
+      "e\022M\n\nCountTasks\022\036.tasklife.v1.CountTasks" +
+      "Request\032\037.tasklife.v1.CountTasksResponse" +
+      "\022Y\n\016ListTaskEvents\022\".tasklife.v1.ListTas" +
+      "kEventsRequest\032#.tasklife.v1.ListTaskEve" +
+      "ntsResponse\022_\n\020ListTaskAttempts\022$.taskli" +
+      "fe.v1.ListTaskAttemptsRequest\032%.tasklife" +
+      ".v1.ListTaskAttemptsResponse\022_\n\020ListTask" +
+      "Failures\022$.tasklife.v1.ListTaskFailuresR" +
+      "equest\032%.tasklife.v1.ListTaskFailuresRes" +
+      "ponse\022\\\n\017GetStateMachine\022#.tasklife.v1.G" +
+      "etStateMachineRequest\032$.tasklife.v1.GetS" +
+      "tateMachineResponse\022^\n\017WatchTaskEvents\022#" +
+      ".tasklife.v1.WatchTaskEventsRequest\032$.ta" +
+      "sklife.v1.WatchTaskEventsResponse0\001\022J\n\tH" +
+      "eartbeat\022\035.tasklife.v1.HeartbeatRequest\032" +
+      "\036.tasklife.v1.HeartbeatResponse\022P\n\013Enque" +
+      "ueTask\022\037.tasklife.v1.EnqueueTaskRequest\032" +
+      " .tasklife.v1.EnqueueTaskResponse\022J\n\tSta" +
+      "rtTask\022\035.tasklife.v1.StartTaskRequest\032\036." +
+      "tasklife.v1.StartTaskResponse\022S\n\014Complet" +
+      "eTask\022 .tasklife.v1.CompleteTaskRequest\032" +
+      "!.tasklife.v1.CompleteTaskResponse\022G\n\010Fa" +
+      "ilTask\022\034.tasklife.v1.FailTaskRequest\032\035.t" +
+      "asklife.v1.FailTaskResponse\022J\n\tRetryTask" +
+      "\022\035.tasklife.v1.RetryTaskRequest\032\036.taskli" +
+      "fe.v1.RetryTaskResponse\022J\n\tPauseTask\022\035.t" +
+      "asklife.v1.PauseTaskRequest\032\036.tasklife.v" +
+      "1.PauseTaskResponse\022M\n\nResumeTask\022\036.task" +
+      "life.v1.ResumeTaskRequest\032\037.tasklife.v1." +
+      "ResumeTaskResponse\022G\n\010KillTask\022\034.tasklif" +
+      "e.v1.KillTaskRequest\032\035.tasklife.v1.KillT" +
+      "askResponse\022P\n\013AbandonTask\022\037.tasklife.v1" +
+      ".AbandonTaskRequest\032 .tasklife.v1.Abando" +
+      "nTaskResponse\022_\n\020BatchCreateTasks\022$.task" +
+      "life.v1.BatchCreateTasksRequest\032%.taskli" +
+      "fe.v1.BatchCreateTasksResponse\022k\n\024BatchT" +
+      "ransitionTasks\022(.tasklife.v1.BatchTransi" +
+      "tionTasksRequest\032).tasklife.v1.BatchTran" +
+      "sitionTasksResponse\022X\n\022StartBulkOperatio" +
+      "n\022&.tasklife.v1.StartBulkOperationReques" +
+      "t\032\032.tasklife.v1.BulkOperation\022T\n\020GetBulk" +
+      "Operation\022$.tasklife.v1.GetBulkOperation" +
+      "Request\032\032.tasklife.v1.BulkOperation\022e\n\022L" +
+      "istBulkOperations\022&.tasklife.v1.ListBulk" +
+      "OperationsRequest\032\'.tasklife.v1.ListBulk" +
+      "OperationsResponse\022Z\n\023CancelBulkOperatio" +
+      "n\022\'.tasklife.v1.CancelBulkOperationReque" +
+      "st\032\032.tasklife.v1.BulkOperation\022M\n\nClaimT" +
+      "asks\022\036.tasklife.v1.ClaimTasksRequest\032\037.t" +
+      "asklife.v1.ClaimTasksResponseB%\n\017dev.tas" +
+      "klife.v1B\020TaskServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -978,6 +1074,54 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ClaimTasksResponse_descriptor,
         new java.lang.String[] { "Claims", });
+    internal_static_tasklife_v1_StartBulkOperationRequest_descriptor =
+      getDescriptor().getMessageType(52);
+    internal_static_tasklife_v1_StartBulkOperationRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_StartBulkOperationRequest_descriptor,
+        new java.lang.String[] { "States", "Labels", "Namespaces", "CreatedAfter", "CreatedBefore", "UpdatedAfter", "UpdatedBefore", "TaskIdPrefix", "Action", "Reason", "DryRun", "MaxTasks", "RequestId", "Operator", });
+    internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_descriptor =
+      internal_static_tasklife_v1_StartBulkOperationRequest_descriptor.getNestedType(0);
+    internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_tasklife_v1_BulkOperation_descriptor =
+      getDescriptor().getMessageType(53);
+    internal_static_tasklife_v1_BulkOperation_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BulkOperation_descriptor,
+        new java.lang.String[] { "OperationId", "State", "Matched", "Applied", "Refused", "CreateTime", "EndTime", "Action", "Reason", "Operator", "DryRun", "Request", });
+    internal_static_tasklife_v1_BulkOperation_RefusedEntry_descriptor =
+      internal_static_tasklife_v1_BulkOperation_descriptor.getNestedType(0);
+    internal_static_tasklife_v1_BulkOperation_RefusedEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BulkOperation_RefusedEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_tasklife_v1_GetBulkOperationRequest_descriptor =
+      getDescriptor().getMessageType(54);
+    internal_static_tasklife_v1_GetBulkOperationRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_GetBulkOperationRequest_descriptor,
+        new java.lang.String[] { "OperationId", });
+    internal_static_tasklife_v1_ListBulkOperationsRequest_descriptor =
+      getDescriptor().getMessageType(55);
+    internal_static_tasklife_v1_ListBulkOperationsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_ListBulkOperationsRequest_descriptor,
+        new java.lang.String[] { "PageSize", "PageToken", });
+    internal_static_tasklife_v1_ListBulkOperationsResponse_descriptor =
+      getDescriptor().getMessageType(56);
+    internal_static_tasklife_v1_ListBulkOperationsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_ListBulkOperationsResponse_descriptor,
+        new java.lang.String[] { "Operations", "NextPageToken", });
+    internal_static_tasklife_v1_CancelBulkOperationRequest_descriptor =
+      getDescriptor().getMessageType(57);
+    internal_static_tasklife_v1_CancelBulkOperationRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_CancelBulkOperationRequest_descriptor,
+        new java.lang.String[] { "OperationId", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
