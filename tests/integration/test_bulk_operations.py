@@ -4,10 +4,16 @@ mid-operation. Every test tags its tasks with a label value of its own and filte
 
 from __future__ import annotations
 
+import os
+import signal
+
 import grpc
+import psycopg
+import pytest
 from tasklife.v1 import task_pb2, task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain.states import Action, State
+from tasklife_server.storage import migrate
 from tests.conftest import ServerProcess
 from tests.support import PB_ACTION, PB_STATE, act, create, failure_of, history, task_in, unique_id, wait_for
 
@@ -175,3 +181,54 @@ def test_cancel_stops_further_moves_and_keeps_the_applied_ones(stub, db) -> None
     assert (cancelled.state, cancelled.applied) == (task_service_pb2.BULK_OPERATION_STATE_CANCELLED, 1)
     assert cancelled.HasField("end_time")
     assert stub.GetTask(task_service_pb2.GetTaskRequest(task_id=held)).task.state == PB_STATE[State.READY]
+
+
+@pytest.fixture
+def fresh_database(empty_database_url: str) -> str:
+    migrate.upgrade(empty_database_url)
+    return empty_database_url
+
+
+def ready_tasks(stub, count: int, labels: dict[str, str]) -> None:
+    """`count` READY tasks, made a thousand per call."""
+    for first in range(0, count, 1000):
+        created = stub.BatchCreateTasks(task_service_pb2.BatchCreateTasksRequest(requests=[
+            task_service_pb2.CreateTaskRequest(task_id=f"k-{n:06d}", labels=labels)
+            for n in range(first, min(first + 1000, count))
+        ]))
+        stub.BatchTransitionTasks(task_service_pb2.BatchTransitionTasksRequest(items=[
+            task_service_pb2.BatchTransitionTasksItem(enqueue=task_service_pb2.EnqueueTaskRequest(task_id=r.task.task_id))
+            for r in created.results
+        ]))
+
+
+def test_a_replica_killed_mid_operation_leaves_it_to_another_which_moves_every_task_exactly_once(
+    fresh_database: str,
+) -> None:
+    labels = {"suite": "kill"}
+    total = 4000
+    doomed, survivor = ServerProcess(fresh_database), ServerProcess(fresh_database)
+    try:
+        with grpc.insecure_channel(doomed.address) as channel:
+            stub = task_service_pb2_grpc.TaskServiceStub(channel)
+            ready_tasks(stub, total, labels)
+            operation = start(stub, Action.PAUSE, labels)
+            progress = wait_for(lambda: stub.GetBulkOperation(task_service_pb2.GetBulkOperationRequest(
+                operation_id=operation.operation_id)).applied or None, 30, "the first batch")
+        os.kill(doomed.process.pid, signal.SIGKILL)  # no graceful shutdown: a crash
+        doomed.stop()
+        assert 0 < progress < total
+        with grpc.insecure_channel(survivor.address) as channel:
+            done = finished(task_service_pb2_grpc.TaskServiceStub(channel), operation.operation_id, timeout=120)
+        assert (done.state, done.matched, done.applied, dict(done.refused)) == (
+            task_service_pb2.BULK_OPERATION_STATE_SUCCEEDED, total, total, {})
+        with psycopg.connect(fresh_database) as db:
+            per_task = db.execute(
+                "SELECT count(*), count(DISTINCT task_id) FROM task_events WHERE request_id LIKE %s",
+                (f"bulk:{operation.operation_id}:%",)).fetchone()
+            states = db.execute("SELECT state, count(*) FROM tasks GROUP BY state").fetchall()
+        assert per_task == (total, total)
+        assert states == [("paused", total)]
+    finally:
+        doomed.stop()
+        assert survivor.stop() == 0
