@@ -381,6 +381,7 @@ SELECT c.namespace, c.state, c.tasks,
 FROM counted AS c;
 
 -- name: count_tasks [custom plan]
+-- The task_filter placeholder is list_tasks' filters (queries.py: _TASK_FILTER) on tasks AS t.
 -- How many tasks match list_tasks' filters, by group, in one statement (one snapshot), with
 -- the instant it read at; one row with NULL counts when nothing matches (the service orders
 -- the groups). Each grouping column is NULL unless asked for; planned for its parameters,
@@ -394,14 +395,7 @@ WITH counted AS (
                            FROM unnest(%(label_keys)s::text[]) WITH ORDINALITY AS k(key, n) ORDER BY k.n) END AS label_values,
            count(*) AS tasks
     FROM tasks AS t
-    WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
-      AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
-      AND (%(labels)s::jsonb = '{}'::jsonb OR t.labels @> %(labels)s::jsonb)
-      AND (%(created_after)s::timestamptz IS NULL OR t.created_at >= %(created_after)s::timestamptz)
-      AND (%(created_before)s::timestamptz IS NULL OR t.created_at < %(created_before)s::timestamptz)
-      AND (%(updated_after)s::timestamptz IS NULL OR t.updated_at >= %(updated_after)s::timestamptz)
-      AND (%(updated_before)s::timestamptz IS NULL OR t.updated_at < %(updated_before)s::timestamptz)
-      AND (%(prefix)s::text IS NULL OR (t.id ~>=~ %(prefix)s::text AND t.id ~<~ %(prefix_end)s::text))
+    WHERE {task_filter:t}
     GROUP BY 1, 2, 3
 )
 SELECT statement_timestamp(), c.state, c.namespace, c.label_values, c.tasks
@@ -688,14 +682,7 @@ RETURNING id;
 WITH matched AS (
     SELECT t.id, t.version
     FROM tasks AS t
-    WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
-      AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
-      AND (%(labels)s::jsonb = '{}'::jsonb OR t.labels @> %(labels)s::jsonb)
-      AND (%(created_after)s::timestamptz IS NULL OR t.created_at >= %(created_after)s::timestamptz)
-      AND (%(created_before)s::timestamptz IS NULL OR t.created_at < %(created_before)s::timestamptz)
-      AND (%(updated_after)s::timestamptz IS NULL OR t.updated_at >= %(updated_after)s::timestamptz)
-      AND (%(updated_before)s::timestamptz IS NULL OR t.updated_at < %(updated_before)s::timestamptz)
-      AND (%(prefix)s::text IS NULL OR (t.id ~>=~ %(prefix)s::text AND t.id ~<~ %(prefix_end)s::text))
+    WHERE {task_filter:t}
 ), inserted AS (
     INSERT INTO bulk_operation_items (operation_id, task_id, version)
     SELECT %(operation_id)s, m.id, m.version FROM matched AS m WHERE NOT %(dry_run)s::bool
