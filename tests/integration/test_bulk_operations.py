@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import grpc
 import psycopg
 import pytest
 from tasklife.v1 import task_pb2, task_service_pb2, task_service_pb2_grpc
 
+from tasklife_server.bulk.runner import BATCH_SIZE
 from tasklife_server.domain.states import Action, State
 from tasklife_server.storage import migrate
 from tests.conftest import ServerProcess
@@ -163,26 +165,6 @@ def test_a_task_changed_after_the_snapshot_is_refused_as_version_mismatch(stub, 
     assert len(bulk_events(stub, first.task_id, operation.operation_id)) == 1
 
 
-def test_cancel_stops_further_moves_and_keeps_the_applied_ones(stub, db) -> None:
-    labels = suite()
-    tasks = [task_in(stub, State.READY, labels=labels) for _ in range(2)]
-    db.autocommit = False
-    operation = start(stub, Action.PAUSE, labels)
-    # One task's item is held (no runner can take it) while the other is moved.
-    held = sorted(t.task_id for t in tasks)[1]
-    db.execute("SELECT FROM bulk_operation_items WHERE operation_id = %s AND task_id = %s FOR UPDATE",
-               (operation.operation_id, held))
-    wait_for(lambda: stub.GetBulkOperation(task_service_pb2.GetBulkOperationRequest(
-        operation_id=operation.operation_id)).applied == 1, 30, "the first move")
-
-    cancelled = stub.CancelBulkOperation(task_service_pb2.CancelBulkOperationRequest(operation_id=operation.operation_id))
-    db.rollback()
-
-    assert (cancelled.state, cancelled.applied) == (task_service_pb2.BULK_OPERATION_STATE_CANCELLED, 1)
-    assert cancelled.HasField("end_time")
-    assert stub.GetTask(task_service_pb2.GetTaskRequest(task_id=held)).task.state == PB_STATE[State.READY]
-
-
 @pytest.fixture
 def fresh_database(empty_database_url: str) -> str:
     migrate.upgrade(empty_database_url)
@@ -232,3 +214,31 @@ def test_a_replica_killed_mid_operation_leaves_it_to_another_which_moves_every_t
     finally:
         doomed.stop()
         assert survivor.stop() == 0
+
+
+def test_cancel_stops_further_batches_and_keeps_the_moves_already_applied(fresh_database: str) -> None:
+    labels = {"suite": "cancel"}
+    total = BATCH_SIZE + 1
+    server = ServerProcess(fresh_database)  # the only runner on this database
+    try:
+        with grpc.insecure_channel(server.address) as channel, psycopg.connect(fresh_database) as db:
+            stub = task_service_pb2_grpc.TaskServiceStub(channel)
+            ready_tasks(stub, total, labels)
+            # The first batch locks its tasks in id order: it waits here on the first one.
+            db.execute("SELECT FROM tasks WHERE id = 'k-000000' FOR UPDATE")
+            operation = start(stub, Action.PAUSE, labels)
+            cancelled = stub.CancelBulkOperation(
+                task_service_pb2.CancelBulkOperationRequest(operation_id=operation.operation_id))
+            db.rollback()
+            assert (cancelled.state, cancelled.applied) == (task_service_pb2.BULK_OPERATION_STATE_CANCELLED, 0)
+            settled = wait_for(lambda: (lambda o: o if o.applied == BATCH_SIZE else None)(stub.GetBulkOperation(
+                task_service_pb2.GetBulkOperationRequest(operation_id=operation.operation_id))), 30,
+                "the batch in flight to be recorded")
+            time.sleep(1.5)  # longer than a runner's idle look: no further batch is claimed
+            states = db.execute("SELECT state, count(*) FROM tasks GROUP BY state ORDER BY state").fetchall()
+            final = stub.GetBulkOperation(task_service_pb2.GetBulkOperationRequest(operation_id=operation.operation_id))
+        assert settled.state == task_service_pb2.BULK_OPERATION_STATE_CANCELLED
+        assert final.applied == BATCH_SIZE
+        assert states == [("paused", BATCH_SIZE), ("ready", 1)]
+    finally:
+        assert server.stop() == 0

@@ -679,3 +679,21 @@ def test_a_bulk_operation_never_reaches_a_namespace_the_caller_does_not(secured_
 
     assert counted.matched == 0
     assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NAMESPACE_NOT_GRANTED")
+
+
+def test_a_bulk_operation_is_seen_only_by_callers_reaching_every_namespace_it_reached(
+    secured_channel: grpc.Channel,
+) -> None:
+    admin_b = as_principal(secured_channel, "admin-b")
+    started = admin_b.StartBulkOperation(task_service_pb2.StartBulkOperationRequest(
+        action=task_pb2.TASK_ACTION_ENQUEUE, labels={"bulk": unique_id("seen")}, dry_run=True))
+    admin_a = as_principal(secured_channel, "admin-a")
+
+    failure = failure_of(lambda: admin_a.GetBulkOperation(
+        task_service_pb2.GetBulkOperationRequest(operation_id=started.operation_id)))
+    listed = admin_a.ListBulkOperations(task_service_pb2.ListBulkOperationsRequest(page_size=1000)).operations
+
+    assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.NOT_FOUND, "BULK_OPERATION_NOT_FOUND")
+    assert started.operation_id not in {o.operation_id for o in listed}
+    assert admin_b.GetBulkOperation(
+        task_service_pb2.GetBulkOperationRequest(operation_id=started.operation_id)).operation_id == started.operation_id

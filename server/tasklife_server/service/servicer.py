@@ -260,20 +260,20 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         return bulk_operation_to_pb(operation)
 
     async def GetBulkOperation(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        self._gate.admit(context, "GetBulkOperation")
+        caller = self._gate.admit(context, "GetBulkOperation")
         problems = validation.Violations()
         validation.check_operation_id(request.operation_id, problems)
         problems.raise_if_any()
-        return bulk_operation_to_pb(await self._bulk.get(request.operation_id))
+        return bulk_operation_to_pb(await self._bulk.get(request.operation_id, caller.reach))
 
     async def ListBulkOperations(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        self._gate.admit(context, "ListBulkOperations")
+        caller = self._gate.admit(context, "ListBulkOperations")
         problems = validation.Violations()
         limit = validation.page_size(request.page_size, DEFAULT_TASKS_PAGE, problems)
         problems.raise_if_any()
-        filters = pagination.fingerprint("bulk_operations")
+        filters = pagination.fingerprint("bulk_operations", caller.reach)
         after = _token_position(request.page_token, filters, _task_position)
-        rows = await self._bulk.list(after, limit + 1)
+        rows = await self._bulk.list(after, limit + 1, caller.reach)
         next_token = ""
         if len(rows) > limit:
             last = rows[limit - 1]
@@ -288,8 +288,8 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         validation.check_operation_id(request.operation_id, problems)
         problems.raise_if_any()
         # Only a caller who may take the operation's action may stop it.
-        require_role(caller, (await self._bulk.get(request.operation_id)).action.rpc_name)
-        return bulk_operation_to_pb(await self._bulk.cancel(request.operation_id))
+        require_role(caller, (await self._bulk.get(request.operation_id, caller.reach)).action.rpc_name)
+        return bulk_operation_to_pb(await self._bulk.cancel(request.operation_id, caller.reach))
 
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, action.rpc_name)

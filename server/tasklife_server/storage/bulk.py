@@ -91,41 +91,48 @@ class BulkStore:
             created = await self._fetch(conn, "insert_bulk_operation", {
                 "operation_id": new.operation_id, "action": new.action.value, "reason": new.reason,
                 "operator": new.operator, "request_id": new.request_id, "dry_run": new.dry_run,
-                "request": new.request,
+                "request": new.request, "reach": new.task_filter.reach,
             })
             if not created:
                 (existing,) = await self._fetch(conn, "bulk_operation_by_request",
                                                 {"operator": new.operator, "request_id": new.request_id})
-                return await self.get(existing[0], conn)
+                # The same operator's own operation: shown whatever namespaces it reached.
+                return await self.get(existing[0], None, conn)
             ((matched, _inserted),) = await self._fetch(conn, "resolve_bulk_items", {
                 **filter_params(new.task_filter), "operation_id": new.operation_id, "dry_run": new.dry_run,
             })
             if matched > new.max_tasks:
                 raise BulkTooLarge(matched, new.max_tasks)  # rolls the transaction back
-            operation = await self.get(new.operation_id, conn)
+            operation = await self.get(new.operation_id, None, conn)
         if operation.state == "running":
             for callback in self._started:
                 callback()
         return operation
 
-    async def get(self, operation_id: str, conn: AsyncConnection | None = None) -> BulkOperationRow:
-        rows = await self._store._fetchall("get_bulk_operation", {"operation_id": operation_id}, conn)
+    async def get(
+        self, operation_id: str, reach: list[str] | None, conn: AsyncConnection | None = None
+    ) -> BulkOperationRow:
+        """The operation, if `reach` (None: every namespace) covers every namespace its filter
+        reached; else, as for one that does not exist, BulkOperationNotFound."""
+        rows = await self._store._fetchall("get_bulk_operation", {"operation_id": operation_id, "reach": reach}, conn)
         if not rows:
             raise BulkOperationNotFound(operation_id)
         return _operation(rows[0])
 
-    async def list(self, after: tuple[datetime, str] | None, limit: int) -> list[BulkOperationRow]:
+    async def list(self, after: tuple[datetime, str] | None, limit: int, reach: list[str] | None) -> list[BulkOperationRow]:
         rows = await self._store._fetchall("list_bulk_operations", {
             "after_time": after[0] if after else None, "after_id": after[1] if after else None, "limit": limit,
+            "reach": reach,
         })
         return [_operation(row) for row in rows]
 
-    async def cancel(self, operation_id: str) -> BulkOperationRow:
+    async def cancel(self, operation_id: str, reach: list[str] | None) -> BulkOperationRow:
         """Stops a running operation (items not yet claimed stay untried); a finished one is
         returned as it is."""
         async with self._store.transaction() as conn:
+            await self.get(operation_id, reach, conn)  # NOT_FOUND for one out of reach
             await conn.execute(QUERIES["cancel_bulk_operation"], {"operation_id": operation_id})
-            return await self.get(operation_id, conn)
+            return await self.get(operation_id, reach, conn)
 
     async def claim(self, conn: AsyncConnection, limit: int) -> list[BulkItem]:
         """Locks up to `limit` pending items of one running operation for `conn`'s transaction."""

@@ -670,8 +670,9 @@ ORDER BY e.xid, e.id;
 -- name: insert_bulk_operation
 -- A new bulk operation, unless this operator already started one with this request_id
 -- (then no row: the caller reads that one).
-INSERT INTO bulk_operations (id, state, action, reason, operator, request_id, dry_run, request)
-VALUES (%(operation_id)s, 'running', %(action)s, %(reason)s, %(operator)s, %(request_id)s, %(dry_run)s, %(request)s)
+INSERT INTO bulk_operations (id, state, action, reason, operator, request_id, dry_run, request, reach)
+VALUES (%(operation_id)s, 'running', %(action)s, %(reason)s, %(operator)s, %(request_id)s, %(dry_run)s, %(request)s,
+        %(reach)s::text[])
 ON CONFLICT (operator, request_id) WHERE request_id IS NOT NULL DO NOTHING
 RETURNING id;
 
@@ -696,17 +697,22 @@ WHERE id = %(operation_id)s
 RETURNING matched, (SELECT count(*) FROM inserted);
 
 -- name: get_bulk_operation
+-- An operation, if the caller reaches every namespace its filter reached (reach NULL: all).
 SELECT id, state, action, reason, operator, dry_run, request, matched, applied, refused, created_at, ended_at
-FROM bulk_operations WHERE id = %(operation_id)s;
+FROM bulk_operations
+WHERE id = %(operation_id)s
+  AND (%(reach)s::text[] IS NULL OR (reach IS NOT NULL AND reach <@ %(reach)s::text[]));
 
 -- name: bulk_operation_by_request
 SELECT id FROM bulk_operations WHERE operator = %(operator)s AND request_id = %(request_id)s;
 
 -- name: list_bulk_operations
--- Newest first, after the keyset position (created_at, id) when given.
+-- Newest first, after the keyset position (created_at, id) when given; only those the
+-- caller reaches (as get_bulk_operation).
 SELECT id, state, action, reason, operator, dry_run, request, matched, applied, refused, created_at, ended_at
 FROM bulk_operations
-WHERE %(after_time)s::timestamptz IS NULL OR (created_at, id) < (%(after_time)s::timestamptz, %(after_id)s::text)
+WHERE (%(after_time)s::timestamptz IS NULL OR (created_at, id) < (%(after_time)s::timestamptz, %(after_id)s::text))
+  AND (%(reach)s::text[] IS NULL OR (reach IS NOT NULL AND reach <@ %(reach)s::text[]))
 ORDER BY created_at DESC, id DESC
 LIMIT %(limit)s;
 

@@ -245,6 +245,9 @@ bulk_operations = Table(
     Column("dry_run", Boolean, nullable=False, server_default=text("false")),
     # The StartBulkOperationRequest as given (serialized), returned with the operation.
     Column("request", LargeBinary, nullable=False),
+    # The namespaces its filter reached (NULL: every one): only a caller reaching all of them
+    # sees the operation.
+    Column("reach", ARRAY(Text), nullable=True),
     Column("matched", BigInteger, nullable=False, server_default=text("0")),
     Column("applied", BigInteger, nullable=False, server_default=text("0")),
     # Refused tasks by ErrorInfo reason.

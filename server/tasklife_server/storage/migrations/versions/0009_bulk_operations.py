@@ -13,7 +13,7 @@ Create Date: 2026-12-04
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 revision = "0009"
 down_revision = "0007"
@@ -32,6 +32,7 @@ def upgrade() -> None:
         sa.Column("request_id", sa.Text, nullable=True),
         sa.Column("dry_run", sa.Boolean, nullable=False, server_default=sa.text("false")),
         sa.Column("request", sa.LargeBinary, nullable=False),
+        sa.Column("reach", ARRAY(sa.Text), nullable=True),
         sa.Column("matched", sa.BigInteger, nullable=False, server_default=sa.text("0")),
         sa.Column("applied", sa.BigInteger, nullable=False, server_default=sa.text("0")),
         sa.Column("refused", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
