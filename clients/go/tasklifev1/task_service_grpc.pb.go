@@ -231,12 +231,15 @@ type TaskServiceClient interface {
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	StartBulkOperation(ctx context.Context, in *StartBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error)
-	// Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+	// Returns one bulk operation. An operation whose filter reached a namespace the caller does
+	// not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+	// (BULK_OPERATION_NOT_FOUND).
 	// The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	GetBulkOperation(ctx context.Context, in *GetBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error)
-	// Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+	// Lists bulk operations, newest first, a page at a time: those whose filter reached only
+	// namespaces the caller reaches. Errors: INVALID_ARGUMENT.
 	ListBulkOperations(ctx context.Context, in *ListBulkOperationsRequest, opts ...grpc.CallOption) (*ListBulkOperationsResponse, error)
 	// Cancels a running bulk operation: no further task is moved; moves already applied stay.
 	// Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
@@ -717,12 +720,15 @@ type TaskServiceServer interface {
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	StartBulkOperation(context.Context, *StartBulkOperationRequest) (*BulkOperation, error)
-	// Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+	// Returns one bulk operation. An operation whose filter reached a namespace the caller does
+	// not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+	// (BULK_OPERATION_NOT_FOUND).
 	// The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	GetBulkOperation(context.Context, *GetBulkOperationRequest) (*BulkOperation, error)
-	// Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+	// Lists bulk operations, newest first, a page at a time: those whose filter reached only
+	// namespaces the caller reaches. Errors: INVALID_ARGUMENT.
 	ListBulkOperations(context.Context, *ListBulkOperationsRequest) (*ListBulkOperationsResponse, error)
 	// Cancels a running bulk operation: no further task is moved; moves already applied stay.
 	// Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,

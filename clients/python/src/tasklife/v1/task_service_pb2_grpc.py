@@ -512,7 +512,9 @@ class TaskServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetBulkOperation(self, request, context):
-        """Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+        """Returns one bulk operation. An operation whose filter reached a namespace the caller does
+        not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+        (BULK_OPERATION_NOT_FOUND).
         The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
         buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
         buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
@@ -522,7 +524,8 @@ class TaskServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListBulkOperations(self, request, context):
-        """Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+        """Lists bulk operations, newest first, a page at a time: those whose filter reached only
+        namespaces the caller reaches. Errors: INVALID_ARGUMENT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -3124,7 +3124,9 @@ export const TaskService: GenService<{
     output: typeof BulkOperationSchema;
   },
   /**
-   * Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+   * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+   * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+   * (BULK_OPERATION_NOT_FOUND).
    * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
    * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
    * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
@@ -3137,7 +3139,8 @@ export const TaskService: GenService<{
     output: typeof BulkOperationSchema;
   },
   /**
-   * Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+   * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+   * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
    *
    * @generated from rpc tasklife.v1.TaskService.ListBulkOperations
    */

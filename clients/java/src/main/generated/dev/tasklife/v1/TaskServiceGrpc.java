@@ -1293,7 +1293,9 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
      * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
      * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
      * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
@@ -1306,7 +1308,8 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
      * </pre>
      */
     default void listBulkOperations(dev.tasklife.v1.ListBulkOperationsRequest request,
@@ -1808,7 +1811,9 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
      * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
      * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
      * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
@@ -1822,7 +1827,8 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
      * </pre>
      */
     public void listBulkOperations(dev.tasklife.v1.ListBulkOperationsRequest request,
@@ -2240,7 +2246,9 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
      * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
      * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
      * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
@@ -2253,7 +2261,8 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
      * </pre>
      */
     public dev.tasklife.v1.ListBulkOperationsResponse listBulkOperations(dev.tasklife.v1.ListBulkOperationsRequest request) throws io.grpc.StatusException {
@@ -2667,7 +2676,9 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
      * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
      * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
      * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
@@ -2680,7 +2691,8 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
      * </pre>
      */
     public dev.tasklife.v1.ListBulkOperationsResponse listBulkOperations(dev.tasklife.v1.ListBulkOperationsRequest request) {
@@ -3097,7 +3109,9 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Returns one bulk operation. Errors: INVALID_ARGUMENT, NOT_FOUND (BULK_OPERATION_NOT_FOUND).
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
      * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
      * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
      * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
@@ -3111,7 +3125,8 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
-     * Lists bulk operations, newest first, a page at a time. Errors: INVALID_ARGUMENT.
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListBulkOperationsResponse> listBulkOperations(
