@@ -31,6 +31,8 @@ from tasklife_server.storage.wakeups import CommitListener, CommitNotifier
 from tasklife_server.stream.hub import EventHub, HubSettings
 from tasklife_server.timers.history import HistoryKeeper
 from tasklife_server.timers.runner import TimerRunner
+from tasklife_server.bulk.runner import BulkRunner
+from tasklife_server.storage.bulk import BulkStore
 
 log = logging.getLogger("tasklife")
 
@@ -67,6 +69,9 @@ async def serve(
         store, settings.policies, on_action=telemetry.on_policy_action, on_failure=telemetry.on_timer_failure
     )
     store.on_timer(timers.timer_set)
+    bulk = BulkStore(store)
+    bulk_runner = BulkRunner(bulk)
+    bulk.on_started(bulk_runner.wake)
     private = http_listener.PrivateSocket() if http_socket is not None else None
     http = None
     try:
@@ -74,9 +79,10 @@ async def serve(
         notifier.start()
         listener.start()
         timers.start()
+        bulk_runner.start()
         grpc_server, port, health_servicer = await server.start(
             store, hub, settings, authenticator, credentials, interceptors=telemetry.interceptors(),
-            private_address=private.address if private is not None else None,
+            private_address=private.address if private is not None else None, bulk=bulk,
         )
         if http_socket is not None and private is not None:
             http = http_listener.HttpListener(http_socket, settings.security, settings.http.cors_origins, private)
@@ -112,6 +118,7 @@ async def serve(
             private.remove()
         if http_socket is not None:
             http_socket.sock.close()  # a no-op once hypercorn adopted it
+        await bulk_runner.stop()
         await timers.stop()
         await keeper.stop()
         await hub.close()

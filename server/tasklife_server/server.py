@@ -14,6 +14,7 @@ from tasklife_server.security.authenticator import Authenticator, Gate
 from tasklife_server.service.convert import SERVICE_NAME
 from tasklife_server.service.errors import ErrorTranslationInterceptor
 from tasklife_server.service.servicer import TaskServicer
+from tasklife_server.storage.bulk import BulkStore
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.stream.hub import EventHub
 
@@ -29,6 +30,7 @@ async def start(
     *,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     private_address: str | None = None,
+    bulk: BulkStore | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Starts serving on `settings.listen`, with TLS when `credentials` (from transport.prepare)
     are given; returns the server, the bound port and its health service.
@@ -49,7 +51,8 @@ async def start(
     )
     task_service_pb2_grpc.add_TaskServiceServicer_to_server(
         TaskServicer(
-            store, hub, Gate(authenticator, settings.security.max_streams_per_principal), settings.max_payload_bytes
+            store, hub, Gate(authenticator, settings.security.max_streams_per_principal), settings.max_payload_bytes,
+            bulk,
         ),
         server,
     )

@@ -641,7 +641,7 @@ def test_the_help_and_the_cli_doc_list_every_command_and_exit_code() -> None:
     help_text = tasklife("--help").out
     doc = CLI_DOC.read_text()
     commands = re.findall(r"^    (\S+(?: \S+)?)  ", help_text.split("commands:")[1].split("environment:")[0], re.MULTILINE)
-    assert len(commands) == 26
+    assert len(commands) == 29
     for command in commands:
         assert f"tasklife {command}" in doc, f"CLI.md has no synopsis for {command}"
     for code in ("0", "1", "2", "3", "4", "5", "6", "7", "130"):
@@ -709,3 +709,31 @@ def test_count_refuses_an_unknown_grouping(cli) -> None:
 
     assert refused.code == 2
     assert "'priority' is not state, namespace or label:KEY" in refused.err
+
+
+def test_bulk_dry_run_prints_how_many_tasks_match_and_moves_none(cli, client: TasklifeClient) -> None:
+    batch = unique("bulk")
+    for n in range(3):
+        client.enqueue_task(client.create_task(task_id=f"{batch}-{n}", labels={"batch": batch}).task.task_id)
+
+    counted = cli("bulk", "pause", "--label", f"batch={batch}", "--reason", "look first", "--dry-run", "--json")
+
+    assert counted.code == 0, counted.err
+    operation = json.loads(counted.out)
+    assert (operation["state"], operation["matched"], operation["applied"], operation["dry_run"]) == (
+        "BULK_OPERATION_STATE_SUCCEEDED", "3", "0", True)
+    assert {t.state for t in client.iter_tasks(labels={"batch": batch})} == {task_pb2.TASK_STATE_READY}
+
+
+def test_bulk_wait_moves_every_match_and_prints_the_refusals_by_reason(cli, client: TasklifeClient) -> None:
+    batch = unique("bulk")
+    client.enqueue_task(client.create_task(task_id=f"{batch}-ready", labels={"batch": batch}).task.task_id)
+    client.create_task(task_id=f"{batch}-created", labels={"batch": batch})
+
+    moved = cli("bulk", "pause", "--label", f"batch={batch}", "--reason", "maintenance", "--wait")
+
+    assert moved.code == 0, moved.err
+    assert "state:      succeeded" in moved.out
+    assert "moved:      1" in moved.out
+    assert "invalid transition (INVALID_TRANSITION)  1" in moved.out
+    assert client.get_task(f"{batch}-ready").task.state == task_pb2.TASK_STATE_PAUSED

@@ -119,6 +119,10 @@ def request_for(method: str, task_id: str) -> Any:
         fields = {"items": [task_service_pb2.BatchTransitionTasksItem(enqueue=task_service_pb2.EnqueueTaskRequest(task_id=task_id))]}
     if method == "ClaimTasks":  # a label no task carries: an admitted claim takes nothing
         fields = {"worker": "worker-1", "max_tasks": 1, "labels": {"claim": task_id}}
+    if method == "StartBulkOperation":  # a label no task carries: an admitted start matches nothing
+        fields = {"action": task_pb2.TASK_ACTION_ENQUEUE, "labels": {"bulk": task_id}}
+    if "operation_id" in names:  # an id no operation has: an admitted call is NOT_FOUND
+        fields = {"operation_id": task_id}
     return request_type(**fields)
 
 
@@ -191,6 +195,8 @@ def test_each_role_calls_exactly_its_methods(secured_channel: grpc.Channel, db: 
     request = request_for(method, task_id)
     if method == "CreateTask":
         request = task_service_pb2.CreateTaskRequest(task_id=task_id)
+    if method == "StartBulkOperation" and role == "operator":  # an action the role takes
+        request.action = task_pb2.TASK_ACTION_PAUSE
     if allowed:
         try:
             call(stub, method, request)
@@ -647,3 +653,47 @@ def test_sighup_rotates_tokens_without_a_restart_and_a_bad_file_changes_nothing(
     assert "reload refused, the previous principals and keys stay in force" in process.stderr
     assert "unknown role 'root'" in process.stderr
     assert "Traceback" not in process.stderr
+
+
+def test_a_bulk_operation_needs_the_role_that_takes_its_action(secured_channel: grpc.Channel) -> None:
+    operator = as_principal(secured_channel, "operator-a")
+    request = task_service_pb2.StartBulkOperationRequest(
+        action=task_pb2.TASK_ACTION_ENQUEUE, labels={"bulk": unique_id("role")})
+
+    failure = failure_of(lambda: operator.StartBulkOperation(request))
+
+    assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.PERMISSION_DENIED, "ROLE_NOT_GRANTED")
+    assert failure.error_info.metadata["method"] == "EnqueueTask"
+
+
+def test_a_bulk_operation_never_reaches_a_namespace_the_caller_does_not(secured_channel: grpc.Channel) -> None:
+    label = {"bulk": unique_id("reach")}
+    admin_b = as_principal(secured_channel, "admin-b")
+    admin_b.CreateTask(task_service_pb2.CreateTaskRequest(task_id=unique_id("b"), labels=label, namespace=NAMESPACE_B))
+    admin_a = as_principal(secured_channel, "admin-a")
+
+    counted = admin_a.StartBulkOperation(task_service_pb2.StartBulkOperationRequest(
+        action=task_pb2.TASK_ACTION_ENQUEUE, labels=label, dry_run=True))
+    failure = failure_of(lambda: admin_a.StartBulkOperation(task_service_pb2.StartBulkOperationRequest(
+        action=task_pb2.TASK_ACTION_ENQUEUE, namespaces=[NAMESPACE_B], dry_run=True)))
+
+    assert counted.matched == 0
+    assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NAMESPACE_NOT_GRANTED")
+
+
+def test_a_bulk_operation_is_seen_only_by_callers_reaching_every_namespace_it_reached(
+    secured_channel: grpc.Channel,
+) -> None:
+    admin_b = as_principal(secured_channel, "admin-b")
+    started = admin_b.StartBulkOperation(task_service_pb2.StartBulkOperationRequest(
+        action=task_pb2.TASK_ACTION_ENQUEUE, labels={"bulk": unique_id("seen")}, dry_run=True))
+    admin_a = as_principal(secured_channel, "admin-a")
+
+    failure = failure_of(lambda: admin_a.GetBulkOperation(
+        task_service_pb2.GetBulkOperationRequest(operation_id=started.operation_id)))
+    listed = admin_a.ListBulkOperations(task_service_pb2.ListBulkOperationsRequest(page_size=1000)).operations
+
+    assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.NOT_FOUND, "BULK_OPERATION_NOT_FOUND")
+    assert started.operation_id not in {o.operation_id for o in listed}
+    assert admin_b.GetBulkOperation(
+        task_service_pb2.GetBulkOperationRequest(operation_id=started.operation_id)).operation_id == started.operation_id

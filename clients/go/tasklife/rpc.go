@@ -31,6 +31,27 @@ func (c *Client) CountTasks(ctx context.Context, req *pb.CountTasksRequest) (*pb
 	return unary(ctx, c, c.stub.CountTasks, req)
 }
 
+// StartBulkOperation starts a bulk operation: ListTasks' filters resolved once, in one
+// snapshot, and an action applied to each matching task by the server's runners.
+func (c *Client) StartBulkOperation(ctx context.Context, req *pb.StartBulkOperationRequest) (*pb.BulkOperation, error) {
+	return unary(ctx, c, c.stub.StartBulkOperation, req)
+}
+
+// GetBulkOperation returns a bulk operation and its progress.
+func (c *Client) GetBulkOperation(ctx context.Context, req *pb.GetBulkOperationRequest) (*pb.BulkOperation, error) {
+	return unary(ctx, c, c.stub.GetBulkOperation, req)
+}
+
+// ListBulkOperations returns one page of bulk operations, newest first.
+func (c *Client) ListBulkOperations(ctx context.Context, req *pb.ListBulkOperationsRequest) (*pb.ListBulkOperationsResponse, error) {
+	return unary(ctx, c, c.stub.ListBulkOperations, req)
+}
+
+// CancelBulkOperation stops a running bulk operation; moves already applied stay.
+func (c *Client) CancelBulkOperation(ctx context.Context, req *pb.CancelBulkOperationRequest) (*pb.BulkOperation, error) {
+	return unary(ctx, c, c.stub.CancelBulkOperation, req)
+}
+
 // ListTaskEvents returns one page of a task's history, oldest first;
 // [Client.AllTaskEvents] follows the pages.
 func (c *Client) ListTaskEvents(ctx context.Context, req *pb.ListTaskEventsRequest) (*pb.ListTaskEventsResponse, error) {

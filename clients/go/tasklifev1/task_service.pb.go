@@ -24,6 +24,67 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// BulkOperationState is where a bulk operation is.
+type BulkOperationState int32
+
+const (
+	// Never used.
+	BulkOperationState_BULK_OPERATION_STATE_UNSPECIFIED BulkOperationState = 0
+	// Tasks remain to be moved.
+	BulkOperationState_BULK_OPERATION_STATE_RUNNING BulkOperationState = 1
+	// Every matched task was tried (each applied or refused), or it was a dry run.
+	BulkOperationState_BULK_OPERATION_STATE_SUCCEEDED BulkOperationState = 2
+	// Cancelled: the tasks not yet tried were left alone.
+	BulkOperationState_BULK_OPERATION_STATE_CANCELLED BulkOperationState = 3
+	// Stopped by an error of the service itself (not by a refused task).
+	BulkOperationState_BULK_OPERATION_STATE_FAILED BulkOperationState = 4
+)
+
+// Enum value maps for BulkOperationState.
+var (
+	BulkOperationState_name = map[int32]string{
+		0: "BULK_OPERATION_STATE_UNSPECIFIED",
+		1: "BULK_OPERATION_STATE_RUNNING",
+		2: "BULK_OPERATION_STATE_SUCCEEDED",
+		3: "BULK_OPERATION_STATE_CANCELLED",
+		4: "BULK_OPERATION_STATE_FAILED",
+	}
+	BulkOperationState_value = map[string]int32{
+		"BULK_OPERATION_STATE_UNSPECIFIED": 0,
+		"BULK_OPERATION_STATE_RUNNING":     1,
+		"BULK_OPERATION_STATE_SUCCEEDED":   2,
+		"BULK_OPERATION_STATE_CANCELLED":   3,
+		"BULK_OPERATION_STATE_FAILED":      4,
+	}
+)
+
+func (x BulkOperationState) Enum() *BulkOperationState {
+	p := new(BulkOperationState)
+	*p = x
+	return p
+}
+
+func (x BulkOperationState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BulkOperationState) Descriptor() protoreflect.EnumDescriptor {
+	return file_tasklife_v1_task_service_proto_enumTypes[0].Descriptor()
+}
+
+func (BulkOperationState) Type() protoreflect.EnumType {
+	return &file_tasklife_v1_task_service_proto_enumTypes[0]
+}
+
+func (x BulkOperationState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BulkOperationState.Descriptor instead.
+func (BulkOperationState) EnumDescriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{0}
+}
+
 // CreateTaskRequest describes a new task.
 type CreateTaskRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -4146,6 +4207,520 @@ func (x *ClaimTasksResponse) GetClaims() []*StartTaskResponse {
 	return nil
 }
 
+// StartBulkOperationRequest selects tasks with ListTasks' filters (same names, same meaning,
+// combined with AND) and says what to do to each.
+type StartBulkOperationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only tasks in one of these states; empty means any state.
+	States []TaskState `protobuf:"varint,1,rep,packed,name=states,proto3,enum=tasklife.v1.TaskState" json:"states,omitempty"`
+	// Only tasks carrying every one of these labels with exactly these values.
+	Labels map[string]string `protobuf:"bytes,2,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Only tasks in these namespaces (up to 100); empty means every namespace the caller
+	// reaches. Naming one it does not reach is PERMISSION_DENIED.
+	Namespaces []string `protobuf:"bytes,3,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	// Only tasks created at or after this instant.
+	CreatedAfter *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
+	// Only tasks created before this instant.
+	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
+	// Only tasks last changed at or after this instant.
+	UpdatedAfter *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_after,json=updatedAfter,proto3" json:"updated_after,omitempty"`
+	// Only tasks last changed before this instant.
+	UpdatedBefore *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_before,json=updatedBefore,proto3" json:"updated_before,omitempty"`
+	// Only tasks whose id starts with this prefix; empty means any id.
+	TaskIdPrefix string `protobuf:"bytes,8,opt,name=task_id_prefix,json=taskIdPrefix,proto3" json:"task_id_prefix,omitempty"`
+	// The action: TASK_ACTION_ENQUEUE, PAUSE, RESUME, KILL, ABANDON or RETRY. Required.
+	Action TaskAction `protobuf:"varint,9,opt,name=action,proto3,enum=tasklife.v1.TaskAction" json:"action,omitempty"`
+	// Recorded as each move's reason. Up to 4096 bytes.
+	Reason string `protobuf:"bytes,10,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Only count the matching tasks: the operation is SUCCEEDED at once with applied 0.
+	DryRun bool `protobuf:"varint,11,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// At most this many matching tasks (1 to 100000; 0 means 100000). When more match,
+	// nothing is started: FAILED_PRECONDITION (BULK_TOO_LARGE).
+	MaxTasks int64 `protobuf:"varint,12,opt,name=max_tasks,json=maxTasks,proto3" json:"max_tasks,omitempty"`
+	// Idempotency: a repeated start with the same request_id (by the same operator) returns
+	// the operation the first one started. Up to 128 characters.
+	RequestId string `protobuf:"bytes,13,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Who starts it, as on the transition requests (open mode only; else the principal).
+	Operator      string `protobuf:"bytes,14,opt,name=operator,proto3" json:"operator,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBulkOperationRequest) Reset() {
+	*x = StartBulkOperationRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBulkOperationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBulkOperationRequest) ProtoMessage() {}
+
+func (x *StartBulkOperationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBulkOperationRequest.ProtoReflect.Descriptor instead.
+func (*StartBulkOperationRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *StartBulkOperationRequest) GetStates() []TaskState {
+	if x != nil {
+		return x.States
+	}
+	return nil
+}
+
+func (x *StartBulkOperationRequest) GetLabels() map[string]string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *StartBulkOperationRequest) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
+	}
+	return nil
+}
+
+func (x *StartBulkOperationRequest) GetCreatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAfter
+	}
+	return nil
+}
+
+func (x *StartBulkOperationRequest) GetCreatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedBefore
+	}
+	return nil
+}
+
+func (x *StartBulkOperationRequest) GetUpdatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAfter
+	}
+	return nil
+}
+
+func (x *StartBulkOperationRequest) GetUpdatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedBefore
+	}
+	return nil
+}
+
+func (x *StartBulkOperationRequest) GetTaskIdPrefix() string {
+	if x != nil {
+		return x.TaskIdPrefix
+	}
+	return ""
+}
+
+func (x *StartBulkOperationRequest) GetAction() TaskAction {
+	if x != nil {
+		return x.Action
+	}
+	return TaskAction_TASK_ACTION_UNSPECIFIED
+}
+
+func (x *StartBulkOperationRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *StartBulkOperationRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *StartBulkOperationRequest) GetMaxTasks() int64 {
+	if x != nil {
+		return x.MaxTasks
+	}
+	return 0
+}
+
+func (x *StartBulkOperationRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *StartBulkOperationRequest) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+// BulkOperation is a bulk operation and its progress.
+type BulkOperation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operation's id, generated by the server.
+	OperationId string `protobuf:"bytes,1,opt,name=operation_id,json=operationId,proto3" json:"operation_id,omitempty"`
+	// Where it is.
+	State BulkOperationState `protobuf:"varint,2,opt,name=state,proto3,enum=tasklife.v1.BulkOperationState" json:"state,omitempty"`
+	// How many tasks the filter matched in its snapshot.
+	Matched int64 `protobuf:"varint,3,opt,name=matched,proto3" json:"matched,omitempty"`
+	// How many of them were moved.
+	Applied int64 `protobuf:"varint,4,opt,name=applied,proto3" json:"applied,omitempty"`
+	// How many were refused, by ErrorInfo reason (VERSION_MISMATCH, INVALID_TRANSITION, ...).
+	Refused map[string]int64 `protobuf:"bytes,5,rep,name=refused,proto3" json:"refused,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// When it was started.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// When it finished (succeeded, cancelled or failed); unset while running.
+	EndTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	// The action applied to each task.
+	Action TaskAction `protobuf:"varint,8,opt,name=action,proto3,enum=tasklife.v1.TaskAction" json:"action,omitempty"`
+	// The reason recorded on each move.
+	Reason string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Who started it (recorded as each move's operator).
+	Operator string `protobuf:"bytes,10,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Whether it was a dry run.
+	DryRun bool `protobuf:"varint,11,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// The request that started it, filters included (as given).
+	Request       *StartBulkOperationRequest `protobuf:"bytes,12,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BulkOperation) Reset() {
+	*x = BulkOperation{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BulkOperation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BulkOperation) ProtoMessage() {}
+
+func (x *BulkOperation) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BulkOperation.ProtoReflect.Descriptor instead.
+func (*BulkOperation) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *BulkOperation) GetOperationId() string {
+	if x != nil {
+		return x.OperationId
+	}
+	return ""
+}
+
+func (x *BulkOperation) GetState() BulkOperationState {
+	if x != nil {
+		return x.State
+	}
+	return BulkOperationState_BULK_OPERATION_STATE_UNSPECIFIED
+}
+
+func (x *BulkOperation) GetMatched() int64 {
+	if x != nil {
+		return x.Matched
+	}
+	return 0
+}
+
+func (x *BulkOperation) GetApplied() int64 {
+	if x != nil {
+		return x.Applied
+	}
+	return 0
+}
+
+func (x *BulkOperation) GetRefused() map[string]int64 {
+	if x != nil {
+		return x.Refused
+	}
+	return nil
+}
+
+func (x *BulkOperation) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *BulkOperation) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+func (x *BulkOperation) GetAction() TaskAction {
+	if x != nil {
+		return x.Action
+	}
+	return TaskAction_TASK_ACTION_UNSPECIFIED
+}
+
+func (x *BulkOperation) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *BulkOperation) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *BulkOperation) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *BulkOperation) GetRequest() *StartBulkOperationRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// GetBulkOperationRequest names one bulk operation.
+type GetBulkOperationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operation's id. Required.
+	OperationId   string `protobuf:"bytes,1,opt,name=operation_id,json=operationId,proto3" json:"operation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBulkOperationRequest) Reset() {
+	*x = GetBulkOperationRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBulkOperationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBulkOperationRequest) ProtoMessage() {}
+
+func (x *GetBulkOperationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBulkOperationRequest.ProtoReflect.Descriptor instead.
+func (*GetBulkOperationRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *GetBulkOperationRequest) GetOperationId() string {
+	if x != nil {
+		return x.OperationId
+	}
+	return ""
+}
+
+// ListBulkOperationsRequest pages bulk operations, newest first.
+type ListBulkOperationsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Maximum operations to return, 0 to 1000; 0 means 50.
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of a previous call, or empty for the first page.
+	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBulkOperationsRequest) Reset() {
+	*x = ListBulkOperationsRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBulkOperationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBulkOperationsRequest) ProtoMessage() {}
+
+func (x *ListBulkOperationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBulkOperationsRequest.ProtoReflect.Descriptor instead.
+func (*ListBulkOperationsRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ListBulkOperationsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListBulkOperationsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListBulkOperationsResponse is one page of bulk operations.
+type ListBulkOperationsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operations, newest first.
+	Operations []*BulkOperation `protobuf:"bytes,1,rep,name=operations,proto3" json:"operations,omitempty"`
+	// Pass as page_token to get the next page; empty when there are no more.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBulkOperationsResponse) Reset() {
+	*x = ListBulkOperationsResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBulkOperationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBulkOperationsResponse) ProtoMessage() {}
+
+func (x *ListBulkOperationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBulkOperationsResponse.ProtoReflect.Descriptor instead.
+func (*ListBulkOperationsResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ListBulkOperationsResponse) GetOperations() []*BulkOperation {
+	if x != nil {
+		return x.Operations
+	}
+	return nil
+}
+
+func (x *ListBulkOperationsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// CancelBulkOperationRequest names the bulk operation to cancel.
+type CancelBulkOperationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operation's id. Required.
+	OperationId   string `protobuf:"bytes,1,opt,name=operation_id,json=operationId,proto3" json:"operation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelBulkOperationRequest) Reset() {
+	*x = CancelBulkOperationRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelBulkOperationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelBulkOperationRequest) ProtoMessage() {}
+
+func (x *CancelBulkOperationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelBulkOperationRequest.ProtoReflect.Descriptor instead.
+func (*CancelBulkOperationRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *CancelBulkOperationRequest) GetOperationId() string {
+	if x != nil {
+		return x.OperationId
+	}
+	return ""
+}
+
 var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
@@ -4486,7 +5061,66 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"L\n" +
 	"\x12ClaimTasksResponse\x126\n" +
-	"\x06claims\x18\x01 \x03(\v2\x1e.tasklife.v1.StartTaskResponseR\x06claims2\xbf\x0e\n" +
+	"\x06claims\x18\x01 \x03(\v2\x1e.tasklife.v1.StartTaskResponseR\x06claims\"\xda\x05\n" +
+	"\x19StartBulkOperationRequest\x12.\n" +
+	"\x06states\x18\x01 \x03(\x0e2\x16.tasklife.v1.TaskStateR\x06states\x12J\n" +
+	"\x06labels\x18\x02 \x03(\v22.tasklife.v1.StartBulkOperationRequest.LabelsEntryR\x06labels\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x03 \x03(\tR\n" +
+	"namespaces\x12?\n" +
+	"\rcreated_after\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fcreatedAfter\x12A\n" +
+	"\x0ecreated_before\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBefore\x12?\n" +
+	"\rupdated_after\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\fupdatedAfter\x12A\n" +
+	"\x0eupdated_before\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\rupdatedBefore\x12$\n" +
+	"\x0etask_id_prefix\x18\b \x01(\tR\ftaskIdPrefix\x12/\n" +
+	"\x06action\x18\t \x01(\x0e2\x17.tasklife.v1.TaskActionR\x06action\x12\x16\n" +
+	"\x06reason\x18\n" +
+	" \x01(\tR\x06reason\x12\x17\n" +
+	"\adry_run\x18\v \x01(\bR\x06dryRun\x12\x1b\n" +
+	"\tmax_tasks\x18\f \x01(\x03R\bmaxTasks\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\r \x01(\tR\trequestId\x12\x1a\n" +
+	"\boperator\x18\x0e \x01(\tR\boperator\x1a9\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd0\x04\n" +
+	"\rBulkOperation\x12!\n" +
+	"\foperation_id\x18\x01 \x01(\tR\voperationId\x125\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x1f.tasklife.v1.BulkOperationStateR\x05state\x12\x18\n" +
+	"\amatched\x18\x03 \x01(\x03R\amatched\x12\x18\n" +
+	"\aapplied\x18\x04 \x01(\x03R\aapplied\x12A\n" +
+	"\arefused\x18\x05 \x03(\v2'.tasklife.v1.BulkOperation.RefusedEntryR\arefused\x12;\n" +
+	"\vcreate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x125\n" +
+	"\bend_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12/\n" +
+	"\x06action\x18\b \x01(\x0e2\x17.tasklife.v1.TaskActionR\x06action\x12\x16\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\x12\x1a\n" +
+	"\boperator\x18\n" +
+	" \x01(\tR\boperator\x12\x17\n" +
+	"\adry_run\x18\v \x01(\bR\x06dryRun\x12@\n" +
+	"\arequest\x18\f \x01(\v2&.tasklife.v1.StartBulkOperationRequestR\arequest\x1a:\n" +
+	"\fRefusedEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"<\n" +
+	"\x17GetBulkOperationRequest\x12!\n" +
+	"\foperation_id\x18\x01 \x01(\tR\voperationId\"W\n" +
+	"\x19ListBulkOperationsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"\x80\x01\n" +
+	"\x1aListBulkOperationsResponse\x12:\n" +
+	"\n" +
+	"operations\x18\x01 \x03(\v2\x1a.tasklife.v1.BulkOperationR\n" +
+	"operations\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"?\n" +
+	"\x1aCancelBulkOperationRequest\x12!\n" +
+	"\foperation_id\x18\x01 \x01(\tR\voperationId*\xc5\x01\n" +
+	"\x12BulkOperationState\x12$\n" +
+	" BULK_OPERATION_STATE_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cBULK_OPERATION_STATE_RUNNING\x10\x01\x12\"\n" +
+	"\x1eBULK_OPERATION_STATE_SUCCEEDED\x10\x02\x12\"\n" +
+	"\x1eBULK_OPERATION_STATE_CANCELLED\x10\x03\x12\x1f\n" +
+	"\x1bBULK_OPERATION_STATE_FAILED\x10\x042\xb2\x11\n" +
 	"\vTaskService\x12M\n" +
 	"\n" +
 	"CreateTask\x12\x1e.tasklife.v1.CreateTaskRequest\x1a\x1f.tasklife.v1.CreateTaskResponse\x12D\n" +
@@ -4511,7 +5145,11 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\bKillTask\x12\x1c.tasklife.v1.KillTaskRequest\x1a\x1d.tasklife.v1.KillTaskResponse\x12P\n" +
 	"\vAbandonTask\x12\x1f.tasklife.v1.AbandonTaskRequest\x1a .tasklife.v1.AbandonTaskResponse\x12_\n" +
 	"\x10BatchCreateTasks\x12$.tasklife.v1.BatchCreateTasksRequest\x1a%.tasklife.v1.BatchCreateTasksResponse\x12k\n" +
-	"\x14BatchTransitionTasks\x12(.tasklife.v1.BatchTransitionTasksRequest\x1a).tasklife.v1.BatchTransitionTasksResponse\x12M\n" +
+	"\x14BatchTransitionTasks\x12(.tasklife.v1.BatchTransitionTasksRequest\x1a).tasklife.v1.BatchTransitionTasksResponse\x12X\n" +
+	"\x12StartBulkOperation\x12&.tasklife.v1.StartBulkOperationRequest\x1a\x1a.tasklife.v1.BulkOperation\x12T\n" +
+	"\x10GetBulkOperation\x12$.tasklife.v1.GetBulkOperationRequest\x1a\x1a.tasklife.v1.BulkOperation\x12e\n" +
+	"\x12ListBulkOperations\x12&.tasklife.v1.ListBulkOperationsRequest\x1a'.tasklife.v1.ListBulkOperationsResponse\x12Z\n" +
+	"\x13CancelBulkOperation\x12'.tasklife.v1.CancelBulkOperationRequest\x1a\x1a.tasklife.v1.BulkOperation\x12M\n" +
 	"\n" +
 	"ClaimTasks\x12\x1e.tasklife.v1.ClaimTasksRequest\x1a\x1f.tasklife.v1.ClaimTasksResponseb\x06proto3"
 
@@ -4527,229 +5165,261 @@ func file_tasklife_v1_task_service_proto_rawDescGZIP() []byte {
 	return file_tasklife_v1_task_service_proto_rawDescData
 }
 
-var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_tasklife_v1_task_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_tasklife_v1_task_service_proto_goTypes = []any{
-	(*CreateTaskRequest)(nil),            // 0: tasklife.v1.CreateTaskRequest
-	(*CreateTaskResponse)(nil),           // 1: tasklife.v1.CreateTaskResponse
-	(*GetTaskRequest)(nil),               // 2: tasklife.v1.GetTaskRequest
-	(*GetTaskResponse)(nil),              // 3: tasklife.v1.GetTaskResponse
-	(*ListTasksRequest)(nil),             // 4: tasklife.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),            // 5: tasklife.v1.ListTasksResponse
-	(*CountTasksRequest)(nil),            // 6: tasklife.v1.CountTasksRequest
-	(*CountTasksResponse)(nil),           // 7: tasklife.v1.CountTasksResponse
-	(*TaskCount)(nil),                    // 8: tasklife.v1.TaskCount
-	(*ListTaskEventsRequest)(nil),        // 9: tasklife.v1.ListTaskEventsRequest
-	(*ListTaskAttemptsRequest)(nil),      // 10: tasklife.v1.ListTaskAttemptsRequest
-	(*ListTaskAttemptsResponse)(nil),     // 11: tasklife.v1.ListTaskAttemptsResponse
-	(*ListTaskFailuresRequest)(nil),      // 12: tasklife.v1.ListTaskFailuresRequest
-	(*ListTaskFailuresResponse)(nil),     // 13: tasklife.v1.ListTaskFailuresResponse
-	(*FailureCount)(nil),                 // 14: tasklife.v1.FailureCount
-	(*ListTaskEventsResponse)(nil),       // 15: tasklife.v1.ListTaskEventsResponse
-	(*WatchTaskEventsRequest)(nil),       // 16: tasklife.v1.WatchTaskEventsRequest
-	(*WatchTaskEventsResponse)(nil),      // 17: tasklife.v1.WatchTaskEventsResponse
-	(*HeartbeatRequest)(nil),             // 18: tasklife.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),            // 19: tasklife.v1.HeartbeatResponse
-	(*GetStateMachineRequest)(nil),       // 20: tasklife.v1.GetStateMachineRequest
-	(*GetStateMachineResponse)(nil),      // 21: tasklife.v1.GetStateMachineResponse
-	(*StateDescription)(nil),             // 22: tasklife.v1.StateDescription
-	(*ActionDescription)(nil),            // 23: tasklife.v1.ActionDescription
-	(*Transition)(nil),                   // 24: tasklife.v1.Transition
-	(*EnqueueTaskRequest)(nil),           // 25: tasklife.v1.EnqueueTaskRequest
-	(*EnqueueTaskResponse)(nil),          // 26: tasklife.v1.EnqueueTaskResponse
-	(*StartTaskRequest)(nil),             // 27: tasklife.v1.StartTaskRequest
-	(*StartTaskResponse)(nil),            // 28: tasklife.v1.StartTaskResponse
-	(*CompleteTaskRequest)(nil),          // 29: tasklife.v1.CompleteTaskRequest
-	(*CompleteTaskResponse)(nil),         // 30: tasklife.v1.CompleteTaskResponse
-	(*FailTaskRequest)(nil),              // 31: tasklife.v1.FailTaskRequest
-	(*FailTaskResponse)(nil),             // 32: tasklife.v1.FailTaskResponse
-	(*RetryTaskRequest)(nil),             // 33: tasklife.v1.RetryTaskRequest
-	(*RetryTaskResponse)(nil),            // 34: tasklife.v1.RetryTaskResponse
-	(*PauseTaskRequest)(nil),             // 35: tasklife.v1.PauseTaskRequest
-	(*PauseTaskResponse)(nil),            // 36: tasklife.v1.PauseTaskResponse
-	(*ResumeTaskRequest)(nil),            // 37: tasklife.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),           // 38: tasklife.v1.ResumeTaskResponse
-	(*KillTaskRequest)(nil),              // 39: tasklife.v1.KillTaskRequest
-	(*KillTaskResponse)(nil),             // 40: tasklife.v1.KillTaskResponse
-	(*AbandonTaskRequest)(nil),           // 41: tasklife.v1.AbandonTaskRequest
-	(*AbandonTaskResponse)(nil),          // 42: tasklife.v1.AbandonTaskResponse
-	(*BatchCreateTasksRequest)(nil),      // 43: tasklife.v1.BatchCreateTasksRequest
-	(*BatchCreateTasksResponse)(nil),     // 44: tasklife.v1.BatchCreateTasksResponse
-	(*BatchCreateTasksResult)(nil),       // 45: tasklife.v1.BatchCreateTasksResult
-	(*BatchTransitionTasksRequest)(nil),  // 46: tasklife.v1.BatchTransitionTasksRequest
-	(*BatchTransitionTasksItem)(nil),     // 47: tasklife.v1.BatchTransitionTasksItem
-	(*BatchTransitionTasksResponse)(nil), // 48: tasklife.v1.BatchTransitionTasksResponse
-	(*BatchTransitionTasksResult)(nil),   // 49: tasklife.v1.BatchTransitionTasksResult
-	(*ClaimTasksRequest)(nil),            // 50: tasklife.v1.ClaimTasksRequest
-	(*ClaimTasksResponse)(nil),           // 51: tasklife.v1.ClaimTasksResponse
-	nil,                                  // 52: tasklife.v1.CreateTaskRequest.LabelsEntry
-	nil,                                  // 53: tasklife.v1.ListTasksRequest.LabelsEntry
-	nil,                                  // 54: tasklife.v1.CountTasksRequest.LabelsEntry
-	nil,                                  // 55: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	nil,                                  // 56: tasklife.v1.ClaimTasksRequest.LabelsEntry
-	(*RetryPolicy)(nil),                  // 57: tasklife.v1.RetryPolicy
-	(*TaskPayload)(nil),                  // 58: tasklife.v1.TaskPayload
-	(*timestamppb.Timestamp)(nil),        // 59: google.protobuf.Timestamp
-	(*TaskTimeouts)(nil),                 // 60: tasklife.v1.TaskTimeouts
-	(*Task)(nil),                         // 61: tasklife.v1.Task
-	(*TaskEvent)(nil),                    // 62: tasklife.v1.TaskEvent
-	(TaskView)(0),                        // 63: tasklife.v1.TaskView
-	(TaskState)(0),                       // 64: tasklife.v1.TaskState
-	(*TaskAttempt)(nil),                  // 65: tasklife.v1.TaskAttempt
-	(*durationpb.Duration)(nil),          // 66: google.protobuf.Duration
-	(TaskAction)(0),                      // 67: tasklife.v1.TaskAction
-	(StateKind)(0),                       // 68: tasklife.v1.StateKind
-	(*TaskFailure)(nil),                  // 69: tasklife.v1.TaskFailure
-	(*status.Status)(nil),                // 70: google.rpc.Status
+	(BulkOperationState)(0),              // 0: tasklife.v1.BulkOperationState
+	(*CreateTaskRequest)(nil),            // 1: tasklife.v1.CreateTaskRequest
+	(*CreateTaskResponse)(nil),           // 2: tasklife.v1.CreateTaskResponse
+	(*GetTaskRequest)(nil),               // 3: tasklife.v1.GetTaskRequest
+	(*GetTaskResponse)(nil),              // 4: tasklife.v1.GetTaskResponse
+	(*ListTasksRequest)(nil),             // 5: tasklife.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),            // 6: tasklife.v1.ListTasksResponse
+	(*CountTasksRequest)(nil),            // 7: tasklife.v1.CountTasksRequest
+	(*CountTasksResponse)(nil),           // 8: tasklife.v1.CountTasksResponse
+	(*TaskCount)(nil),                    // 9: tasklife.v1.TaskCount
+	(*ListTaskEventsRequest)(nil),        // 10: tasklife.v1.ListTaskEventsRequest
+	(*ListTaskAttemptsRequest)(nil),      // 11: tasklife.v1.ListTaskAttemptsRequest
+	(*ListTaskAttemptsResponse)(nil),     // 12: tasklife.v1.ListTaskAttemptsResponse
+	(*ListTaskFailuresRequest)(nil),      // 13: tasklife.v1.ListTaskFailuresRequest
+	(*ListTaskFailuresResponse)(nil),     // 14: tasklife.v1.ListTaskFailuresResponse
+	(*FailureCount)(nil),                 // 15: tasklife.v1.FailureCount
+	(*ListTaskEventsResponse)(nil),       // 16: tasklife.v1.ListTaskEventsResponse
+	(*WatchTaskEventsRequest)(nil),       // 17: tasklife.v1.WatchTaskEventsRequest
+	(*WatchTaskEventsResponse)(nil),      // 18: tasklife.v1.WatchTaskEventsResponse
+	(*HeartbeatRequest)(nil),             // 19: tasklife.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),            // 20: tasklife.v1.HeartbeatResponse
+	(*GetStateMachineRequest)(nil),       // 21: tasklife.v1.GetStateMachineRequest
+	(*GetStateMachineResponse)(nil),      // 22: tasklife.v1.GetStateMachineResponse
+	(*StateDescription)(nil),             // 23: tasklife.v1.StateDescription
+	(*ActionDescription)(nil),            // 24: tasklife.v1.ActionDescription
+	(*Transition)(nil),                   // 25: tasklife.v1.Transition
+	(*EnqueueTaskRequest)(nil),           // 26: tasklife.v1.EnqueueTaskRequest
+	(*EnqueueTaskResponse)(nil),          // 27: tasklife.v1.EnqueueTaskResponse
+	(*StartTaskRequest)(nil),             // 28: tasklife.v1.StartTaskRequest
+	(*StartTaskResponse)(nil),            // 29: tasklife.v1.StartTaskResponse
+	(*CompleteTaskRequest)(nil),          // 30: tasklife.v1.CompleteTaskRequest
+	(*CompleteTaskResponse)(nil),         // 31: tasklife.v1.CompleteTaskResponse
+	(*FailTaskRequest)(nil),              // 32: tasklife.v1.FailTaskRequest
+	(*FailTaskResponse)(nil),             // 33: tasklife.v1.FailTaskResponse
+	(*RetryTaskRequest)(nil),             // 34: tasklife.v1.RetryTaskRequest
+	(*RetryTaskResponse)(nil),            // 35: tasklife.v1.RetryTaskResponse
+	(*PauseTaskRequest)(nil),             // 36: tasklife.v1.PauseTaskRequest
+	(*PauseTaskResponse)(nil),            // 37: tasklife.v1.PauseTaskResponse
+	(*ResumeTaskRequest)(nil),            // 38: tasklife.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),           // 39: tasklife.v1.ResumeTaskResponse
+	(*KillTaskRequest)(nil),              // 40: tasklife.v1.KillTaskRequest
+	(*KillTaskResponse)(nil),             // 41: tasklife.v1.KillTaskResponse
+	(*AbandonTaskRequest)(nil),           // 42: tasklife.v1.AbandonTaskRequest
+	(*AbandonTaskResponse)(nil),          // 43: tasklife.v1.AbandonTaskResponse
+	(*BatchCreateTasksRequest)(nil),      // 44: tasklife.v1.BatchCreateTasksRequest
+	(*BatchCreateTasksResponse)(nil),     // 45: tasklife.v1.BatchCreateTasksResponse
+	(*BatchCreateTasksResult)(nil),       // 46: tasklife.v1.BatchCreateTasksResult
+	(*BatchTransitionTasksRequest)(nil),  // 47: tasklife.v1.BatchTransitionTasksRequest
+	(*BatchTransitionTasksItem)(nil),     // 48: tasklife.v1.BatchTransitionTasksItem
+	(*BatchTransitionTasksResponse)(nil), // 49: tasklife.v1.BatchTransitionTasksResponse
+	(*BatchTransitionTasksResult)(nil),   // 50: tasklife.v1.BatchTransitionTasksResult
+	(*ClaimTasksRequest)(nil),            // 51: tasklife.v1.ClaimTasksRequest
+	(*ClaimTasksResponse)(nil),           // 52: tasklife.v1.ClaimTasksResponse
+	(*StartBulkOperationRequest)(nil),    // 53: tasklife.v1.StartBulkOperationRequest
+	(*BulkOperation)(nil),                // 54: tasklife.v1.BulkOperation
+	(*GetBulkOperationRequest)(nil),      // 55: tasklife.v1.GetBulkOperationRequest
+	(*ListBulkOperationsRequest)(nil),    // 56: tasklife.v1.ListBulkOperationsRequest
+	(*ListBulkOperationsResponse)(nil),   // 57: tasklife.v1.ListBulkOperationsResponse
+	(*CancelBulkOperationRequest)(nil),   // 58: tasklife.v1.CancelBulkOperationRequest
+	nil,                                  // 59: tasklife.v1.CreateTaskRequest.LabelsEntry
+	nil,                                  // 60: tasklife.v1.ListTasksRequest.LabelsEntry
+	nil,                                  // 61: tasklife.v1.CountTasksRequest.LabelsEntry
+	nil,                                  // 62: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	nil,                                  // 63: tasklife.v1.ClaimTasksRequest.LabelsEntry
+	nil,                                  // 64: tasklife.v1.StartBulkOperationRequest.LabelsEntry
+	nil,                                  // 65: tasklife.v1.BulkOperation.RefusedEntry
+	(*RetryPolicy)(nil),                  // 66: tasklife.v1.RetryPolicy
+	(*TaskPayload)(nil),                  // 67: tasklife.v1.TaskPayload
+	(*timestamppb.Timestamp)(nil),        // 68: google.protobuf.Timestamp
+	(*TaskTimeouts)(nil),                 // 69: tasklife.v1.TaskTimeouts
+	(*Task)(nil),                         // 70: tasklife.v1.Task
+	(*TaskEvent)(nil),                    // 71: tasklife.v1.TaskEvent
+	(TaskView)(0),                        // 72: tasklife.v1.TaskView
+	(TaskState)(0),                       // 73: tasklife.v1.TaskState
+	(*TaskAttempt)(nil),                  // 74: tasklife.v1.TaskAttempt
+	(*durationpb.Duration)(nil),          // 75: google.protobuf.Duration
+	(TaskAction)(0),                      // 76: tasklife.v1.TaskAction
+	(StateKind)(0),                       // 77: tasklife.v1.StateKind
+	(*TaskFailure)(nil),                  // 78: tasklife.v1.TaskFailure
+	(*status.Status)(nil),                // 79: google.rpc.Status
 }
 var file_tasklife_v1_task_service_proto_depIdxs = []int32{
-	52,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
-	57,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	58,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
-	59,  // 3: tasklife.v1.CreateTaskRequest.not_before:type_name -> google.protobuf.Timestamp
-	60,  // 4: tasklife.v1.CreateTaskRequest.timeouts:type_name -> tasklife.v1.TaskTimeouts
-	61,  // 5: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 6: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	59,  // 7: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
-	63,  // 8: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
-	61,  // 9: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
-	64,  // 10: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
-	53,  // 11: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
-	59,  // 12: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
-	63,  // 13: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
-	59,  // 14: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
-	59,  // 15: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
-	59,  // 16: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
-	59,  // 17: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
-	61,  // 18: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
-	64,  // 19: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
-	54,  // 20: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
-	59,  // 21: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
-	59,  // 22: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
-	59,  // 23: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
-	59,  // 24: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
-	8,   // 25: tasklife.v1.CountTasksResponse.counts:type_name -> tasklife.v1.TaskCount
-	59,  // 26: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
-	59,  // 27: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	59,  // 28: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	59,  // 29: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
-	65,  // 30: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
-	59,  // 31: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
-	59,  // 32: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
-	62,  // 33: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
-	14,  // 34: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
-	62,  // 35: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	64,  // 36: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
-	55,  // 37: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	66,  // 38: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
-	67,  // 39: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
-	62,  // 40: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	66,  // 41: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
-	61,  // 42: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
-	22,  // 43: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
-	23,  // 44: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
-	24,  // 45: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
-	64,  // 46: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
-	68,  // 47: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
-	67,  // 48: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
-	67,  // 49: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
-	64,  // 50: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
-	64,  // 51: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
-	64,  // 52: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
-	67,  // 53: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
-	64,  // 54: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
-	61,  // 55: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 56: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	66,  // 57: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
-	61,  // 58: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 59: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	58,  // 60: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
-	61,  // 61: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 62: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	69,  // 63: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
-	61,  // 64: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 65: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	61,  // 66: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 67: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	61,  // 68: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 69: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	61,  // 70: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 71: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	61,  // 72: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 73: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	61,  // 74: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	62,  // 75: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	0,   // 76: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
-	45,  // 77: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
-	61,  // 78: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
-	62,  // 79: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	70,  // 80: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
-	47,  // 81: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
-	25,  // 82: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
-	27,  // 83: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
-	29,  // 84: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
-	31,  // 85: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
-	33,  // 86: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
-	35,  // 87: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
-	37,  // 88: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
-	39,  // 89: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
-	41,  // 90: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
-	49,  // 91: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
-	61,  // 92: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
-	62,  // 93: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	70,  // 94: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
-	66,  // 95: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
-	56,  // 96: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
-	66,  // 97: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
-	28,  // 98: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
-	0,   // 99: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	2,   // 100: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	4,   // 101: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	6,   // 102: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
-	9,   // 103: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	10,  // 104: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
-	12,  // 105: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
-	20,  // 106: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	16,  // 107: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	18,  // 108: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	25,  // 109: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	27,  // 110: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	29,  // 111: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	31,  // 112: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	33,  // 113: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	35,  // 114: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	37,  // 115: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	39,  // 116: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	41,  // 117: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	43,  // 118: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
-	46,  // 119: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
-	50,  // 120: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
-	1,   // 121: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	3,   // 122: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	5,   // 123: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	7,   // 124: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
-	15,  // 125: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	11,  // 126: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
-	13,  // 127: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
-	21,  // 128: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	17,  // 129: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	19,  // 130: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	26,  // 131: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	28,  // 132: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	30,  // 133: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	32,  // 134: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	34,  // 135: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	36,  // 136: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	38,  // 137: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	40,  // 138: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	42,  // 139: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	44,  // 140: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
-	48,  // 141: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
-	51,  // 142: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
-	121, // [121:143] is the sub-list for method output_type
-	99,  // [99:121] is the sub-list for method input_type
-	99,  // [99:99] is the sub-list for extension type_name
-	99,  // [99:99] is the sub-list for extension extendee
-	0,   // [0:99] is the sub-list for field type_name
+	59,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
+	66,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	67,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
+	68,  // 3: tasklife.v1.CreateTaskRequest.not_before:type_name -> google.protobuf.Timestamp
+	69,  // 4: tasklife.v1.CreateTaskRequest.timeouts:type_name -> tasklife.v1.TaskTimeouts
+	70,  // 5: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 6: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	68,  // 7: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
+	72,  // 8: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
+	70,  // 9: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
+	73,  // 10: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
+	60,  // 11: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
+	68,  // 12: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
+	72,  // 13: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
+	68,  // 14: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	68,  // 15: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	68,  // 16: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	68,  // 17: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	70,  // 18: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
+	73,  // 19: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
+	61,  // 20: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
+	68,  // 21: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	68,  // 22: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	68,  // 23: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	68,  // 24: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	9,   // 25: tasklife.v1.CountTasksResponse.counts:type_name -> tasklife.v1.TaskCount
+	68,  // 26: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
+	68,  // 27: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	68,  // 28: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	68,  // 29: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
+	74,  // 30: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
+	68,  // 31: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
+	68,  // 32: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
+	71,  // 33: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
+	15,  // 34: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
+	71,  // 35: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	73,  // 36: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
+	62,  // 37: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	75,  // 38: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
+	76,  // 39: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	71,  // 40: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	75,  // 41: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
+	70,  // 42: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
+	23,  // 43: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
+	24,  // 44: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
+	25,  // 45: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
+	73,  // 46: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
+	77,  // 47: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
+	76,  // 48: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
+	76,  // 49: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
+	73,  // 50: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
+	73,  // 51: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
+	73,  // 52: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
+	76,  // 53: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
+	73,  // 54: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
+	70,  // 55: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 56: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	75,  // 57: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
+	70,  // 58: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 59: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	67,  // 60: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
+	70,  // 61: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 62: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	78,  // 63: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
+	70,  // 64: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 65: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	70,  // 66: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 67: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	70,  // 68: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 69: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	70,  // 70: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 71: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	70,  // 72: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 73: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	70,  // 74: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	71,  // 75: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	1,   // 76: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
+	46,  // 77: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
+	70,  // 78: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	71,  // 79: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 80: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	48,  // 81: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
+	26,  // 82: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
+	28,  // 83: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
+	30,  // 84: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
+	32,  // 85: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
+	34,  // 86: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
+	36,  // 87: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
+	38,  // 88: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
+	40,  // 89: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
+	42,  // 90: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
+	50,  // 91: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
+	70,  // 92: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	71,  // 93: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 94: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	75,  // 95: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	63,  // 96: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	75,  // 97: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	29,  // 98: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
+	73,  // 99: tasklife.v1.StartBulkOperationRequest.states:type_name -> tasklife.v1.TaskState
+	64,  // 100: tasklife.v1.StartBulkOperationRequest.labels:type_name -> tasklife.v1.StartBulkOperationRequest.LabelsEntry
+	68,  // 101: tasklife.v1.StartBulkOperationRequest.created_after:type_name -> google.protobuf.Timestamp
+	68,  // 102: tasklife.v1.StartBulkOperationRequest.created_before:type_name -> google.protobuf.Timestamp
+	68,  // 103: tasklife.v1.StartBulkOperationRequest.updated_after:type_name -> google.protobuf.Timestamp
+	68,  // 104: tasklife.v1.StartBulkOperationRequest.updated_before:type_name -> google.protobuf.Timestamp
+	76,  // 105: tasklife.v1.StartBulkOperationRequest.action:type_name -> tasklife.v1.TaskAction
+	0,   // 106: tasklife.v1.BulkOperation.state:type_name -> tasklife.v1.BulkOperationState
+	65,  // 107: tasklife.v1.BulkOperation.refused:type_name -> tasklife.v1.BulkOperation.RefusedEntry
+	68,  // 108: tasklife.v1.BulkOperation.create_time:type_name -> google.protobuf.Timestamp
+	68,  // 109: tasklife.v1.BulkOperation.end_time:type_name -> google.protobuf.Timestamp
+	76,  // 110: tasklife.v1.BulkOperation.action:type_name -> tasklife.v1.TaskAction
+	53,  // 111: tasklife.v1.BulkOperation.request:type_name -> tasklife.v1.StartBulkOperationRequest
+	54,  // 112: tasklife.v1.ListBulkOperationsResponse.operations:type_name -> tasklife.v1.BulkOperation
+	1,   // 113: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	3,   // 114: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	5,   // 115: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	7,   // 116: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
+	10,  // 117: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	11,  // 118: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
+	13,  // 119: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
+	21,  // 120: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	17,  // 121: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	19,  // 122: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	26,  // 123: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	28,  // 124: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	30,  // 125: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	32,  // 126: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	34,  // 127: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	36,  // 128: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	38,  // 129: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	40,  // 130: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	42,  // 131: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	44,  // 132: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	47,  // 133: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	53,  // 134: tasklife.v1.TaskService.StartBulkOperation:input_type -> tasklife.v1.StartBulkOperationRequest
+	55,  // 135: tasklife.v1.TaskService.GetBulkOperation:input_type -> tasklife.v1.GetBulkOperationRequest
+	56,  // 136: tasklife.v1.TaskService.ListBulkOperations:input_type -> tasklife.v1.ListBulkOperationsRequest
+	58,  // 137: tasklife.v1.TaskService.CancelBulkOperation:input_type -> tasklife.v1.CancelBulkOperationRequest
+	51,  // 138: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	2,   // 139: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	4,   // 140: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	6,   // 141: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	8,   // 142: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
+	16,  // 143: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	12,  // 144: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
+	14,  // 145: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
+	22,  // 146: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	18,  // 147: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	20,  // 148: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	27,  // 149: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	29,  // 150: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	31,  // 151: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	33,  // 152: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	35,  // 153: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	37,  // 154: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	39,  // 155: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	41,  // 156: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	43,  // 157: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	45,  // 158: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	49,  // 159: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	54,  // 160: tasklife.v1.TaskService.StartBulkOperation:output_type -> tasklife.v1.BulkOperation
+	54,  // 161: tasklife.v1.TaskService.GetBulkOperation:output_type -> tasklife.v1.BulkOperation
+	57,  // 162: tasklife.v1.TaskService.ListBulkOperations:output_type -> tasklife.v1.ListBulkOperationsResponse
+	54,  // 163: tasklife.v1.TaskService.CancelBulkOperation:output_type -> tasklife.v1.BulkOperation
+	52,  // 164: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	139, // [139:165] is the sub-list for method output_type
+	113, // [113:139] is the sub-list for method input_type
+	113, // [113:113] is the sub-list for extension type_name
+	113, // [113:113] is the sub-list for extension extendee
+	0,   // [0:113] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }
@@ -4787,13 +5457,14 @@ func file_tasklife_v1_task_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_service_proto_rawDesc), len(file_tasklife_v1_task_service_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   57,
+			NumEnums:      1,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_tasklife_v1_task_service_proto_goTypes,
 		DependencyIndexes: file_tasklife_v1_task_service_proto_depIdxs,
+		EnumInfos:         file_tasklife_v1_task_service_proto_enumTypes,
 		MessageInfos:      file_tasklife_v1_task_service_proto_msgTypes,
 	}.Build()
 	File_tasklife_v1_task_service_proto = out.File

@@ -40,6 +40,10 @@ const (
 	TaskService_AbandonTask_FullMethodName          = "/tasklife.v1.TaskService/AbandonTask"
 	TaskService_BatchCreateTasks_FullMethodName     = "/tasklife.v1.TaskService/BatchCreateTasks"
 	TaskService_BatchTransitionTasks_FullMethodName = "/tasklife.v1.TaskService/BatchTransitionTasks"
+	TaskService_StartBulkOperation_FullMethodName   = "/tasklife.v1.TaskService/StartBulkOperation"
+	TaskService_GetBulkOperation_FullMethodName     = "/tasklife.v1.TaskService/GetBulkOperation"
+	TaskService_ListBulkOperations_FullMethodName   = "/tasklife.v1.TaskService/ListBulkOperations"
+	TaskService_CancelBulkOperation_FullMethodName  = "/tasklife.v1.TaskService/CancelBulkOperation"
 	TaskService_ClaimTasks_FullMethodName           = "/tasklife.v1.TaskService/ClaimTasks"
 )
 
@@ -216,6 +220,34 @@ type TaskServiceClient interface {
 	// INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
 	// UNAVAILABLE.
 	BatchTransitionTasks(ctx context.Context, in *BatchTransitionTasksRequest, opts ...grpc.CallOption) (*BatchTransitionTasksResponse, error)
+	// Starts a bulk operation: resolves the filter (ListTasks' filters) once, in one snapshot,
+	// and records each matching task with its version; the server's runners then apply
+	// `action` to each task as an ordinary compare-and-swap at that version (a task changed
+	// meanwhile is refused with VERSION_MISMATCH), with request_id "bulk:<operation_id>:<task_id>",
+	// so a re-run never applies a move twice. Any replica finishes an operation another one
+	// started. A dry run only counts. More matching tasks than max_tasks: nothing is started.
+	// The same request_id returns the operation it started. Errors: INVALID_ARGUMENT,
+	// PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED), FAILED_PRECONDITION
+	// (BULK_TOO_LARGE, with metadata `matched`, `max_tasks`).
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	StartBulkOperation(ctx context.Context, in *StartBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error)
+	// Returns one bulk operation. An operation whose filter reached a namespace the caller does
+	// not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+	// (BULK_OPERATION_NOT_FOUND).
+	// The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	GetBulkOperation(ctx context.Context, in *GetBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error)
+	// Lists bulk operations, newest first, a page at a time: those whose filter reached only
+	// namespaces the caller reaches. Errors: INVALID_ARGUMENT.
+	ListBulkOperations(ctx context.Context, in *ListBulkOperationsRequest, opts ...grpc.CallOption) (*ListBulkOperationsResponse, error)
+	// Cancels a running bulk operation: no further task is moved; moves already applied stay.
+	// Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
+	// NOT_FOUND (BULK_OPERATION_NOT_FOUND), PERMISSION_DENIED (ROLE_NOT_GRANTED).
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	CancelBulkOperation(ctx context.Context, in *CancelBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
 	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
 	// as a StartTask would record them). Concurrent claimers never receive the same task and
@@ -455,6 +487,46 @@ func (c *taskServiceClient) BatchTransitionTasks(ctx context.Context, in *BatchT
 	return out, nil
 }
 
+func (c *taskServiceClient) StartBulkOperation(ctx context.Context, in *StartBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BulkOperation)
+	err := c.cc.Invoke(ctx, TaskService_StartBulkOperation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) GetBulkOperation(ctx context.Context, in *GetBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BulkOperation)
+	err := c.cc.Invoke(ctx, TaskService_GetBulkOperation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) ListBulkOperations(ctx context.Context, in *ListBulkOperationsRequest, opts ...grpc.CallOption) (*ListBulkOperationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListBulkOperationsResponse)
+	err := c.cc.Invoke(ctx, TaskService_ListBulkOperations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) CancelBulkOperation(ctx context.Context, in *CancelBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BulkOperation)
+	err := c.cc.Invoke(ctx, TaskService_CancelBulkOperation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *taskServiceClient) ClaimTasks(ctx context.Context, in *ClaimTasksRequest, opts ...grpc.CallOption) (*ClaimTasksResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ClaimTasksResponse)
@@ -638,6 +710,34 @@ type TaskServiceServer interface {
 	// INVALID_ARGUMENT (no items, or more than 1000: BATCH_TOO_LARGE), PERMISSION_DENIED,
 	// UNAVAILABLE.
 	BatchTransitionTasks(context.Context, *BatchTransitionTasksRequest) (*BatchTransitionTasksResponse, error)
+	// Starts a bulk operation: resolves the filter (ListTasks' filters) once, in one snapshot,
+	// and records each matching task with its version; the server's runners then apply
+	// `action` to each task as an ordinary compare-and-swap at that version (a task changed
+	// meanwhile is refused with VERSION_MISMATCH), with request_id "bulk:<operation_id>:<task_id>",
+	// so a re-run never applies a move twice. Any replica finishes an operation another one
+	// started. A dry run only counts. More matching tasks than max_tasks: nothing is started.
+	// The same request_id returns the operation it started. Errors: INVALID_ARGUMENT,
+	// PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED), FAILED_PRECONDITION
+	// (BULK_TOO_LARGE, with metadata `matched`, `max_tasks`).
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	StartBulkOperation(context.Context, *StartBulkOperationRequest) (*BulkOperation, error)
+	// Returns one bulk operation. An operation whose filter reached a namespace the caller does
+	// not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+	// (BULK_OPERATION_NOT_FOUND).
+	// The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	GetBulkOperation(context.Context, *GetBulkOperationRequest) (*BulkOperation, error)
+	// Lists bulk operations, newest first, a page at a time: those whose filter reached only
+	// namespaces the caller reaches. Errors: INVALID_ARGUMENT.
+	ListBulkOperations(context.Context, *ListBulkOperationsRequest) (*ListBulkOperationsResponse, error)
+	// Cancels a running bulk operation: no further task is moved; moves already applied stay.
+	// Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
+	// NOT_FOUND (BULK_OPERATION_NOT_FOUND), PERMISSION_DENIED (ROLE_NOT_GRANTED).
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	CancelBulkOperation(context.Context, *CancelBulkOperationRequest) (*BulkOperation, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
 	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
 	// as a StartTask would record them). Concurrent claimers never receive the same task and
@@ -720,6 +820,18 @@ func (UnimplementedTaskServiceServer) BatchCreateTasks(context.Context, *BatchCr
 }
 func (UnimplementedTaskServiceServer) BatchTransitionTasks(context.Context, *BatchTransitionTasksRequest) (*BatchTransitionTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method BatchTransitionTasks not implemented")
+}
+func (UnimplementedTaskServiceServer) StartBulkOperation(context.Context, *StartBulkOperationRequest) (*BulkOperation, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartBulkOperation not implemented")
+}
+func (UnimplementedTaskServiceServer) GetBulkOperation(context.Context, *GetBulkOperationRequest) (*BulkOperation, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBulkOperation not implemented")
+}
+func (UnimplementedTaskServiceServer) ListBulkOperations(context.Context, *ListBulkOperationsRequest) (*ListBulkOperationsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListBulkOperations not implemented")
+}
+func (UnimplementedTaskServiceServer) CancelBulkOperation(context.Context, *CancelBulkOperationRequest) (*BulkOperation, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelBulkOperation not implemented")
 }
 func (UnimplementedTaskServiceServer) ClaimTasks(context.Context, *ClaimTasksRequest) (*ClaimTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ClaimTasks not implemented")
@@ -1116,6 +1228,78 @@ func _TaskService_BatchTransitionTasks_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_StartBulkOperation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartBulkOperationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).StartBulkOperation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_StartBulkOperation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).StartBulkOperation(ctx, req.(*StartBulkOperationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_GetBulkOperation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBulkOperationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).GetBulkOperation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_GetBulkOperation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).GetBulkOperation(ctx, req.(*GetBulkOperationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_ListBulkOperations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListBulkOperationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).ListBulkOperations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_ListBulkOperations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).ListBulkOperations(ctx, req.(*ListBulkOperationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_CancelBulkOperation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelBulkOperationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).CancelBulkOperation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_CancelBulkOperation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).CancelBulkOperation(ctx, req.(*CancelBulkOperationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TaskService_ClaimTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ClaimTasksRequest)
 	if err := dec(in); err != nil {
@@ -1220,6 +1404,22 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "BatchTransitionTasks",
 			Handler:    _TaskService_BatchTransitionTasks_Handler,
+		},
+		{
+			MethodName: "StartBulkOperation",
+			Handler:    _TaskService_StartBulkOperation_Handler,
+		},
+		{
+			MethodName: "GetBulkOperation",
+			Handler:    _TaskService_GetBulkOperation_Handler,
+		},
+		{
+			MethodName: "ListBulkOperations",
+			Handler:    _TaskService_ListBulkOperations_Handler,
+		},
+		{
+			MethodName: "CancelBulkOperation",
+			Handler:    _TaskService_CancelBulkOperation_Handler,
 		},
 		{
 			MethodName: "ClaimTasks",

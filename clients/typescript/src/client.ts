@@ -100,6 +100,18 @@ export class TasklifeClient {
   countTasks(request: RequestOf<"countTasks"> = {}, options?: CallOptions) {
     return this.#unary("countTasks", request, options);
   }
+  startBulkOperation(request: RequestOf<"startBulkOperation">, options?: CallOptions) {
+    return this.#unary("startBulkOperation", request, options);
+  }
+  getBulkOperation(request: RequestOf<"getBulkOperation">, options?: CallOptions) {
+    return this.#unary("getBulkOperation", request, options);
+  }
+  listBulkOperations(request: RequestOf<"listBulkOperations"> = {}, options?: CallOptions) {
+    return this.#unary("listBulkOperations", request, options);
+  }
+  cancelBulkOperation(request: RequestOf<"cancelBulkOperation">, options?: CallOptions) {
+    return this.#unary("cancelBulkOperation", request, options);
+  }
   listTaskEvents(request: RequestOf<"listTaskEvents">, options?: CallOptions) {
     return this.#unary("listTaskEvents", request, options);
   }

@@ -36,6 +36,7 @@ class Role(enum.Enum):
 
 READ_METHODS = (
     "GetTask", "ListTasks", "CountTasks", "ListTaskEvents", "ListTaskAttempts", "ListTaskFailures", "WatchTaskEvents",
+    "GetBulkOperation", "ListBulkOperations",
 )
 # Who takes each action: the scheduler drives a task's normal life, the operator acts by
 # hand (the seed's "ops manual actions").
@@ -60,6 +61,9 @@ BULK_METHODS: Mapping[str, Action] = MappingProxyType({"BatchCreateTasks": Actio
 # Admits a caller holding any role that grants a transition; each item's own action is
 # then checked against the caller's roles (`may_take`).
 BATCH_TRANSITION_METHOD = "BatchTransitionTasks"
+# Admitted as BatchTransitionTasks is; the operation's own action is then checked
+# against the caller's roles (a bulk KILL needs the role that grants KillTask).
+BULK_OPERATION_METHODS = ("StartBulkOperation", "CancelBulkOperation")
 
 
 def _role_methods() -> Mapping[Role, frozenset[str]]:
@@ -70,6 +74,7 @@ def _role_methods() -> Mapping[Role, frozenset[str]]:
         methods[role].add(action.rpc_name)
         if action is not Action.CREATE:
             methods[role].add(BATCH_TRANSITION_METHOD)
+            methods[role].update(BULK_OPERATION_METHODS)
     for method, action in BULK_METHODS.items():
         methods[ACTION_ROLES[action]].add(method)
     methods[Role.ADMIN] = set().union(*methods.values())

@@ -64,6 +64,24 @@ class TaskNotFound(TasklifeError):
         super().__init__(message or f"task {task_id!r} does not exist")
 
 
+class BulkOperationNotFound(TasklifeError):
+    def __init__(self, operation_id: str):
+        self.operation_id = operation_id
+        super().__init__(f"bulk operation {operation_id!r} does not exist")
+
+
+class BulkTooLarge(TasklifeError):
+    """More tasks matched a bulk operation's filter than its max_tasks: nothing was started."""
+
+    def __init__(self, matched: int, max_tasks: int):
+        self.matched = matched
+        self.max_tasks = max_tasks
+        super().__init__(
+            f"{matched} tasks match the filter, more than max_tasks ({max_tasks}); nothing was started: "
+            "narrow the filter or raise max_tasks"
+        )
+
+
 class TaskNotYetCreated(TaskNotFound):
     """A point-in-time read before the task was created: it exists, but did not then."""
 

@@ -219,3 +219,29 @@ def state_machine_pb() -> task_service_pb2.GetStateMachineResponse:
             for t in TRANSITIONS
         ],
     )
+
+
+BULK_STATE_TO_PB: Mapping[str, int] = MappingProxyType(
+    {s: task_service_pb2.BulkOperationState.Value(f"BULK_OPERATION_STATE_{s.upper()}")
+     for s in ("running", "succeeded", "cancelled", "failed")}
+)
+
+
+def bulk_operation_to_pb(row: Any) -> task_service_pb2.BulkOperation:
+    """A storage.bulk.BulkOperationRow as the API shows it."""
+    operation = task_service_pb2.BulkOperation(
+        operation_id=row.operation_id,
+        state=BULK_STATE_TO_PB[row.state],
+        matched=row.matched,
+        applied=row.applied,
+        refused=dict(row.refused),
+        create_time=_timestamp(row.created_at),
+        action=ACTION_TO_PB[row.action],
+        reason=row.reason,
+        operator=row.operator,
+        dry_run=row.dry_run,
+        request=task_service_pb2.StartBulkOperationRequest.FromString(row.request),
+    )
+    if row.ended_at is not None:
+        operation.end_time.CopyFrom(_timestamp(row.ended_at))
+    return operation

@@ -18,6 +18,8 @@ from grpc_status import rpc_status
 
 from tasklife_server.domain.errors import (
     BatchTooLarge,
+    BulkOperationNotFound,
+    BulkTooLarge,
     CursorNotRetained,
     HistoryNotRetained,
     DependenciesNotMet,
@@ -115,6 +117,23 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
             _info("TASK_NOT_FOUND", task_id=error.task_id, as_of=_rfc3339(error.as_of),
                   create_time=_rfc3339(error.created_at)),
             _task_resource(error.task_id, message),
+        )
+    elif isinstance(error, BulkOperationNotFound):
+        code = code_pb2.NOT_FOUND
+        details = _packed(
+            _info("BULK_OPERATION_NOT_FOUND", operation_id=error.operation_id),
+            error_details_pb2.ResourceInfo(
+                resource_type="tasklife.v1.BulkOperation", resource_name=error.operation_id, description=message
+            ),
+        )
+    elif isinstance(error, BulkTooLarge):
+        code = code_pb2.FAILED_PRECONDITION
+        details = _packed(
+            _info("BULK_TOO_LARGE", matched=str(error.matched), max_tasks=str(error.max_tasks)),
+            error_details_pb2.PreconditionFailure(
+                violations=[error_details_pb2.PreconditionFailure.Violation(
+                    type="BULK_SIZE", subject="max_tasks", description=message)]
+            ),
         )
     elif isinstance(error, TaskNotFound):
         code = code_pb2.NOT_FOUND

@@ -16,8 +16,9 @@ from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action, State
 from tasklife_server.service import pagination, validation
 from tasklife_server.security.authenticator import Gate, require_role
-from tasklife_server.service.convert import attempt_to_pb, event_to_pb, state_machine_pb, state_name, task_to_pb
+from tasklife_server.service.convert import attempt_to_pb, bulk_operation_to_pb, event_to_pb, state_machine_pb, state_name, task_to_pb
 from tasklife_server.service.errors import status_of
+from tasklife_server.storage.bulk import BulkStore, NewBulkOperation
 from tasklife_server.storage.store import TaskStore
 from tasklife_server.stream.hub import EventHub
 
@@ -41,8 +42,10 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
     """Every handler first passes the gate (who calls, and may they call this method), then
     reaches only the caller's namespaces."""
 
-    def __init__(self, store: TaskStore, hub: EventHub, gate: Gate, max_payload_bytes: int):
+    def __init__(self, store: TaskStore, hub: EventHub, gate: Gate, max_payload_bytes: int,
+                 bulk: BulkStore | None = None):
         self._store = store
+        self._bulk = bulk if bulk is not None else BulkStore(store)
         self._hub = hub
         self._gate = gate
         self._max_payload = max_payload_bytes
@@ -238,6 +241,55 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
                 for c in changes
             ]
         )
+
+    async def StartBulkOperation(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "StartBulkOperation")
+        problems = validation.Violations()
+        action = validation.bulk_action(request.action, problems)
+        max_tasks = validation.bulk_max_tasks(request.max_tasks, problems)
+        validation.check_request_id(request.request_id, problems)
+        validation.check_reason(request.reason, problems)
+        operator = validation.resolve_operator(request.operator, metadata_operator(context), caller, problems)
+        task_filter = validation.task_filter(request, caller, problems)  # raises every problem so far
+        assert action is not None
+        require_role(caller, action.rpc_name)
+        operation = await self._bulk.start(NewBulkOperation(
+            new_task_id(), action, request.reason, operator, request.request_id or None, request.dry_run,
+            max_tasks, request.SerializeToString(deterministic=True), task_filter,
+        ))
+        return bulk_operation_to_pb(operation)
+
+    async def GetBulkOperation(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "GetBulkOperation")
+        problems = validation.Violations()
+        validation.check_operation_id(request.operation_id, problems)
+        problems.raise_if_any()
+        return bulk_operation_to_pb(await self._bulk.get(request.operation_id, caller.reach))
+
+    async def ListBulkOperations(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "ListBulkOperations")
+        problems = validation.Violations()
+        limit = validation.page_size(request.page_size, DEFAULT_TASKS_PAGE, problems)
+        problems.raise_if_any()
+        filters = pagination.fingerprint("bulk_operations", caller.reach)
+        after = _token_position(request.page_token, filters, _task_position)
+        rows = await self._bulk.list(after, limit + 1, caller.reach)
+        next_token = ""
+        if len(rows) > limit:
+            last = rows[limit - 1]
+            next_token = pagination.encode(filters, [last.created_at.isoformat(), last.operation_id])
+        return task_service_pb2.ListBulkOperationsResponse(
+            operations=[bulk_operation_to_pb(r) for r in rows[:limit]], next_page_token=next_token
+        )
+
+    async def CancelBulkOperation(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "CancelBulkOperation")
+        problems = validation.Violations()
+        validation.check_operation_id(request.operation_id, problems)
+        problems.raise_if_any()
+        # Only a caller who may take the operation's action may stop it.
+        require_role(caller, (await self._bulk.get(request.operation_id, caller.reach)).action.rpc_name)
+        return bulk_operation_to_pb(await self._bulk.cancel(request.operation_id, caller.reach))
 
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, action.rpc_name)

@@ -688,3 +688,31 @@ def group_by(values: Iterable[str], problems: Violations) -> tuple[bool, bool, l
         elif key is not None:
             label_keys.append(key)
     return "state" in names, "namespace" in names, label_keys
+
+
+# The actions a bulk operation may apply: an operator's by-hand moves, and ENQUEUE.
+BULK_ACTIONS = (Action.ENQUEUE, Action.PAUSE, Action.RESUME, Action.KILL, Action.ABANDON, Action.RETRY)
+# The most tasks one bulk operation may match (max_tasks 0 means this).
+MAX_BULK_TASKS = 100_000
+
+
+def bulk_action(value: int, problems: Violations) -> Action | None:
+    action = PB_TO_ACTION.get(value)
+    if action not in BULK_ACTIONS:
+        names = ", ".join(f"TASK_ACTION_{a.name}" for a in BULK_ACTIONS)
+        problems.add("action", f"must be one of {names}")
+        return None
+    return action
+
+
+def bulk_max_tasks(value: int, problems: Violations) -> int:
+    if not 0 <= value <= MAX_BULK_TASKS:
+        problems.add("max_tasks", f"must be between 0 and {MAX_BULK_TASKS} (0 means {MAX_BULK_TASKS})")
+    return value or MAX_BULK_TASKS
+
+
+def check_operation_id(value: str, problems: Violations) -> None:
+    if not value:
+        problems.add("operation_id", "is required")
+    elif not is_valid_task_id(value):
+        problems.add("operation_id", "is not an operation id this service issues")

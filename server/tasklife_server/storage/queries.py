@@ -16,7 +16,7 @@ _MARKERS = {
     "no bitmap scan": "SET LOCAL enable_bitmapscan = off",
     "custom plan": "SET LOCAL plan_cache_mode = force_custom_plan",
 }
-_COLUMNS = re.compile(r"\{(task|event|made_event|nulls|payloads|payloads_if):(\w+)(?::(\w+))?\}")
+_COLUMNS = re.compile(r"\{(task|event|made_event|nulls|payloads|payloads_if|task_filter):(\w+)(?::(\w+))?\}")
 _LISTS = {"task": TASK_COLUMNS, "event": EVENT_COLUMNS, "payloads": PAYLOAD_COLUMNS}
 # NULL padding, for a row that has no task or event to show.
 _NULLS = {"event": len(EVENT_COLUMNS), "task_after_version": len(TASK_COLUMNS) - 3, "payloads": len(PAYLOAD_COLUMNS)}
@@ -27,8 +27,21 @@ def _made_event_column(alias: str, column: str) -> str:
     return f"{alias}.e_{bare}{cast}{type_name}"
 
 
+# ListTasks' filters (store.filter_params) on the tasks aliased `{alias}`; NULL matches all.
+_TASK_FILTER = """(%(states)s::text[] IS NULL OR {alias}.state = ANY(%(states)s::text[]))
+  AND (%(reach)s::text[] IS NULL OR {alias}.namespace = ANY(%(reach)s::text[]))
+  AND (%(labels)s::jsonb = '{{}}'::jsonb OR {alias}.labels @> %(labels)s::jsonb)
+  AND (%(created_after)s::timestamptz IS NULL OR {alias}.created_at >= %(created_after)s::timestamptz)
+  AND (%(created_before)s::timestamptz IS NULL OR {alias}.created_at < %(created_before)s::timestamptz)
+  AND (%(updated_after)s::timestamptz IS NULL OR {alias}.updated_at >= %(updated_after)s::timestamptz)
+  AND (%(updated_before)s::timestamptz IS NULL OR {alias}.updated_at < %(updated_before)s::timestamptz)
+  AND (%(prefix)s::text IS NULL OR ({alias}.id ~>=~ %(prefix)s::text AND {alias}.id ~<~ %(prefix_end)s::text))"""
+
+
 def _expand(match: re.Match[str]) -> str:
     kind, name, parameter = match.groups()
+    if kind == "task_filter":
+        return _TASK_FILTER.format(alias=name)
     if kind == "payloads_if":
         # Read only when asked for: a CASE that is false never reads (or detoasts) the column.
         return ", ".join(f"CASE WHEN %({parameter})s::bool THEN {name}.{column} END" for column in PAYLOAD_COLUMNS)

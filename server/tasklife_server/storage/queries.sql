@@ -429,6 +429,7 @@ SELECT c.namespace, c.state, c.tasks,
 FROM counted AS c;
 
 -- name: count_tasks [custom plan]
+-- The task_filter placeholder is list_tasks' filters (queries.py: _TASK_FILTER) on tasks AS t.
 -- How many tasks match list_tasks' filters, by group, in one statement (one snapshot), with
 -- the instant it read at; one row with NULL counts when nothing matches (the service orders
 -- the groups). Each grouping column is NULL unless asked for; planned for its parameters,
@@ -442,14 +443,7 @@ WITH counted AS (
                            FROM unnest(%(label_keys)s::text[]) WITH ORDINALITY AS k(key, n) ORDER BY k.n) END AS label_values,
            count(*) AS tasks
     FROM tasks AS t
-    WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
-      AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
-      AND (%(labels)s::jsonb = '{}'::jsonb OR t.labels @> %(labels)s::jsonb)
-      AND (%(created_after)s::timestamptz IS NULL OR t.created_at >= %(created_after)s::timestamptz)
-      AND (%(created_before)s::timestamptz IS NULL OR t.created_at < %(created_before)s::timestamptz)
-      AND (%(updated_after)s::timestamptz IS NULL OR t.updated_at >= %(updated_after)s::timestamptz)
-      AND (%(updated_before)s::timestamptz IS NULL OR t.updated_at < %(updated_before)s::timestamptz)
-      AND (%(prefix)s::text IS NULL OR (t.id ~>=~ %(prefix)s::text AND t.id ~<~ %(prefix_end)s::text))
+    WHERE {task_filter:t}
     GROUP BY 1, 2, 3
 )
 SELECT statement_timestamp(), c.state, c.namespace, c.label_values, c.tasks
@@ -720,3 +714,92 @@ SET retained_since = GREATEST(retained_since, %(upper)s::timestamptz),
 SELECT {event:e} FROM task_events AS e
 WHERE e.created_at < %(before)s::timestamptz
 ORDER BY e.xid, e.id;
+
+-- name: insert_bulk_operation
+-- A new bulk operation, unless this operator already started one with this request_id
+-- (then no row: the caller reads that one).
+INSERT INTO bulk_operations (id, state, action, reason, operator, request_id, dry_run, request, reach)
+VALUES (%(operation_id)s, 'running', %(action)s, %(reason)s, %(operator)s, %(request_id)s, %(dry_run)s, %(request)s,
+        %(reach)s::text[])
+ON CONFLICT (operator, request_id) WHERE request_id IS NOT NULL DO NOTHING
+RETURNING id;
+
+-- name: resolve_bulk_items
+-- The operation's snapshot: every task list_tasks' filters cover, at its current version,
+-- written in the operation's transaction (one statement, one snapshot); a dry run only
+-- counts. Answers how many matched.
+WITH matched AS (
+    SELECT t.id, t.version
+    FROM tasks AS t
+    WHERE {task_filter:t}
+), inserted AS (
+    INSERT INTO bulk_operation_items (operation_id, task_id, version)
+    SELECT %(operation_id)s, m.id, m.version FROM matched AS m WHERE NOT %(dry_run)s::bool
+    RETURNING 1
+)
+UPDATE bulk_operations
+SET matched = (SELECT count(*) FROM matched),
+    state = CASE WHEN %(dry_run)s::bool OR NOT EXISTS (SELECT FROM matched) THEN 'succeeded' ELSE 'running' END,
+    ended_at = CASE WHEN %(dry_run)s::bool OR NOT EXISTS (SELECT FROM matched) THEN now() END
+WHERE id = %(operation_id)s
+RETURNING matched, (SELECT count(*) FROM inserted);
+
+-- name: get_bulk_operation
+-- An operation, if the caller reaches every namespace its filter reached (reach NULL: all).
+SELECT id, state, action, reason, operator, dry_run, request, matched, applied, refused, created_at, ended_at
+FROM bulk_operations
+WHERE id = %(operation_id)s
+  AND (%(reach)s::text[] IS NULL OR (reach IS NOT NULL AND reach <@ %(reach)s::text[]));
+
+-- name: bulk_operation_by_request
+SELECT id FROM bulk_operations WHERE operator = %(operator)s AND request_id = %(request_id)s;
+
+-- name: list_bulk_operations
+-- Newest first, after the keyset position (created_at, id) when given; only those the
+-- caller reaches (as get_bulk_operation).
+SELECT id, state, action, reason, operator, dry_run, request, matched, applied, refused, created_at, ended_at
+FROM bulk_operations
+WHERE (%(after_time)s::timestamptz IS NULL OR (created_at, id) < (%(after_time)s::timestamptz, %(after_id)s::text))
+  AND (%(reach)s::text[] IS NULL OR (reach IS NOT NULL AND reach <@ %(reach)s::text[]))
+ORDER BY created_at DESC, id DESC
+LIMIT %(limit)s;
+
+-- name: cancel_bulk_operation
+UPDATE bulk_operations SET state = 'cancelled', ended_at = now()
+WHERE id = %(operation_id)s AND state = 'running';
+
+-- name: claim_bulk_items
+-- A batch of pending items of one running operation (the oldest with pending work), locked
+-- for this runner's transaction; other runners skip them and take the next batch.
+SELECT o.id, o.action, o.reason, o.operator, i.task_id, i.version
+FROM bulk_operation_items AS i
+JOIN bulk_operations AS o ON o.id = i.operation_id
+WHERE o.state = 'running' AND i.outcome IS NULL
+ORDER BY o.created_at, i.operation_id, i.task_id
+LIMIT %(limit)s
+FOR UPDATE OF i SKIP LOCKED;
+
+-- name: record_bulk_outcomes
+-- Each claimed item's outcome, and the operation's counts (locking its row: concurrent
+-- batches of one operation record one after the other, so the last one sees every other's
+-- outcomes when it checks whether anything is pending).
+WITH recorded AS (
+    UPDATE bulk_operation_items AS i SET outcome = o.outcome
+    FROM unnest(%(task_ids)s::text[], %(outcomes)s::text[]) AS o(task_id, outcome)
+    WHERE i.operation_id = %(operation_id)s AND i.task_id = o.task_id
+)
+UPDATE bulk_operations
+SET applied = applied + %(applied)s,
+    refused = (SELECT COALESCE(jsonb_object_agg(k, v), '{}'::jsonb) FROM (
+                   SELECT k, sum(v)::bigint AS v FROM (
+                       SELECT key AS k, value::bigint AS v FROM jsonb_each_text(refused)
+                       UNION ALL
+                       SELECT key, value::bigint FROM jsonb_each_text(%(refused)s::jsonb)) AS both_counts
+                   GROUP BY k) AS summed)
+WHERE id = %(operation_id)s;
+
+-- name: finish_bulk_operation
+-- Succeeded once nothing is pending (a cancelled operation stays cancelled).
+UPDATE bulk_operations SET state = 'succeeded', ended_at = now()
+WHERE id = %(operation_id)s AND state = 'running'
+  AND NOT EXISTS (SELECT FROM bulk_operation_items WHERE operation_id = %(operation_id)s AND outcome IS NULL);

@@ -244,3 +244,47 @@ history_horizon = Table(
     CheckConstraint("id", name="one_row"),
     CheckConstraint("(dropped_xid IS NULL) = (dropped_id IS NULL)", name="position_complete"),
 )
+
+# Bulk operations by filter (docs/concepts/bulk-operations.md): each operation and its counts.
+bulk_operations = Table(
+    "bulk_operations",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("state", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("reason", Text, nullable=False, server_default=""),
+    Column("operator", Text, nullable=False),
+    Column("request_id", Text, nullable=True),
+    Column("dry_run", Boolean, nullable=False, server_default=text("false")),
+    # The StartBulkOperationRequest as given (serialized), returned with the operation.
+    Column("request", LargeBinary, nullable=False),
+    # The namespaces its filter reached (NULL: every one): only a caller reaching all of them
+    # sees the operation.
+    Column("reach", ARRAY(Text), nullable=True),
+    Column("matched", BigInteger, nullable=False, server_default=text("0")),
+    Column("applied", BigInteger, nullable=False, server_default=text("0")),
+    # Refused tasks by ErrorInfo reason.
+    Column("refused", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("ended_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint("state IN ('running', 'succeeded', 'cancelled', 'failed')", name="state_domain"),
+    CheckConstraint("(state = 'running') = (ended_at IS NULL)", name="ended_when_done"),
+    # A repeated start (same operator, same request_id) finds the operation it started.
+    Index("ix_bulk_operations_operator_request_id", "operator", "request_id", unique=True,
+          postgresql_where=text("request_id IS NOT NULL")),
+    Index("ix_bulk_operations_created_at_id", "created_at", "id"),
+)
+
+# The tasks an operation's filter matched, each at its version in that snapshot; outcome is
+# NULL while pending, then "applied" or the refusal's reason. No foreign key to tasks:
+# retention may delete a task a finished operation once matched.
+bulk_operation_items = Table(
+    "bulk_operation_items",
+    metadata,
+    Column("operation_id", Text, ForeignKey("bulk_operations.id", ondelete="CASCADE"), primary_key=True),
+    Column("task_id", Text, primary_key=True),
+    Column("version", BigInteger, nullable=False),
+    Column("outcome", Text, nullable=True),
+    # The runners' claim reads only the pending items.
+    Index("ix_bulk_operation_items_pending", "operation_id", "task_id", postgresql_where=text("outcome IS NULL")),
+)

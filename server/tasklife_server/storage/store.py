@@ -635,7 +635,7 @@ class TaskStore:
         they stood then (only the states, labels and reach of the filter apply)."""
         if as_of is not None:
             await self._require_retained(as_of)
-        params = {**_filter_params(task_filter), "as_of": as_of, "full": full, "limit": limit,
+        params = {**filter_params(task_filter), "as_of": as_of, "full": full, "limit": limit,
                   "after_time": after[0] if after else None, "after_id": after[1] if after else None,
                   # list_tasks_as_of keeps its own name for the keyset time.
                   "after_created_at": after[0] if after else None}
@@ -655,7 +655,7 @@ class TaskStore:
     ) -> tuple[datetime, list[tuple[State | None, str | None, list[str], int]]]:
         """The instant of the snapshot read, and how many tasks `task_filter` covers in each
         group (state, namespace, label values), each part None or empty unless grouped by."""
-        params = {**_filter_params(task_filter), "by_state": by_state, "by_namespace": by_namespace,
+        params = {**filter_params(task_filter), "by_state": by_state, "by_namespace": by_namespace,
                   "label_keys": label_keys}
         rows = await self._fetchall("count_tasks", params)
         read_time = rows[0][0]
@@ -940,7 +940,7 @@ class _PooledTransaction:
 _PREFIX_END = "\x7f"
 
 
-def _filter_params(task_filter: TaskFilter) -> dict[str, Any]:
+def filter_params(task_filter: TaskFilter) -> dict[str, Any]:
     """The parameters list_tasks and count_tasks share: NULL for a condition not given."""
     prefix = task_filter.task_id_prefix or None
     return {

@@ -277,6 +277,51 @@ class TasklifeClient:
         )
         return self._unary("CountTasks", request, timeout)
 
+    def start_bulk_operation(
+        self,
+        action: str | int,
+        *,
+        reason: str | None = None,
+        dry_run: bool | None = None,
+        max_tasks: int | None = None,
+        request_id: str | None = None,
+        operator: str | None = None,
+        states: Iterable[State] | None = None,
+        labels: Mapping[str, str] | None = None,
+        namespaces: Iterable[str] | None = None,
+        created_after: Instant | None = None,
+        created_before: Instant | None = None,
+        updated_after: Instant | None = None,
+        updated_before: Instant | None = None,
+        task_id_prefix: str | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.BulkOperation:
+        """Starts applying `action` ("PAUSE", "TASK_ACTION_PAUSE" or the enum value) to every
+        task list_tasks' filters match, resolved once; the server moves them in the
+        background (follow with get_bulk_operation). A dry run only counts (`matched`)."""
+        request = _request(
+            pb.StartBulkOperationRequest, action=bulk_action(action), reason=reason, dry_run=dry_run,
+            max_tasks=max_tasks, request_id=request_id, operator=operator, states=states, labels=labels,
+            namespaces=namespaces, created_after=created_after, created_before=created_before,
+            updated_after=updated_after, updated_before=updated_before, task_id_prefix=task_id_prefix,
+        )
+        return self._unary("StartBulkOperation", request, timeout)
+
+    def get_bulk_operation(self, operation_id: str, *, timeout: Timeout = _Default.TIMEOUT) -> pb.BulkOperation:
+        """A bulk operation and its progress: matched, applied, refused by reason."""
+        return self._unary("GetBulkOperation", pb.GetBulkOperationRequest(operation_id=operation_id), timeout)
+
+    def list_bulk_operations(
+        self, *, page_size: int | None = None, page_token: str | None = None, timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.ListBulkOperationsResponse:
+        """One page of bulk operations, newest first."""
+        request = _request(pb.ListBulkOperationsRequest, page_size=page_size, page_token=page_token)
+        return self._unary("ListBulkOperations", request, timeout)
+
+    def cancel_bulk_operation(self, operation_id: str, *, timeout: Timeout = _Default.TIMEOUT) -> pb.BulkOperation:
+        """Stops a running bulk operation; the moves already applied stay."""
+        return self._unary("CancelBulkOperation", pb.CancelBulkOperationRequest(operation_id=operation_id), timeout)
+
     def iter_tasks(
         self,
         *,
@@ -757,6 +802,14 @@ def batch_error(result: pb.BatchCreateTasksResult | pb.BatchTransitionTasksResul
 
 # "CompleteTask" -> "complete": the oneof field of BatchTransitionTasksItem for each RPC.
 _ITEM_FIELDS: Final = {rpc: rpc.removesuffix("Task").lower() for rpc in TRANSITION_RPCS}
+
+
+def bulk_action(action: str | int) -> int:
+    """A TaskAction value from "PAUSE", "pause", "TASK_ACTION_PAUSE" or the value itself."""
+    if isinstance(action, int):
+        return action
+    name = action.upper()
+    return task_pb2.TaskAction.Value(name if name.startswith("TASK_ACTION_") else f"TASK_ACTION_{name}")
 
 
 def _message(kind: type[RequestT], value: RequestT | Mapping[str, Any]) -> RequestT:

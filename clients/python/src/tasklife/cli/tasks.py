@@ -131,7 +131,7 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         "list tasks, oldest first",
         description="List tasks, oldest first, following every page (filters combine with AND).",
     )
-    _filter_options(listing, label, task_state, time_or_ago)
+    filter_options(listing, label, task_state, time_or_ago)
     listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N tasks")
     listing.add_argument("--newest-first", action="store_true", help="the newest tasks first")
     listing.add_argument(
@@ -155,7 +155,7 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         "--by", dest="group_by", action="append", type=_grouping, metavar="state|namespace|label:KEY",
         help="group by this (repeatable: groups within groups); without it, one total",
     )
-    _filter_options(counting, label, task_state, time_or_ago)
+    filter_options(counting, label, task_state, time_or_ago)
 
     history = add(
         "history",
@@ -360,8 +360,8 @@ def run_get(args: argparse.Namespace, session: Session) -> int:
     return 0
 
 
-def _filter_options(parser: argparse.ArgumentParser, label: Any, task_state: Any, time_or_ago: Any) -> None:
-    """The filters `list` and `count` share (ListTasks' and CountTasks' own)."""
+def filter_options(parser: argparse.ArgumentParser, label: Any, task_state: Any, time_or_ago: Any) -> None:
+    """The filters `list`, `count` and `bulk` share (ListTasks', CountTasks' and StartBulkOperation's own)."""
     parser.add_argument(
         "--state",
         dest="states",
@@ -393,7 +393,7 @@ def _grouping(text: str) -> str:
     raise argparse.ArgumentTypeError(f"{text!r} is not state, namespace or label:KEY")
 
 
-def _filters(args: argparse.Namespace) -> dict[str, Any]:
+def filters_of(args: argparse.Namespace) -> dict[str, Any]:
     from tasklife.cli.app import labels_of
 
     return {"states": args.states, "labels": labels_of(args.labels), "namespaces": args.namespaces,
@@ -401,7 +401,7 @@ def _filters(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_count(args: argparse.Namespace, session: Session) -> int:
-    response = session.client.count_tasks(group_by=args.group_by, **_filters(args))
+    response = session.client.count_tasks(group_by=args.group_by, **filters_of(args))
     if session.json:
         session.print(render.json_document(response))
         return 0
@@ -416,14 +416,14 @@ def run_list(args: argparse.Namespace, session: Session) -> int:
     if args.count:
         if args.as_of is not None:
             raise CliError("--count counts the tasks as they are now: it cannot be combined with --as-of", failures.USAGE)
-        response = session.client.count_tasks(**_filters(args))
+        response = session.client.count_tasks(**filters_of(args))
         session.print(render.json_document(response) if session.json else str(response.counts[0].count))
         return 0
     tasks = session.client.iter_tasks(
         page_size=min(args.limit, 1000) if args.limit else None,
         as_of=args.as_of,
         order_by="create_time desc" if args.newest_first else None,
-        **_filters(args),
+        **filters_of(args),
     )
     rows = []
     for count, task in enumerate(tasks, start=1):

@@ -5,12 +5,26 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.rpc import status_pb2 as _status_pb2
 from tasklife.v1 import task_pb2 as _task_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class BulkOperationState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BULK_OPERATION_STATE_UNSPECIFIED: _ClassVar[BulkOperationState]
+    BULK_OPERATION_STATE_RUNNING: _ClassVar[BulkOperationState]
+    BULK_OPERATION_STATE_SUCCEEDED: _ClassVar[BulkOperationState]
+    BULK_OPERATION_STATE_CANCELLED: _ClassVar[BulkOperationState]
+    BULK_OPERATION_STATE_FAILED: _ClassVar[BulkOperationState]
+BULK_OPERATION_STATE_UNSPECIFIED: BulkOperationState
+BULK_OPERATION_STATE_RUNNING: BulkOperationState
+BULK_OPERATION_STATE_SUCCEEDED: BulkOperationState
+BULK_OPERATION_STATE_CANCELLED: BulkOperationState
+BULK_OPERATION_STATE_FAILED: BulkOperationState
 
 class CreateTaskRequest(_message.Message):
     __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue", "namespace", "on_behalf_of", "input", "priority", "not_before", "timeouts")
@@ -674,3 +688,105 @@ class ClaimTasksResponse(_message.Message):
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     claims: _containers.RepeatedCompositeFieldContainer[StartTaskResponse]
     def __init__(self, claims: _Optional[_Iterable[_Union[StartTaskResponse, _Mapping]]] = ...) -> None: ...
+
+class StartBulkOperationRequest(_message.Message):
+    __slots__ = ("states", "labels", "namespaces", "created_after", "created_before", "updated_after", "updated_before", "task_id_prefix", "action", "reason", "dry_run", "max_tasks", "request_id", "operator")
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    MAX_TASKS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    states: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskState]
+    labels: _containers.ScalarMap[str, str]
+    namespaces: _containers.RepeatedScalarFieldContainer[str]
+    created_after: _timestamp_pb2.Timestamp
+    created_before: _timestamp_pb2.Timestamp
+    updated_after: _timestamp_pb2.Timestamp
+    updated_before: _timestamp_pb2.Timestamp
+    task_id_prefix: str
+    action: _task_pb2.TaskAction
+    reason: str
+    dry_run: bool
+    max_tasks: int
+    request_id: str
+    operator: str
+    def __init__(self, states: _Optional[_Iterable[_Union[_task_pb2.TaskState, str]]] = ..., labels: _Optional[_Mapping[str, str]] = ..., namespaces: _Optional[_Iterable[str]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., task_id_prefix: _Optional[str] = ..., action: _Optional[_Union[_task_pb2.TaskAction, str]] = ..., reason: _Optional[str] = ..., dry_run: _Optional[bool] = ..., max_tasks: _Optional[int] = ..., request_id: _Optional[str] = ..., operator: _Optional[str] = ...) -> None: ...
+
+class BulkOperation(_message.Message):
+    __slots__ = ("operation_id", "state", "matched", "applied", "refused", "create_time", "end_time", "action", "reason", "operator", "dry_run", "request")
+    class RefusedEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_FIELD_NUMBER: _ClassVar[int]
+    APPLIED_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
+    CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    operation_id: str
+    state: BulkOperationState
+    matched: int
+    applied: int
+    refused: _containers.ScalarMap[str, int]
+    create_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    action: _task_pb2.TaskAction
+    reason: str
+    operator: str
+    dry_run: bool
+    request: StartBulkOperationRequest
+    def __init__(self, operation_id: _Optional[str] = ..., state: _Optional[_Union[BulkOperationState, str]] = ..., matched: _Optional[int] = ..., applied: _Optional[int] = ..., refused: _Optional[_Mapping[str, int]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., action: _Optional[_Union[_task_pb2.TaskAction, str]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., dry_run: _Optional[bool] = ..., request: _Optional[_Union[StartBulkOperationRequest, _Mapping]] = ...) -> None: ...
+
+class GetBulkOperationRequest(_message.Message):
+    __slots__ = ("operation_id",)
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    operation_id: str
+    def __init__(self, operation_id: _Optional[str] = ...) -> None: ...
+
+class ListBulkOperationsRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListBulkOperationsResponse(_message.Message):
+    __slots__ = ("operations", "next_page_token")
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    operations: _containers.RepeatedCompositeFieldContainer[BulkOperation]
+    next_page_token: str
+    def __init__(self, operations: _Optional[_Iterable[_Union[BulkOperation, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class CancelBulkOperationRequest(_message.Message):
+    __slots__ = ("operation_id",)
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    operation_id: str
+    def __init__(self, operation_id: _Optional[str] = ...) -> None: ...

@@ -194,6 +194,26 @@ class TaskServiceStub:
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksResponse.FromString,
                 _registered_method=True)
+        self.StartBulkOperation = channel.unary_unary(
+                '/tasklife.v1.TaskService/StartBulkOperation',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.StartBulkOperationRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.BulkOperation.FromString,
+                _registered_method=True)
+        self.GetBulkOperation = channel.unary_unary(
+                '/tasklife.v1.TaskService/GetBulkOperation',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.GetBulkOperationRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.BulkOperation.FromString,
+                _registered_method=True)
+        self.ListBulkOperations = channel.unary_unary(
+                '/tasklife.v1.TaskService/ListBulkOperations',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.ListBulkOperationsRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListBulkOperationsResponse.FromString,
+                _registered_method=True)
+        self.CancelBulkOperation = channel.unary_unary(
+                '/tasklife.v1.TaskService/CancelBulkOperation',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.CancelBulkOperationRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.BulkOperation.FromString,
+                _registered_method=True)
         self.ClaimTasks = channel.unary_unary(
                 '/tasklife.v1.TaskService/ClaimTasks',
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.SerializeToString,
@@ -475,6 +495,54 @@ class TaskServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StartBulkOperation(self, request, context):
+        """Starts a bulk operation: resolves the filter (ListTasks' filters) once, in one snapshot,
+        and records each matching task with its version; the server's runners then apply
+        `action` to each task as an ordinary compare-and-swap at that version (a task changed
+        meanwhile is refused with VERSION_MISMATCH), with request_id "bulk:<operation_id>:<task_id>",
+        so a re-run never applies a move twice. Any replica finishes an operation another one
+        started. A dry run only counts. More matching tasks than max_tasks: nothing is started.
+        The same request_id returns the operation it started. Errors: INVALID_ARGUMENT,
+        PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED), FAILED_PRECONDITION
+        (BULK_TOO_LARGE, with metadata `matched`, `max_tasks`).
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBulkOperation(self, request, context):
+        """Returns one bulk operation. An operation whose filter reached a namespace the caller does
+        not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+        (BULK_OPERATION_NOT_FOUND).
+        The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBulkOperations(self, request, context):
+        """Lists bulk operations, newest first, a page at a time: those whose filter reached only
+        namespaces the caller reaches. Errors: INVALID_ARGUMENT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelBulkOperation(self, request, context):
+        """Cancels a running bulk operation: no further task is moved; moves already applied stay.
+        Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
+        NOT_FOUND (BULK_OPERATION_NOT_FOUND), PERMISSION_DENIED (ROLE_NOT_GRANTED).
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ClaimTasks(self, request, context):
         """Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
         highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
@@ -597,6 +665,26 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     servicer.BatchTransitionTasks,
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksResponse.SerializeToString,
+            ),
+            'StartBulkOperation': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartBulkOperation,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.StartBulkOperationRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.BulkOperation.SerializeToString,
+            ),
+            'GetBulkOperation': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBulkOperation,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.GetBulkOperationRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.BulkOperation.SerializeToString,
+            ),
+            'ListBulkOperations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBulkOperations,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListBulkOperationsRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.ListBulkOperationsResponse.SerializeToString,
+            ),
+            'CancelBulkOperation': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelBulkOperation,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.CancelBulkOperationRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.BulkOperation.SerializeToString,
             ),
             'ClaimTasks': grpc.unary_unary_rpc_method_handler(
                     servicer.ClaimTasks,
@@ -1226,6 +1314,114 @@ class TaskService:
             '/tasklife.v1.TaskService/BatchTransitionTasks',
             tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.BatchTransitionTasksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartBulkOperation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/StartBulkOperation',
+            tasklife_dot_v1_dot_task__service__pb2.StartBulkOperationRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.BulkOperation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBulkOperation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/GetBulkOperation',
+            tasklife_dot_v1_dot_task__service__pb2.GetBulkOperationRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.BulkOperation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBulkOperations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/ListBulkOperations',
+            tasklife_dot_v1_dot_task__service__pb2.ListBulkOperationsRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.ListBulkOperationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelBulkOperation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/CancelBulkOperation',
+            tasklife_dot_v1_dot_task__service__pb2.CancelBulkOperationRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.BulkOperation.FromString,
             options,
             channel_credentials,
             insecure,

@@ -719,6 +719,130 @@ public final class TaskServiceGrpc {
     return getBatchTransitionTasksMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.StartBulkOperationRequest,
+      dev.tasklife.v1.BulkOperation> getStartBulkOperationMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "StartBulkOperation",
+      requestType = dev.tasklife.v1.StartBulkOperationRequest.class,
+      responseType = dev.tasklife.v1.BulkOperation.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.StartBulkOperationRequest,
+      dev.tasklife.v1.BulkOperation> getStartBulkOperationMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.StartBulkOperationRequest, dev.tasklife.v1.BulkOperation> getStartBulkOperationMethod;
+    if ((getStartBulkOperationMethod = TaskServiceGrpc.getStartBulkOperationMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getStartBulkOperationMethod = TaskServiceGrpc.getStartBulkOperationMethod) == null) {
+          TaskServiceGrpc.getStartBulkOperationMethod = getStartBulkOperationMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.StartBulkOperationRequest, dev.tasklife.v1.BulkOperation>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "StartBulkOperation"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.StartBulkOperationRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.BulkOperation.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("StartBulkOperation"))
+              .build();
+        }
+      }
+    }
+    return getStartBulkOperationMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.GetBulkOperationRequest,
+      dev.tasklife.v1.BulkOperation> getGetBulkOperationMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetBulkOperation",
+      requestType = dev.tasklife.v1.GetBulkOperationRequest.class,
+      responseType = dev.tasklife.v1.BulkOperation.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.GetBulkOperationRequest,
+      dev.tasklife.v1.BulkOperation> getGetBulkOperationMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.GetBulkOperationRequest, dev.tasklife.v1.BulkOperation> getGetBulkOperationMethod;
+    if ((getGetBulkOperationMethod = TaskServiceGrpc.getGetBulkOperationMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getGetBulkOperationMethod = TaskServiceGrpc.getGetBulkOperationMethod) == null) {
+          TaskServiceGrpc.getGetBulkOperationMethod = getGetBulkOperationMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.GetBulkOperationRequest, dev.tasklife.v1.BulkOperation>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetBulkOperation"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.GetBulkOperationRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.BulkOperation.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("GetBulkOperation"))
+              .build();
+        }
+      }
+    }
+    return getGetBulkOperationMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ListBulkOperationsRequest,
+      dev.tasklife.v1.ListBulkOperationsResponse> getListBulkOperationsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListBulkOperations",
+      requestType = dev.tasklife.v1.ListBulkOperationsRequest.class,
+      responseType = dev.tasklife.v1.ListBulkOperationsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ListBulkOperationsRequest,
+      dev.tasklife.v1.ListBulkOperationsResponse> getListBulkOperationsMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ListBulkOperationsRequest, dev.tasklife.v1.ListBulkOperationsResponse> getListBulkOperationsMethod;
+    if ((getListBulkOperationsMethod = TaskServiceGrpc.getListBulkOperationsMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getListBulkOperationsMethod = TaskServiceGrpc.getListBulkOperationsMethod) == null) {
+          TaskServiceGrpc.getListBulkOperationsMethod = getListBulkOperationsMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ListBulkOperationsRequest, dev.tasklife.v1.ListBulkOperationsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListBulkOperations"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListBulkOperationsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListBulkOperationsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ListBulkOperations"))
+              .build();
+        }
+      }
+    }
+    return getListBulkOperationsMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.CancelBulkOperationRequest,
+      dev.tasklife.v1.BulkOperation> getCancelBulkOperationMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CancelBulkOperation",
+      requestType = dev.tasklife.v1.CancelBulkOperationRequest.class,
+      responseType = dev.tasklife.v1.BulkOperation.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.CancelBulkOperationRequest,
+      dev.tasklife.v1.BulkOperation> getCancelBulkOperationMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.CancelBulkOperationRequest, dev.tasklife.v1.BulkOperation> getCancelBulkOperationMethod;
+    if ((getCancelBulkOperationMethod = TaskServiceGrpc.getCancelBulkOperationMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getCancelBulkOperationMethod = TaskServiceGrpc.getCancelBulkOperationMethod) == null) {
+          TaskServiceGrpc.getCancelBulkOperationMethod = getCancelBulkOperationMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.CancelBulkOperationRequest, dev.tasklife.v1.BulkOperation>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CancelBulkOperation"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CancelBulkOperationRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.BulkOperation.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("CancelBulkOperation"))
+              .build();
+        }
+      }
+    }
+    return getCancelBulkOperationMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ClaimTasksRequest,
       dev.tasklife.v1.ClaimTasksResponse> getClaimTasksMethod;
 
@@ -1146,6 +1270,66 @@ public final class TaskServiceGrpc {
     default void batchTransitionTasks(dev.tasklife.v1.BatchTransitionTasksRequest request,
         io.grpc.stub.StreamObserver<dev.tasklife.v1.BatchTransitionTasksResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getBatchTransitionTasksMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Starts a bulk operation: resolves the filter (ListTasks' filters) once, in one snapshot,
+     * and records each matching task with its version; the server's runners then apply
+     * `action` to each task as an ordinary compare-and-swap at that version (a task changed
+     * meanwhile is refused with VERSION_MISMATCH), with request_id "bulk:&lt;operation_id&gt;:&lt;task_id&gt;",
+     * so a re-run never applies a move twice. Any replica finishes an operation another one
+     * started. A dry run only counts. More matching tasks than max_tasks: nothing is started.
+     * The same request_id returns the operation it started. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED), FAILED_PRECONDITION
+     * (BULK_TOO_LARGE, with metadata `matched`, `max_tasks`).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    default void startBulkOperation(dev.tasklife.v1.StartBulkOperationRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getStartBulkOperationMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
+     * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    default void getBulkOperation(dev.tasklife.v1.GetBulkOperationRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetBulkOperationMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
+     * </pre>
+     */
+    default void listBulkOperations(dev.tasklife.v1.ListBulkOperationsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListBulkOperationsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListBulkOperationsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Cancels a running bulk operation: no further task is moved; moves already applied stay.
+     * Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND (BULK_OPERATION_NOT_FOUND), PERMISSION_DENIED (ROLE_NOT_GRANTED).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    default void cancelBulkOperation(dev.tasklife.v1.CancelBulkOperationRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCancelBulkOperationMethod(), responseObserver);
     }
 
     /**
@@ -1608,6 +1792,70 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
+     * Starts a bulk operation: resolves the filter (ListTasks' filters) once, in one snapshot,
+     * and records each matching task with its version; the server's runners then apply
+     * `action` to each task as an ordinary compare-and-swap at that version (a task changed
+     * meanwhile is refused with VERSION_MISMATCH), with request_id "bulk:&lt;operation_id&gt;:&lt;task_id&gt;",
+     * so a re-run never applies a move twice. Any replica finishes an operation another one
+     * started. A dry run only counts. More matching tasks than max_tasks: nothing is started.
+     * The same request_id returns the operation it started. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED), FAILED_PRECONDITION
+     * (BULK_TOO_LARGE, with metadata `matched`, `max_tasks`).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public void startBulkOperation(dev.tasklife.v1.StartBulkOperationRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getStartBulkOperationMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
+     * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public void getBulkOperation(dev.tasklife.v1.GetBulkOperationRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetBulkOperationMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
+     * </pre>
+     */
+    public void listBulkOperations(dev.tasklife.v1.ListBulkOperationsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListBulkOperationsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListBulkOperationsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Cancels a running bulk operation: no further task is moved; moves already applied stay.
+     * Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND (BULK_OPERATION_NOT_FOUND), PERMISSION_DENIED (ROLE_NOT_GRANTED).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public void cancelBulkOperation(dev.tasklife.v1.CancelBulkOperationRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCancelBulkOperationMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
      * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
@@ -1981,6 +2229,66 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
+     * Starts a bulk operation: resolves the filter (ListTasks' filters) once, in one snapshot,
+     * and records each matching task with its version; the server's runners then apply
+     * `action` to each task as an ordinary compare-and-swap at that version (a task changed
+     * meanwhile is refused with VERSION_MISMATCH), with request_id "bulk:&lt;operation_id&gt;:&lt;task_id&gt;",
+     * so a re-run never applies a move twice. Any replica finishes an operation another one
+     * started. A dry run only counts. More matching tasks than max_tasks: nothing is started.
+     * The same request_id returns the operation it started. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED), FAILED_PRECONDITION
+     * (BULK_TOO_LARGE, with metadata `matched`, `max_tasks`).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public dev.tasklife.v1.BulkOperation startBulkOperation(dev.tasklife.v1.StartBulkOperationRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getStartBulkOperationMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
+     * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public dev.tasklife.v1.BulkOperation getBulkOperation(dev.tasklife.v1.GetBulkOperationRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetBulkOperationMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
+     * </pre>
+     */
+    public dev.tasklife.v1.ListBulkOperationsResponse listBulkOperations(dev.tasklife.v1.ListBulkOperationsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListBulkOperationsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Cancels a running bulk operation: no further task is moved; moves already applied stay.
+     * Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND (BULK_OPERATION_NOT_FOUND), PERMISSION_DENIED (ROLE_NOT_GRANTED).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public dev.tasklife.v1.BulkOperation cancelBulkOperation(dev.tasklife.v1.CancelBulkOperationRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCancelBulkOperationMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
      * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
@@ -2348,6 +2656,66 @@ public final class TaskServiceGrpc {
     public dev.tasklife.v1.BatchTransitionTasksResponse batchTransitionTasks(dev.tasklife.v1.BatchTransitionTasksRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getBatchTransitionTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Starts a bulk operation: resolves the filter (ListTasks' filters) once, in one snapshot,
+     * and records each matching task with its version; the server's runners then apply
+     * `action` to each task as an ordinary compare-and-swap at that version (a task changed
+     * meanwhile is refused with VERSION_MISMATCH), with request_id "bulk:&lt;operation_id&gt;:&lt;task_id&gt;",
+     * so a re-run never applies a move twice. Any replica finishes an operation another one
+     * started. A dry run only counts. More matching tasks than max_tasks: nothing is started.
+     * The same request_id returns the operation it started. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED), FAILED_PRECONDITION
+     * (BULK_TOO_LARGE, with metadata `matched`, `max_tasks`).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public dev.tasklife.v1.BulkOperation startBulkOperation(dev.tasklife.v1.StartBulkOperationRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getStartBulkOperationMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
+     * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public dev.tasklife.v1.BulkOperation getBulkOperation(dev.tasklife.v1.GetBulkOperationRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetBulkOperationMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
+     * </pre>
+     */
+    public dev.tasklife.v1.ListBulkOperationsResponse listBulkOperations(dev.tasklife.v1.ListBulkOperationsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListBulkOperationsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Cancels a running bulk operation: no further task is moved; moves already applied stay.
+     * Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND (BULK_OPERATION_NOT_FOUND), PERMISSION_DENIED (ROLE_NOT_GRANTED).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public dev.tasklife.v1.BulkOperation cancelBulkOperation(dev.tasklife.v1.CancelBulkOperationRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCancelBulkOperationMethod(), getCallOptions(), request);
     }
 
     /**
@@ -2725,6 +3093,70 @@ public final class TaskServiceGrpc {
 
     /**
      * <pre>
+     * Starts a bulk operation: resolves the filter (ListTasks' filters) once, in one snapshot,
+     * and records each matching task with its version; the server's runners then apply
+     * `action` to each task as an ordinary compare-and-swap at that version (a task changed
+     * meanwhile is refused with VERSION_MISMATCH), with request_id "bulk:&lt;operation_id&gt;:&lt;task_id&gt;",
+     * so a re-run never applies a move twice. Any replica finishes an operation another one
+     * started. A dry run only counts. More matching tasks than max_tasks: nothing is started.
+     * The same request_id returns the operation it started. Errors: INVALID_ARGUMENT,
+     * PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED), FAILED_PRECONDITION
+     * (BULK_TOO_LARGE, with metadata `matched`, `max_tasks`).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.BulkOperation> startBulkOperation(
+        dev.tasklife.v1.StartBulkOperationRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getStartBulkOperationMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Returns one bulk operation. An operation whose filter reached a namespace the caller does
+     * not reach is reported as one that does not exist. Errors: INVALID_ARGUMENT, NOT_FOUND
+     * (BULK_OPERATION_NOT_FOUND).
+     * The operation itself is the answer, as StartBulkOperation's (AIP-131 style):
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.BulkOperation> getBulkOperation(
+        dev.tasklife.v1.GetBulkOperationRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetBulkOperationMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Lists bulk operations, newest first, a page at a time: those whose filter reached only
+     * namespaces the caller reaches. Errors: INVALID_ARGUMENT.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListBulkOperationsResponse> listBulkOperations(
+        dev.tasklife.v1.ListBulkOperationsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListBulkOperationsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Cancels a running bulk operation: no further task is moved; moves already applied stay.
+     * Cancelling a finished operation returns it unchanged. Errors: INVALID_ARGUMENT,
+     * NOT_FOUND (BULK_OPERATION_NOT_FOUND), PERMISSION_DENIED (ROLE_NOT_GRANTED).
+     * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+     * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.BulkOperation> cancelBulkOperation(
+        dev.tasklife.v1.CancelBulkOperationRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCancelBulkOperationMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
      * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
      * as a StartTask would record them). Concurrent claimers never receive the same task and
@@ -2764,7 +3196,11 @@ public final class TaskServiceGrpc {
   private static final int METHODID_ABANDON_TASK = 18;
   private static final int METHODID_BATCH_CREATE_TASKS = 19;
   private static final int METHODID_BATCH_TRANSITION_TASKS = 20;
-  private static final int METHODID_CLAIM_TASKS = 21;
+  private static final int METHODID_START_BULK_OPERATION = 21;
+  private static final int METHODID_GET_BULK_OPERATION = 22;
+  private static final int METHODID_LIST_BULK_OPERATIONS = 23;
+  private static final int METHODID_CANCEL_BULK_OPERATION = 24;
+  private static final int METHODID_CLAIM_TASKS = 25;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -2866,6 +3302,22 @@ public final class TaskServiceGrpc {
         case METHODID_BATCH_TRANSITION_TASKS:
           serviceImpl.batchTransitionTasks((dev.tasklife.v1.BatchTransitionTasksRequest) request,
               (io.grpc.stub.StreamObserver<dev.tasklife.v1.BatchTransitionTasksResponse>) responseObserver);
+          break;
+        case METHODID_START_BULK_OPERATION:
+          serviceImpl.startBulkOperation((dev.tasklife.v1.StartBulkOperationRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation>) responseObserver);
+          break;
+        case METHODID_GET_BULK_OPERATION:
+          serviceImpl.getBulkOperation((dev.tasklife.v1.GetBulkOperationRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation>) responseObserver);
+          break;
+        case METHODID_LIST_BULK_OPERATIONS:
+          serviceImpl.listBulkOperations((dev.tasklife.v1.ListBulkOperationsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListBulkOperationsResponse>) responseObserver);
+          break;
+        case METHODID_CANCEL_BULK_OPERATION:
+          serviceImpl.cancelBulkOperation((dev.tasklife.v1.CancelBulkOperationRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.BulkOperation>) responseObserver);
           break;
         case METHODID_CLAIM_TASKS:
           serviceImpl.claimTasks((dev.tasklife.v1.ClaimTasksRequest) request,
@@ -3037,6 +3489,34 @@ public final class TaskServiceGrpc {
               dev.tasklife.v1.BatchTransitionTasksResponse>(
                 service, METHODID_BATCH_TRANSITION_TASKS)))
         .addMethod(
+          getStartBulkOperationMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.StartBulkOperationRequest,
+              dev.tasklife.v1.BulkOperation>(
+                service, METHODID_START_BULK_OPERATION)))
+        .addMethod(
+          getGetBulkOperationMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.GetBulkOperationRequest,
+              dev.tasklife.v1.BulkOperation>(
+                service, METHODID_GET_BULK_OPERATION)))
+        .addMethod(
+          getListBulkOperationsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ListBulkOperationsRequest,
+              dev.tasklife.v1.ListBulkOperationsResponse>(
+                service, METHODID_LIST_BULK_OPERATIONS)))
+        .addMethod(
+          getCancelBulkOperationMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.CancelBulkOperationRequest,
+              dev.tasklife.v1.BulkOperation>(
+                service, METHODID_CANCEL_BULK_OPERATION)))
+        .addMethod(
           getClaimTasksMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
             new MethodHandlers<
@@ -3112,6 +3592,10 @@ public final class TaskServiceGrpc {
               .addMethod(getAbandonTaskMethod())
               .addMethod(getBatchCreateTasksMethod())
               .addMethod(getBatchTransitionTasksMethod())
+              .addMethod(getStartBulkOperationMethod())
+              .addMethod(getGetBulkOperationMethod())
+              .addMethod(getListBulkOperationsMethod())
+              .addMethod(getCancelBulkOperationMethod())
               .addMethod(getClaimTasksMethod())
               .build();
         }

@@ -311,6 +311,46 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_ClaimTasksResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_StartBulkOperationRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_StartBulkOperationRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BulkOperation_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BulkOperation_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BulkOperation_RefusedEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BulkOperation_RefusedEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_GetBulkOperationRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_GetBulkOperationRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_ListBulkOperationsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_ListBulkOperationsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_ListBulkOperationsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_ListBulkOperationsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_CancelBulkOperationRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_CancelBulkOperationRequest_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -582,55 +622,111 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "onBehalfOf\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003" +
       "key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"L\n\022ClaimTa" +
       "sksResponse\0226\n\006claims\030\001 \003(\0132\036.tasklife.v" +
-      "1.StartTaskResponseR\006claims2\277\016\n\013TaskServ" +
-      "ice\022M\n\nCreateTask\022\036.tasklife.v1.CreateTa" +
-      "skRequest\032\037.tasklife.v1.CreateTaskRespon" +
-      "se\022D\n\007GetTask\022\033.tasklife.v1.GetTaskReque" +
-      "st\032\034.tasklife.v1.GetTaskResponse\022J\n\tList" +
-      "Tasks\022\035.tasklife.v1.ListTasksRequest\032\036.t" +
-      "asklife.v1.ListTasksResponse\022M\n\nCountTas" +
-      "ks\022\036.tasklife.v1.CountTasksRequest\032\037.tas" +
-      "klife.v1.CountTasksResponse\022Y\n\016ListTaskE" +
-      "vents\022\".tasklife.v1.ListTaskEventsReques" +
-      "t\032#.tasklife.v1.ListTaskEventsResponse\022_" +
-      "\n\020ListTaskAttempts\022$.tasklife.v1.ListTas" +
-      "kAttemptsRequest\032%.tasklife.v1.ListTaskA" +
-      "ttemptsResponse\022_\n\020ListTaskFailures\022$.ta" +
-      "sklife.v1.ListTaskFailuresRequest\032%.task" +
-      "life.v1.ListTaskFailuresResponse\022\\\n\017GetS" +
-      "tateMachine\022#.tasklife.v1.GetStateMachin" +
-      "eRequest\032$.tasklife.v1.GetStateMachineRe" +
-      "sponse\022^\n\017WatchTaskEvents\022#.tasklife.v1." +
-      "WatchTaskEventsRequest\032$.tasklife.v1.Wat" +
-      "chTaskEventsResponse0\001\022J\n\tHeartbeat\022\035.ta" +
-      "sklife.v1.HeartbeatRequest\032\036.tasklife.v1" +
-      ".HeartbeatResponse\022P\n\013EnqueueTask\022\037.task" +
-      "life.v1.EnqueueTaskRequest\032 .tasklife.v1" +
-      ".EnqueueTaskResponse\022J\n\tStartTask\022\035.task" +
-      "life.v1.StartTaskRequest\032\036.tasklife.v1.S" +
-      "tartTaskResponse\022S\n\014CompleteTask\022 .taskl" +
-      "ife.v1.CompleteTaskRequest\032!.tasklife.v1" +
-      ".CompleteTaskResponse\022G\n\010FailTask\022\034.task" +
-      "life.v1.FailTaskRequest\032\035.tasklife.v1.Fa" +
-      "ilTaskResponse\022J\n\tRetryTask\022\035.tasklife.v" +
-      "1.RetryTaskRequest\032\036.tasklife.v1.RetryTa" +
-      "skResponse\022J\n\tPauseTask\022\035.tasklife.v1.Pa" +
-      "useTaskRequest\032\036.tasklife.v1.PauseTaskRe" +
-      "sponse\022M\n\nResumeTask\022\036.tasklife.v1.Resum" +
-      "eTaskRequest\032\037.tasklife.v1.ResumeTaskRes" +
-      "ponse\022G\n\010KillTask\022\034.tasklife.v1.KillTask" +
-      "Request\032\035.tasklife.v1.KillTaskResponse\022P" +
-      "\n\013AbandonTask\022\037.tasklife.v1.AbandonTaskR" +
-      "equest\032 .tasklife.v1.AbandonTaskResponse" +
-      "\022_\n\020BatchCreateTasks\022$.tasklife.v1.Batch" +
-      "CreateTasksRequest\032%.tasklife.v1.BatchCr" +
-      "eateTasksResponse\022k\n\024BatchTransitionTask" +
-      "s\022(.tasklife.v1.BatchTransitionTasksRequ" +
-      "est\032).tasklife.v1.BatchTransitionTasksRe" +
-      "sponse\022M\n\nClaimTasks\022\036.tasklife.v1.Claim" +
-      "TasksRequest\032\037.tasklife.v1.ClaimTasksRes" +
-      "ponseB%\n\017dev.tasklife.v1B\020TaskServicePro" +
-      "toP\001b\006proto3"
+      "1.StartTaskResponseR\006claims\"\332\005\n\031StartBul" +
+      "kOperationRequest\022.\n\006states\030\001 \003(\0162\026.task" +
+      "life.v1.TaskStateR\006states\022J\n\006labels\030\002 \003(" +
+      "\01322.tasklife.v1.StartBulkOperationReques" +
+      "t.LabelsEntryR\006labels\022\036\n\nnamespaces\030\003 \003(" +
+      "\tR\nnamespaces\022?\n\rcreated_after\030\004 \001(\0132\032.g" +
+      "oogle.protobuf.TimestampR\014createdAfter\022A" +
+      "\n\016created_before\030\005 \001(\0132\032.google.protobuf" +
+      ".TimestampR\rcreatedBefore\022?\n\rupdated_aft" +
+      "er\030\006 \001(\0132\032.google.protobuf.TimestampR\014up" +
+      "datedAfter\022A\n\016updated_before\030\007 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\rupdatedBefore\022$\n" +
+      "\016task_id_prefix\030\010 \001(\tR\014taskIdPrefix\022/\n\006a" +
+      "ction\030\t \001(\0162\027.tasklife.v1.TaskActionR\006ac" +
+      "tion\022\026\n\006reason\030\n \001(\tR\006reason\022\027\n\007dry_run\030" +
+      "\013 \001(\010R\006dryRun\022\033\n\tmax_tasks\030\014 \001(\003R\010maxTas" +
+      "ks\022\035\n\nrequest_id\030\r \001(\tR\trequestId\022\032\n\010ope" +
+      "rator\030\016 \001(\tR\010operator\0329\n\013LabelsEntry\022\020\n\003" +
+      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001" +
+      "\"\320\004\n\rBulkOperation\022!\n\014operation_id\030\001 \001(\t" +
+      "R\013operationId\0225\n\005state\030\002 \001(\0162\037.tasklife." +
+      "v1.BulkOperationStateR\005state\022\030\n\007matched\030" +
+      "\003 \001(\003R\007matched\022\030\n\007applied\030\004 \001(\003R\007applied" +
+      "\022A\n\007refused\030\005 \003(\0132\'.tasklife.v1.BulkOper" +
+      "ation.RefusedEntryR\007refused\022;\n\013create_ti" +
+      "me\030\006 \001(\0132\032.google.protobuf.TimestampR\ncr" +
+      "eateTime\0225\n\010end_time\030\007 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\007endTime\022/\n\006action\030\010 \001(\0162" +
+      "\027.tasklife.v1.TaskActionR\006action\022\026\n\006reas" +
+      "on\030\t \001(\tR\006reason\022\032\n\010operator\030\n \001(\tR\010oper" +
+      "ator\022\027\n\007dry_run\030\013 \001(\010R\006dryRun\022@\n\007request" +
+      "\030\014 \001(\0132&.tasklife.v1.StartBulkOperationR" +
+      "equestR\007request\032:\n\014RefusedEntry\022\020\n\003key\030\001" +
+      " \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"<\n\027G" +
+      "etBulkOperationRequest\022!\n\014operation_id\030\001" +
+      " \001(\tR\013operationId\"W\n\031ListBulkOperationsR" +
+      "equest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\np" +
+      "age_token\030\002 \001(\tR\tpageToken\"\200\001\n\032ListBulkO" +
+      "perationsResponse\022:\n\noperations\030\001 \003(\0132\032." +
+      "tasklife.v1.BulkOperationR\noperations\022&\n" +
+      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"?\n" +
+      "\032CancelBulkOperationRequest\022!\n\014operation" +
+      "_id\030\001 \001(\tR\013operationId*\305\001\n\022BulkOperation" +
+      "State\022$\n BULK_OPERATION_STATE_UNSPECIFIE" +
+      "D\020\000\022 \n\034BULK_OPERATION_STATE_RUNNING\020\001\022\"\n" +
+      "\036BULK_OPERATION_STATE_SUCCEEDED\020\002\022\"\n\036BUL" +
+      "K_OPERATION_STATE_CANCELLED\020\003\022\037\n\033BULK_OP" +
+      "ERATION_STATE_FAILED\020\0042\262\021\n\013TaskService\022M" +
+      "\n\nCreateTask\022\036.tasklife.v1.CreateTaskReq" +
+      "uest\032\037.tasklife.v1.CreateTaskResponse\022D\n" +
+      "\007GetTask\022\033.tasklife.v1.GetTaskRequest\032\034." +
+      "tasklife.v1.GetTaskResponse\022J\n\tListTasks" +
+      "\022\035.tasklife.v1.ListTasksRequest\032\036.taskli" +
+      "fe.v1.ListTasksResponse\022M\n\nCountTasks\022\036." +
+      "tasklife.v1.CountTasksRequest\032\037.tasklife" +
+      ".v1.CountTasksResponse\022Y\n\016ListTaskEvents" +
+      "\022\".tasklife.v1.ListTaskEventsRequest\032#.t" +
+      "asklife.v1.ListTaskEventsResponse\022_\n\020Lis" +
+      "tTaskAttempts\022$.tasklife.v1.ListTaskAtte" +
+      "mptsRequest\032%.tasklife.v1.ListTaskAttemp" +
+      "tsResponse\022_\n\020ListTaskFailures\022$.tasklif" +
+      "e.v1.ListTaskFailuresRequest\032%.tasklife." +
+      "v1.ListTaskFailuresResponse\022\\\n\017GetStateM" +
+      "achine\022#.tasklife.v1.GetStateMachineRequ" +
+      "est\032$.tasklife.v1.GetStateMachineRespons" +
+      "e\022^\n\017WatchTaskEvents\022#.tasklife.v1.Watch" +
+      "TaskEventsRequest\032$.tasklife.v1.WatchTas" +
+      "kEventsResponse0\001\022J\n\tHeartbeat\022\035.tasklif" +
+      "e.v1.HeartbeatRequest\032\036.tasklife.v1.Hear" +
+      "tbeatResponse\022P\n\013EnqueueTask\022\037.tasklife." +
+      "v1.EnqueueTaskRequest\032 .tasklife.v1.Enqu" +
+      "eueTaskResponse\022J\n\tStartTask\022\035.tasklife." +
+      "v1.StartTaskRequest\032\036.tasklife.v1.StartT" +
+      "askResponse\022S\n\014CompleteTask\022 .tasklife.v" +
+      "1.CompleteTaskRequest\032!.tasklife.v1.Comp" +
+      "leteTaskResponse\022G\n\010FailTask\022\034.tasklife." +
+      "v1.FailTaskRequest\032\035.tasklife.v1.FailTas" +
+      "kResponse\022J\n\tRetryTask\022\035.tasklife.v1.Ret" +
+      "ryTaskRequest\032\036.tasklife.v1.RetryTaskRes" +
+      "ponse\022J\n\tPauseTask\022\035.tasklife.v1.PauseTa" +
+      "skRequest\032\036.tasklife.v1.PauseTaskRespons" +
+      "e\022M\n\nResumeTask\022\036.tasklife.v1.ResumeTask" +
+      "Request\032\037.tasklife.v1.ResumeTaskResponse" +
+      "\022G\n\010KillTask\022\034.tasklife.v1.KillTaskReque" +
+      "st\032\035.tasklife.v1.KillTaskResponse\022P\n\013Aba" +
+      "ndonTask\022\037.tasklife.v1.AbandonTaskReques" +
+      "t\032 .tasklife.v1.AbandonTaskResponse\022_\n\020B" +
+      "atchCreateTasks\022$.tasklife.v1.BatchCreat" +
+      "eTasksRequest\032%.tasklife.v1.BatchCreateT" +
+      "asksResponse\022k\n\024BatchTransitionTasks\022(.t" +
+      "asklife.v1.BatchTransitionTasksRequest\032)" +
+      ".tasklife.v1.BatchTransitionTasksRespons" +
+      "e\022X\n\022StartBulkOperation\022&.tasklife.v1.St" +
+      "artBulkOperationRequest\032\032.tasklife.v1.Bu" +
+      "lkOperation\022T\n\020GetBulkOperation\022$.taskli" +
+      "fe.v1.GetBulkOperationRequest\032\032.tasklife" +
+      ".v1.BulkOperation\022e\n\022ListBulkOperations\022" +
+      "&.tasklife.v1.ListBulkOperationsRequest\032" +
+      "\'.tasklife.v1.ListBulkOperationsResponse" +
+      "\022Z\n\023CancelBulkOperation\022\'.tasklife.v1.Ca" +
+      "ncelBulkOperationRequest\032\032.tasklife.v1.B" +
+      "ulkOperation\022M\n\nClaimTasks\022\036.tasklife.v1" +
+      ".ClaimTasksRequest\032\037.tasklife.v1.ClaimTa" +
+      "sksResponseB%\n\017dev.tasklife.v1B\020TaskServ" +
+      "iceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -982,6 +1078,54 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_ClaimTasksResponse_descriptor,
         new java.lang.String[] { "Claims", });
+    internal_static_tasklife_v1_StartBulkOperationRequest_descriptor =
+      getDescriptor().getMessageType(52);
+    internal_static_tasklife_v1_StartBulkOperationRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_StartBulkOperationRequest_descriptor,
+        new java.lang.String[] { "States", "Labels", "Namespaces", "CreatedAfter", "CreatedBefore", "UpdatedAfter", "UpdatedBefore", "TaskIdPrefix", "Action", "Reason", "DryRun", "MaxTasks", "RequestId", "Operator", });
+    internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_descriptor =
+      internal_static_tasklife_v1_StartBulkOperationRequest_descriptor.getNestedType(0);
+    internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_StartBulkOperationRequest_LabelsEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_tasklife_v1_BulkOperation_descriptor =
+      getDescriptor().getMessageType(53);
+    internal_static_tasklife_v1_BulkOperation_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BulkOperation_descriptor,
+        new java.lang.String[] { "OperationId", "State", "Matched", "Applied", "Refused", "CreateTime", "EndTime", "Action", "Reason", "Operator", "DryRun", "Request", });
+    internal_static_tasklife_v1_BulkOperation_RefusedEntry_descriptor =
+      internal_static_tasklife_v1_BulkOperation_descriptor.getNestedType(0);
+    internal_static_tasklife_v1_BulkOperation_RefusedEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BulkOperation_RefusedEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_tasklife_v1_GetBulkOperationRequest_descriptor =
+      getDescriptor().getMessageType(54);
+    internal_static_tasklife_v1_GetBulkOperationRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_GetBulkOperationRequest_descriptor,
+        new java.lang.String[] { "OperationId", });
+    internal_static_tasklife_v1_ListBulkOperationsRequest_descriptor =
+      getDescriptor().getMessageType(55);
+    internal_static_tasklife_v1_ListBulkOperationsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_ListBulkOperationsRequest_descriptor,
+        new java.lang.String[] { "PageSize", "PageToken", });
+    internal_static_tasklife_v1_ListBulkOperationsResponse_descriptor =
+      getDescriptor().getMessageType(56);
+    internal_static_tasklife_v1_ListBulkOperationsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_ListBulkOperationsResponse_descriptor,
+        new java.lang.String[] { "Operations", "NextPageToken", });
+    internal_static_tasklife_v1_CancelBulkOperationRequest_descriptor =
+      getDescriptor().getMessageType(57);
+    internal_static_tasklife_v1_CancelBulkOperationRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_CancelBulkOperationRequest_descriptor,
+        new java.lang.String[] { "OperationId", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

@@ -10,9 +10,15 @@ import dev.tasklife.v1.ClaimTasksRequest;
 import dev.tasklife.v1.ClaimTasksResponse;
 import dev.tasklife.v1.CompleteTaskRequest;
 import dev.tasklife.v1.CompleteTaskResponse;
+import dev.tasklife.v1.BulkOperation;
+import dev.tasklife.v1.CancelBulkOperationRequest;
 import dev.tasklife.v1.CountTasksRequest;
 import dev.tasklife.v1.CountTasksResponse;
 import dev.tasklife.v1.CreateTaskRequest;
+import dev.tasklife.v1.GetBulkOperationRequest;
+import dev.tasklife.v1.ListBulkOperationsRequest;
+import dev.tasklife.v1.ListBulkOperationsResponse;
+import dev.tasklife.v1.StartBulkOperationRequest;
 import dev.tasklife.v1.CreateTaskResponse;
 import dev.tasklife.v1.EnqueueTaskRequest;
 import dev.tasklife.v1.EnqueueTaskResponse;
@@ -206,6 +212,26 @@ public final class TasklifeClient implements AutoCloseable {
   /** How many tasks match ListTasks' filters, grouped by state, namespace or label values, in one snapshot. */
   public CountTasksResponse countTasks(CountTasksRequest request) {
     return unary(() -> stub.countTasks(request));
+  }
+
+  /** Starts a bulk operation: ListTasks' filters resolved once, an action applied to each matching task. */
+  public BulkOperation startBulkOperation(StartBulkOperationRequest request) {
+    return unary(() -> stub.startBulkOperation(request));
+  }
+
+  /** A bulk operation and its progress. */
+  public BulkOperation getBulkOperation(GetBulkOperationRequest request) {
+    return unary(() -> stub.getBulkOperation(request));
+  }
+
+  /** One page of bulk operations, newest first. */
+  public ListBulkOperationsResponse listBulkOperations(ListBulkOperationsRequest request) {
+    return unary(() -> stub.listBulkOperations(request));
+  }
+
+  /** Stops a running bulk operation; moves already applied stay. */
+  public BulkOperation cancelBulkOperation(CancelBulkOperationRequest request) {
+    return unary(() -> stub.cancelBulkOperation(request));
   }
 
   /** FAIL events across tasks, newest first, with every match counted by error type. */

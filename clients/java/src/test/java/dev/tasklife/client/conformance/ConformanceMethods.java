@@ -7,7 +7,11 @@ import com.google.protobuf.util.JsonFormat;
 import dev.tasklife.client.TasklifeClient;
 import dev.tasklife.v1.AbandonTaskRequest;
 import dev.tasklife.v1.CompleteTaskRequest;
+import dev.tasklife.v1.CancelBulkOperationRequest;
 import dev.tasklife.v1.CountTasksRequest;
+import dev.tasklife.v1.GetBulkOperationRequest;
+import dev.tasklife.v1.ListBulkOperationsRequest;
+import dev.tasklife.v1.StartBulkOperationRequest;
 import dev.tasklife.v1.CreateTaskRequest;
 import dev.tasklife.v1.EnqueueTaskRequest;
 import dev.tasklife.v1.FailTaskRequest;
@@ -44,6 +48,10 @@ final class ConformanceMethods {
       Map.entry("GetTask", method(GetTaskRequest::newBuilder, TasklifeClient::getTask)),
       Map.entry("ListTasks", method(ListTasksRequest::newBuilder, TasklifeClient::listTasks)),
       Map.entry("CountTasks", method(CountTasksRequest::newBuilder, TasklifeClient::countTasks)),
+      Map.entry("StartBulkOperation", method(StartBulkOperationRequest::newBuilder, TasklifeClient::startBulkOperation)),
+      Map.entry("GetBulkOperation", method(GetBulkOperationRequest::newBuilder, TasklifeClient::getBulkOperation)),
+      Map.entry("ListBulkOperations", method(ListBulkOperationsRequest::newBuilder, TasklifeClient::listBulkOperations)),
+      Map.entry("CancelBulkOperation", method(CancelBulkOperationRequest::newBuilder, TasklifeClient::cancelBulkOperation)),
       Map.entry("ListTaskEvents", method(ListTaskEventsRequest::newBuilder, TasklifeClient::listTaskEvents)),
       Map.entry("ListTaskAttempts", method(ListTaskAttemptsRequest::newBuilder, TasklifeClient::listTaskAttempts)),
       Map.entry("ListTaskFailures", method(ListTaskFailuresRequest::newBuilder, TasklifeClient::listTaskFailures)),

@@ -1,0 +1,1 @@
+"""Bulk operations by filter: the runner that moves their tasks."""

@@ -1,0 +1,108 @@
+"""BulkRunner: moves the tasks of running bulk operations, in any number of server processes.
+
+Each round claims a batch of pending items (storage/bulk.py: FOR UPDATE SKIP LOCKED, so
+runners never take the same items), moves them through the store's ordinary batch
+transition (its own transaction, group-committed like BatchTransitionTasks), each at the
+version the operation's snapshot recorded and with request_id `bulk:<operation>:<task>`,
+then records the outcomes and counts in the claiming transaction. A process that dies
+between the moves' commit and the bookkeeping's leaves the items pending: whichever runner
+claims them next repeats the moves, which replay (same request_id) instead of applying
+twice, and count as applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from google.rpc import error_details_pb2
+
+from tasklife_server.domain.errors import TasklifeError
+from tasklife_server.domain.model import TransitionCommand
+from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
+from tasklife_server.service.errors import status_of
+from tasklife_server.storage.bulk import BulkItem, BulkStore
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 500
+APPLIED = "applied"
+
+
+def request_id_of(operation_id: str, task_id: str) -> str:
+    """The request_id of an operation's move of one task: a re-run replays, the history names it."""
+    return f"bulk:{operation_id}:{task_id}"
+
+
+class BulkRunner:
+    def __init__(self, bulk: BulkStore, *, max_idle: float = 1.0, batch_size: int = BATCH_SIZE):
+        self._bulk = bulk
+        self._max_idle = max_idle
+        self._batch_size = batch_size
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="tasklife-bulk-runner")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    def wake(self) -> None:
+        """An operation was started here: start on it now rather than at the next look."""
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                while await self.run_batch():
+                    pass
+            except Exception as exc:  # noqa: BLE001 - the runner must survive a database outage
+                if is_database_unavailable(exc):
+                    DATABASE_OUTAGE.failed("bulk runner", exc)
+                else:
+                    log.exception("bulk runner failed; retrying")
+            # Other processes' operations are found by looking again at least every max_idle.
+            try:
+                async with asyncio.timeout(self._max_idle):
+                    await self._wake.wait()
+            except TimeoutError:
+                pass
+
+    async def run_batch(self) -> bool:
+        """Moves one batch of pending items and records it; False if nothing was pending."""
+        store = self._bulk.store
+        async with store.transaction() as conn:
+            items = await self._bulk.claim(conn, self._batch_size)
+            if not items:
+                return False
+            outcomes = await store.transition_batch([_command(item) for item in items])
+            await self._bulk.record(conn, items[0].operation_id, [
+                (item.task_id, _outcome_name(outcome)) for item, outcome in zip(items, outcomes, strict=True)
+            ])
+        return True
+
+
+def _command(item: BulkItem) -> TransitionCommand:
+    return TransitionCommand(
+        task_id=item.task_id,
+        action=item.action,
+        operator=item.operator,
+        reason=item.reason,
+        expected_version=item.version,
+        request_id=request_id_of(item.operation_id, item.task_id),
+    )
+
+
+def _outcome_name(outcome: object) -> str:
+    """"applied", or the refusal's ErrorInfo reason (what a caller of the single RPC would see)."""
+    if not isinstance(outcome, TasklifeError):
+        return APPLIED
+    for detail in status_of(outcome).details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return info.reason
+    return type(outcome).__name__
