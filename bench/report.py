@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import counts, workers
+from bench import bulk, counts, workers
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -123,6 +123,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     "pass": bool(ratios) and all(ratio >= 2.0 for ratio in ratios.values())})
     if results.get("counts"):
         out.append(counts.target(results["counts"]))
+    if results.get("bulk"):
+        out.append(bulk.target(results["bulk"]))
     return out
 
 
@@ -332,6 +334,11 @@ def render(results: dict[str, Any]) -> str:
     if ct:
         add("")
         add("8. " + "\n".join(counts.render(ct)))
+
+    bk = results.get("bulk")
+    if bk:
+        add("")
+        add("9. " + "\n".join(bulk.render(bk)))
 
     prof = results.get("profile")
     if prof:

@@ -17,10 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import ceilings, counts, infra, peer, profile, report, scale, startup, stream, workers
+from bench import bulk, ceilings, counts, infra, peer, profile, report, scale, startup, stream, workers
 from bench.stats import summarize
 
-SECTIONS = ("throughput", "batch", "lifecycle", "http", "stream", "scale", "peer", "workers", "startup", "counts")
+SECTIONS = ("throughput", "batch", "lifecycle", "http", "stream", "scale", "peer", "workers", "startup", "counts",
+            "bulk")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -53,6 +54,7 @@ class Plan:
     http_read_tasks: int = 500
     count_tasks: int = 1_000_000  # tasks loaded for P14 (CountTasks)
     count_calls: int = 200
+    bulk_tasks: int = 20_000  # ready tasks one bulk operation pauses (P15)
     batch_size: int = 100  # items per BatchTransitionTasks call, lifecycles per worker-way round
     batch_concurrency: int = 4
     batch_pgbench_concurrency: int = 16  # the single-statement ceiling's best concurrency
@@ -65,7 +67,7 @@ FULL = Plan(mode="full")
 QUICK = Plan(mode="quick", reps=1, duration=1.2, warmup=0.3, stream_duration=2.0, stream_warmup=0.5,
              scale_sizes=(10_000, 300_000), scale_catch_up_events=20_000, scale_reps=1, scale_duration=1.0, peer_windows=1, peer_window=3.0,
              peer_warmup=2.0, peer_backlog=500, peer_drain_jobs=0, worker_tasks=300, count_tasks=100_000,
-             count_calls=50)
+             count_calls=50, bulk_tasks=5_000)
 
 RATE_KEYS = ("rate", "p50_ms", "p99_ms")
 STREAM_KEYS = ("transitions_per_s", "delivered_per_s", "p50_ms", "p99_ms", "max_ms", "rss_before_mib", "rss_after_mib",
@@ -497,6 +499,8 @@ def main(argv: list[str] | None = None) -> int:
             timed("startup", startup.measure, url, plan.reps, 4.0 + 4.0 * plan.reps)
         if "counts" in sections:
             timed("counts", counts.measure, pg, plan.count_tasks, plan.count_calls)
+        if "bulk" in sections:
+            timed("bulk", bulk.measure, pg, plan.bulk_tasks)
         results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         pg.stop()
