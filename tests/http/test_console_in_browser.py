@@ -475,3 +475,54 @@ def test_the_task_list_keeps_the_tasks_created_in_a_time_range(page: Page, serve
     open_console(page, server, f"tasks?prefix={prefix}&before={boundary}")
     expect(page.locator(f'#tasks tr[data-task-id="{early.task_id}"]')).to_have_count(1)
     expect(page.locator("#total")).to_have_text("1 task match")
+
+
+def test_bulk_by_filter_pauses_every_matching_task_beyond_the_page_after_a_count_and_a_reason(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    run = unique_id("run")
+    tasks = [task_in(stub, State.READY, labels={"run": run}) for _ in range(30)]  # more than a page
+    other = task_in(stub, State.READY, labels={"run": unique_id("other")})
+    open_console(page, server, f"tasks?labels=run={run}&state=ready")
+    expect(page.locator("#total")).to_have_text("30 tasks match")
+    page.locator('button[data-filter-rpc="PauseTask"]').click()
+    expect(page.locator("dialog h3")).to_have_text("Pause 30 tasks")
+    page.locator("dialog #reason").fill("maintenance window")
+    page.locator("dialog #confirm").click()
+    expect(page.locator('#bulk-operation[data-state="succeeded"]')).to_have_count(1, timeout=20_000)
+    expect(page.locator("#bulk-progress")).to_have_text("Done: 30 of 30 tried, 30 moved, 0 left alone.")
+    assert all(state_of(stub, t.task_id) == task_pb2.TASK_STATE_PAUSED for t in tasks)
+    assert state_of(stub, other.task_id) == task_pb2.TASK_STATE_READY
+    event = stub.ListTaskEvents(task_service_pb2.ListTaskEventsRequest(task_id=tasks[0].task_id)).events[-1]
+    assert (event.reason, event.request_id.startswith("bulk:")) == ("maintenance window", True)
+
+
+def test_bulk_by_filter_says_in_plain_words_why_tasks_were_left_alone(page: Page, server: ServerProcess, stub) -> None:
+    run = unique_id("run")
+    for state in (State.READY, State.READY, State.CREATED):
+        task_in(stub, state, labels={"run": run})
+    open_console(page, server, f"tasks?labels=run={run}")
+    act_with_reason_on = page.locator('button[data-filter-rpc="PauseTask"]')
+    act_with_reason_on.click()
+    page.locator("dialog #reason").fill("hold")
+    page.locator("dialog #confirm").click()
+    expect(page.locator("#bulk-progress")).to_have_text("Done: 3 of 3 tried, 2 moved, 1 left alone.", timeout=20_000)
+    expect(page.locator('#bulk-refused li[data-reason="INVALID_TRANSITION"]')).to_have_text(
+        "1 were in a state this action cannot move (INVALID_TRANSITION)")
+
+
+def test_bulk_by_filter_offers_only_the_actions_the_filtered_states_allow(page: Page, server: ServerProcess, stub) -> None:
+    offered = 'button[data-filter-rpc]'
+    open_console(page, server, "tasks?state=created")
+    expect(page.locator(offered)).to_have_count(1)
+    expect(page.locator(offered)).to_have_attribute("data-filter-rpc", "EnqueueTask")
+    open_console(page, server, "tasks?state=running")
+    rpcs = page.locator(offered).evaluate_all("buttons => buttons.map(b => b.dataset.filterRpc)")
+    assert rpcs == ["PauseTask", "KillTask"]
+
+
+def test_bulk_by_filter_with_nothing_matching_moves_nothing_and_says_so(page: Page, server: ServerProcess, stub) -> None:
+    open_console(page, server, f"tasks?labels=run={unique_id('none')}")
+    page.locator('button[data-filter-rpc="PauseTask"]').click()
+    expect(page.locator("#bulk-none")).to_have_text("No task matches the filter: nothing to do.")
+    expect(page.locator("dialog")).to_have_count(0)

@@ -11,6 +11,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { labelsText, parseLabels, stateName, toDate, verb, when } from "../format.js";
 import { actionByRpc, states, transition } from "../machine.js";
 import { askReason } from "../reason.js";
+import { bulkByFilter } from "../bulk-by-filter.js";
 import { clipped, stateBadge, taskLink } from "../widgets.js";
 
 const PAGE_SIZE = 25;
@@ -145,6 +146,7 @@ export const tasksPage: Page = (root, app, params) => {
   root.append(
     h("h1", {}, "Tasks"),
     form,
+    readable === undefined ? "" : bulkByFilter(app, () => serverFilter(filter), () => filter.states),
     h("div", { class: "bulk" }, total, selectedCount, ...bulkButtons),
     results,
     h("table", { class: "tasks", id: "tasks" },
