@@ -526,3 +526,19 @@ def test_bulk_by_filter_with_nothing_matching_moves_nothing_and_says_so(page: Pa
     page.locator('button[data-filter-rpc="PauseTask"]').click()
     expect(page.locator("#bulk-none")).to_have_text("No task matches the filter: nothing to do.")
     expect(page.locator("dialog")).to_have_count(0)
+
+
+def test_the_task_page_shows_priority_start_time_time_limits_and_the_retry_policy_in_force(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    request = task_service_pb2.CreateTaskRequest(task_id=unique_id("limits"), priority=700,
+                                                 retry_policy=task_pb2.RetryPolicy(max_attempts=4))
+    request.not_before.FromJsonString("2030-01-02T03:04:05Z")
+    request.timeouts.run_timeout.FromSeconds(90)
+    task = stub.CreateTask(request).task
+    open_console(page, server, f"tasks/{task.task_id}")
+    expect(page.locator('dd[data-field="priority"]')).to_have_text("700")
+    expect(page.locator('dd[data-field="not before"]')).to_contain_text("2030-01-02")
+    expect(page.locator('dd[data-field="time limits"]')).to_have_text("each attempt at most 1 min 30 s")
+    expect(page.locator('dd[data-field="retry policy"]')).to_have_text(
+        "4 attempts, backoff 1.0 s (default) ×2 (default) up to 5 min 0 s (default)")

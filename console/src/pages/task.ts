@@ -9,7 +9,7 @@ import type { App, Page } from "../app.js";
 import { attemptsView, placeBars } from "../attempts.js";
 import { flash, h, replace, replaceKeepingOpen } from "../dom.js";
 import { errorTypeName } from "../failure.js";
-import { actionName, labelsText, rpcName, stateName, verb, when } from "../format.js";
+import { actionName, duration, labelsText, rpcName, stateName, verb, when } from "../format.js";
 import { latestOnly } from "../latest.js";
 import { actionsFrom, transition } from "../machine.js";
 import { allPages } from "../paging.js";
@@ -77,7 +77,10 @@ export const taskPage: Page = (root, app, _params, path) => {
       ...field("last heartbeat", ...(t.lastHeartbeatTime ? [when(t.lastHeartbeatTime)] : [])),
       ...field("next attempt", ...(t.nextAttemptTime ? [when(t.nextAttemptTime)] : [])),
       ...field("last failure", ...(t.lastFailure ? [clipped(errorTypeName(t.lastFailure.errorType), "error-type")] : [])),
-      ...field("retry policy", t.retryPolicy ? `max attempts ${t.retryPolicy.maxAttempts || "default"}` : ""),
+      ...field("priority", String(t.priority)),
+      ...field("not before", ...(t.notBefore ? [when(t.notBefore)] : [])),
+      ...field("time limits", ...timeLimits(t)),
+      ...field("retry policy", retryPolicyText(t)),
       ...field("created", when(t.createTime)),
       ...field("updated", when(t.updateTime)),
     );
@@ -188,3 +191,29 @@ export const taskPage: Page = (root, app, _params, path) => {
   const running = setInterval(() => attempts.some((a) => !a.endTime) && placeBars(attemptsBox, Date.now()), 1000);
   return () => { stop(); clearInterval(tick); clearInterval(running); };
 };
+
+function durationOf(value: { seconds: bigint; nanos: number } | undefined): string {
+  return value ? duration(Number(value.seconds) * 1000 + value.nanos / 1e6) : "";
+}
+
+/** The time limits the service enforces on the task (TaskTimeouts); none: no entries. */
+function timeLimits(t: Task): string[] {
+  const limits = t.timeouts;
+  if (!limits) return [];
+  return [
+    limits.readyTimeout ? `ready at most ${durationOf(limits.readyTimeout)}` : "",
+    limits.runTimeout ? `each attempt at most ${durationOf(limits.runTimeout)}` : "",
+    limits.deadline ? `deadline ${when(limits.deadline)}` : "",
+  ].filter(Boolean).map((text, i) => (i ? `, ${text}` : text));
+}
+
+/** The retry policy in force (effective_retry_policy); a value the task left to the server is marked "default". */
+function retryPolicyText(t: Task): string {
+  const given = t.retryPolicy;
+  const used = t.effectiveRetryPolicy ?? given;
+  if (!used) return "";
+  const mark = (own: boolean) => (own ? "" : " (default)");
+  return `${used.maxAttempts} attempts${mark(Boolean(given?.maxAttempts))}, backoff ${durationOf(used.initialBackoff)}` +
+    `${mark(Boolean(given?.initialBackoff))} ×${used.backoffMultiplier}${mark(Boolean(given?.backoffMultiplier))}` +
+    ` up to ${durationOf(used.maxBackoff)}${mark(Boolean(given?.maxBackoff))}`;
+}
