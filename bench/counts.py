@@ -2,9 +2,11 @@
 
 The tasks are loaded by one INSERT ... SELECT generate_series into a database of their own,
 migrated like any other (the store's schema and indexes), spread over 20 namespaces and the
-nine states, and vacuumed as autovacuum would leave a table at rest. CountTasks is then called
-through gRPC, one call at a time, as a dashboard or the console would: each call is one
-statement, an index-only scan of (namespace, state).
+nine states, and vacuumed as autovacuum would leave a table at rest. Written outside Tasklife,
+they have no events: the folded counts are taken again from the table (recount_task_counts),
+as after a restore. CountTasks is then called through gRPC, one call at a time, as a
+dashboard or the console would: each call is one statement, the folded counts plus the
+events recorded since they were folded (docs/concepts/counts.md).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from tasklife.v1 import task_service_pb2, task_service_pb2_grpc
 
 from bench import infra
 from tasklife_server.domain.states import State
+from tasklife_server.storage.queries import QUERIES
 
 NAMESPACES = 20
 GROUP_BY = ("state", "namespace")
@@ -37,6 +40,9 @@ def _load(database_url: str, tasks: int) -> float:
             """,
             {"states": [s.value for s in State], "namespaces": NAMESPACES, "tasks": tasks},
         )
+        with conn.transaction():
+            conn.execute("LOCK TABLE task_counts IN EXCLUSIVE MODE")
+            conn.execute(QUERIES["recount_task_counts"])
         conn.execute("VACUUM ANALYZE tasks")
     return time.perf_counter() - started
 

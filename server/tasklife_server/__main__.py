@@ -32,6 +32,7 @@ from tasklife_server.stream.hub import EventHub, HubSettings
 from tasklife_server.timers.history import HistoryKeeper
 from tasklife_server.timers.runner import TimerRunner
 from tasklife_server.bulk.runner import BulkRunner
+from tasklife_server.timers.counts import CountFolder
 from tasklife_server.storage.bulk import BulkStore
 
 log = logging.getLogger("tasklife")
@@ -71,6 +72,7 @@ async def serve(
     store.on_timer(timers.timer_set)
     bulk = BulkStore(store)
     bulk_runner = BulkRunner(bulk)
+    count_folder = CountFolder(store)
     bulk.on_started(bulk_runner.wake)
     private = http_listener.PrivateSocket() if http_socket is not None else None
     http = None
@@ -80,6 +82,7 @@ async def serve(
         listener.start()
         timers.start()
         bulk_runner.start()
+        count_folder.start()
         grpc_server, port, health_servicer = await server.start(
             store, hub, settings, authenticator, credentials, interceptors=telemetry.interceptors(),
             private_address=private.address if private is not None else None, bulk=bulk,
@@ -119,6 +122,7 @@ async def serve(
         if http_socket is not None:
             http_socket.sock.close()  # a no-op once hypercorn adopted it
         await bulk_runner.stop()
+        await count_folder.stop()
         await timers.stop()
         await keeper.stop()
         await hub.close()

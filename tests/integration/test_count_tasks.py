@@ -1,9 +1,11 @@
 """CountTasks through the real server: groups, filters, refusals, and one snapshot under
-concurrent writers. Every test tags its tasks with a label value of its own and filters on it."""
+concurrent writers. Every test tags its tasks with a label value of its own, or puts them in a
+namespace of its own, and filters on it."""
 
 from __future__ import annotations
 
 import threading
+import time
 from datetime import datetime, timezone
 
 import grpc
@@ -132,6 +134,65 @@ def test_counts_are_one_snapshot_while_writers_move_tasks_in_pairs(stub) -> None
     try:
         for _ in range(60):
             counts = dict((tuple(v), n) for v, n in count(stub, labels=labels, group_by=["state"]))
+            seen.append(counts)
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join(timeout=30)
+
+    assert all(sum(c.values()) == len(tasks) for c in seen), seen
+    assert all(c.get(("TASK_STATE_PAUSED",), 0) % 2 == 0 for c in seen), seen
+    assert any(c.get(("TASK_STATE_PAUSED",), 0) > 0 for c in seen), "the writers never showed"
+
+
+# The folded path (docs/concepts/counts.md): a count by state and/or namespace narrowed at
+# most by states and namespaces reads the folded counts plus the events since they were
+# folded. Each test uses a namespace of its own and filters on it.
+
+def own_namespace() -> str:
+    return unique_id("ns")
+
+
+def folded(db, namespace: str) -> dict[str, int]:
+    rows = db.execute("SELECT state, tasks FROM task_counts WHERE namespace = %s AND tasks <> 0", (namespace,))
+    return dict(rows.fetchall())
+
+
+def test_a_namespace_filtered_count_by_state_counts_every_move_before_and_after_a_fold(stub, db) -> None:
+    namespace = own_namespace()
+    task_in(stub, State.READY, namespace=namespace)
+    task_in(stub, State.RUNNING, namespace=namespace)
+    create(stub, namespace=namespace)
+    expected = [(["TASK_STATE_CREATED"], 1), (["TASK_STATE_READY"], 1), (["TASK_STATE_RUNNING"], 1)]
+
+    assert count(stub, namespaces=[namespace], group_by=["state"]) == expected
+    time.sleep(2.5)  # the server folds the counts every second: these moves are folded now
+    assert folded(db, namespace) == {"created": 1, "ready": 1, "running": 1}
+    assert count(stub, namespaces=[namespace], group_by=["state"]) == expected
+
+
+def test_a_folded_count_by_namespace_and_state_filtered_by_state_leaves_other_states_out(stub) -> None:
+    namespace = own_namespace()
+    task_in(stub, State.READY, namespace=namespace)
+    task_in(stub, State.PAUSED, namespace=namespace)
+
+    assert count(stub, namespaces=[namespace], states=[task_pb2.TASK_STATE_PAUSED],
+                 group_by=["namespace", "state"]) == [([namespace, "TASK_STATE_PAUSED"], 1)]
+
+
+def test_folded_counts_are_one_snapshot_while_writers_move_tasks_in_pairs_across_folds(stub) -> None:
+    namespace = own_namespace()
+    tasks = [task_in(stub, State.READY, namespace=namespace).task_id for _ in range(16)]
+    pairs = [(tasks[i], tasks[i + 1]) for i in range(0, len(tasks), 2)]
+    stop = threading.Event()
+    writers = [threading.Thread(target=_pause_and_resume_pairs, args=(stub, pairs[i::2], stop)) for i in range(2)]
+    for writer in writers:
+        writer.start()
+    seen = []
+    deadline = time.monotonic() + 3.5  # several folds happen meanwhile
+    try:
+        while time.monotonic() < deadline:
+            counts = dict((tuple(v), n) for v, n in count(stub, namespaces=[namespace], group_by=["state"]))
             seen.append(counts)
     finally:
         stop.set()

@@ -91,6 +91,16 @@ def test_a_pass_drops_old_partitions_whole_and_deletes_abandoned_tasks_with_thei
     assert history.horizon(site.db).retained_since == today + 2 * DAY
 
 
+def test_a_pass_takes_the_tasks_it_deletes_out_of_the_counts_by_state(site: Site) -> None:
+    task_in(site.stub, State.ABANDONED)
+    task_in(site.stub, State.RUNNING)
+
+    site.retain_as_if(days_ahead=3)
+
+    counts = site.stub.CountTasks(task_service_pb2.CountTasksRequest(group_by=["state"])).counts
+    assert [(list(c.values), c.count) for c in counts] == [(["TASK_STATE_RUNNING"], 1)]
+
+
 def test_the_events_of_a_task_that_still_exists_are_kept_with_their_ids_and_stream_positions(site: Site) -> None:
     running = task_in(site.stub, State.RUNNING).task_id
     finished = task_in(site.stub, State.SUCCEEDED).task_id  # final, but not abandoned

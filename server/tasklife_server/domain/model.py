@@ -309,6 +309,11 @@ class TaskFilter:
     updated_before: datetime | None = None
     task_id_prefix: str = ""
 
+    def only_states_and_reach(self) -> bool:
+        """Whether nothing but states and namespaces narrows it (the folded counts can answer)."""
+        return not (self.labels or self.created_after or self.created_before or self.updated_after
+                    or self.updated_before or self.task_id_prefix)
+
     def fingerprint_parts(self) -> list[object]:
         """What a page token is bound to (the parts left at their default are left out, so
         that tokens issued before these filters existed stay valid)."""

@@ -190,6 +190,7 @@ def delete_abandoned(conn: psycopg.Connection, partition: Partition, report: Ret
     CURSOR_NOT_RETAINED). No table lock: nothing else writes an abandoned task, so the
     transitions go on meanwhile."""
     started = time.monotonic()
+    _fold_task_counts(conn)
     doomed = [task_id for (task_id,) in conn.execute(QUERIES["abandoned_before"], {"before": partition.upper})]
     for start in range(0, len(doomed), DELETE_BATCH):
         with conn.transaction():
@@ -203,6 +204,14 @@ def delete_abandoned(conn: psycopg.Connection, partition: Partition, report: Ret
         report.tasks_deleted += tasks
         report.kept_events_deleted += kept
     report.deleting_seconds += time.monotonic() - started
+
+
+def _fold_task_counts(conn: psycopg.Connection) -> None:
+    """Folds the task counts up to now (docs/concepts/counts.md): delete_abandoned deletes
+    only tasks already folded, and every task abandoned before this pass is, after it."""
+    with conn.transaction():
+        conn.execute(QUERIES["wait_for_task_counts_position"])
+        conn.execute(QUERIES["fold_task_counts"])
 
 
 def _drop(conn: psycopg.Connection, partition: Partition, report: RetentionReport) -> None:

@@ -449,6 +449,99 @@ WITH counted AS (
 SELECT statement_timestamp(), c.state, c.namespace, c.label_values, c.tasks
 FROM (SELECT) AS one LEFT JOIN counted AS c ON true;
 
+-- name: count_tasks_folded [generic plan]
+-- count_tasks for a count by state and/or namespace filtered at most by states and reach,
+-- without scanning the tasks: the folded counts (task_counts, valid at the snapshot in
+-- task_counts_position) plus the events of every transaction this statement sees and that
+-- snapshot did not, each moving one task out of its from_state (none for a creation) into
+-- its to_state. One statement, so one snapshot: the same counts count_tasks would give.
+-- The events are found by the (xid, id) index of each partition: from the snapshot's xmin
+-- on, those of the transactions it saw as committed are left out.
+WITH position AS (
+    SELECT snapshot FROM task_counts_position
+), changed AS (
+    SELECT namespace, state, tasks FROM task_counts
+    UNION ALL
+    SELECT e.namespace, c.state, c.change
+    FROM position AS p
+    JOIN task_events AS e ON e.xid >= pg_snapshot_xmin(p.snapshot) AND NOT pg_visible_in_snapshot(e.xid, p.snapshot)
+    CROSS JOIN LATERAL (VALUES (e.to_state, 1), (e.from_state, -1)) AS c(state, change)
+    WHERE c.state IS NOT NULL
+), counted AS (
+    SELECT CASE WHEN %(by_state)s::bool THEN c.state END AS state,
+           CASE WHEN %(by_namespace)s::bool THEN c.namespace END AS namespace,
+           sum(c.tasks)::bigint AS tasks
+    FROM changed AS c
+    WHERE (%(states)s::text[] IS NULL OR c.state = ANY(%(states)s::text[]))
+      AND (%(reach)s::text[] IS NULL OR c.namespace = ANY(%(reach)s::text[]))
+    GROUP BY 1, 2
+    HAVING sum(c.tasks) > 0
+)
+SELECT statement_timestamp(), c.state, c.namespace, '{}'::text[], c.tasks
+FROM (SELECT) AS one LEFT JOIN counted AS c ON true;
+
+-- name: fold_task_counts [generic plan]
+-- Moves the folded counts forward to this statement's snapshot: adds the changes of the
+-- transactions it sees and the recorded snapshot did not (as count_tasks_folded reads
+-- them), and records it. Run by one process at a time (the caller locks the position row
+-- first, then runs this in a new snapshot). Returns how many events it folded.
+WITH position AS (
+    SELECT snapshot FROM task_counts_position
+), events AS (
+    SELECT e.namespace, e.from_state, e.to_state
+    FROM position AS p
+    JOIN task_events AS e ON e.xid >= pg_snapshot_xmin(p.snapshot) AND NOT pg_visible_in_snapshot(e.xid, p.snapshot)
+), changes AS (
+    SELECT e.namespace, c.state, sum(c.change)::bigint AS change
+    FROM events AS e CROSS JOIN LATERAL (VALUES (e.to_state, 1), (e.from_state, -1)) AS c(state, change)
+    WHERE c.state IS NOT NULL
+    GROUP BY 1, 2
+    HAVING sum(c.change) <> 0
+), applied AS (
+    -- In key order, so that a concurrent retention pass (delete_abandoned) never deadlocks it.
+    INSERT INTO task_counts AS t (namespace, state, tasks)
+    SELECT namespace, state, change FROM changes ORDER BY namespace, state
+    ON CONFLICT (namespace, state) DO UPDATE SET tasks = t.tasks + excluded.tasks
+    RETURNING 1
+), moved AS (
+    UPDATE task_counts_position
+    SET snapshot = pg_current_snapshot(), folded_at = statement_timestamp()
+    WHERE (SELECT count(*) FROM applied) >= 0
+    RETURNING 1
+)
+SELECT count(*) FROM events WHERE EXISTS (SELECT FROM moved);
+
+-- name: lock_task_counts_position
+-- Taken by the fold before fold_task_counts: one fold at a time; another process skips.
+SELECT 1 FROM task_counts_position FOR UPDATE SKIP LOCKED;
+
+-- name: wait_for_task_counts_position
+-- Taken by a retention pass before fold_task_counts: it waits for a fold under way, then
+-- folds itself, so that the tasks it is about to delete are folded.
+SELECT 1 FROM task_counts_position FOR UPDATE;
+
+-- name: recount_task_counts
+-- Counts the tasks again from the table, in one statement with the snapshot it read: after
+-- tasks were written outside Tasklife (a bulk load, a restore). Every group already folded
+-- is set too (to 0 if no task is left in it). The caller takes task_counts in EXCLUSIVE
+-- mode first, so that no fold or retention pass changes it meanwhile.
+WITH counted AS (
+    SELECT namespace, state, sum(tasks)::bigint AS tasks FROM (
+        SELECT namespace, state, 0 AS tasks FROM task_counts
+        UNION ALL
+        SELECT namespace, state, count(*) FROM tasks GROUP BY namespace, state
+    ) AS every_group
+    GROUP BY namespace, state
+), applied AS (
+    INSERT INTO task_counts AS t (namespace, state, tasks)
+    SELECT namespace, state, tasks FROM counted ORDER BY namespace, state
+    ON CONFLICT (namespace, state) DO UPDATE SET tasks = excluded.tasks
+    RETURNING 1
+)
+UPDATE task_counts_position
+SET snapshot = pg_current_snapshot(), folded_at = statement_timestamp()
+WHERE (SELECT count(*) FROM applied) >= 0;
+
 -- name: list_task_events [generic plan]
 -- A page of one task's history; start_time (inclusive) and end_time (exclusive) bound the
 -- events' record times when given. Every event of a task is recorded between its
@@ -672,7 +765,9 @@ ORDER BY t.updated_at;
 -- rolls the batch back until the next round. Returns how many tasks and kept events went,
 -- and the stream position of the newest event of the tasks that went: those events, in the
 -- partition (recorded from `since` to `before`) and in task_events_kept, are lost to the
--- stream from now on (its reads join each event to its task).
+-- stream from now on (its reads join each event to its task). The folded task counts
+-- lose the tasks that went: only tasks whose events they already include go (a task's
+-- latest event, event_xid, is its newest); the others wait for a later round.
 WITH waited_on AS (
     SELECT DISTINCT unnest(depends_on) AS id FROM tasks WHERE state = 'created' AND depends_on <> '{}'
 ), gone AS (
@@ -680,7 +775,12 @@ WITH waited_on AS (
     WHERE t.id = ANY(%(task_ids)s::text[]) AND t.state = 'abandoned' AND t.updated_at < %(before)s::timestamptz
       AND NOT EXISTS (SELECT FROM tasks AS r WHERE r.rerun_of = t.id)
       AND NOT EXISTS (SELECT FROM waited_on AS w WHERE w.id = t.id)
-    RETURNING t.id
+      AND pg_visible_in_snapshot(t.event_xid, (SELECT snapshot FROM task_counts_position))
+    RETURNING t.id, t.namespace
+), uncounted AS (
+    UPDATE task_counts AS c SET tasks = c.tasks - g.tasks
+    FROM (SELECT namespace, count(*) AS tasks FROM gone GROUP BY namespace) AS g
+    WHERE c.namespace = g.namespace AND c.state = 'abandoned'
 ), kept_gone AS (
     DELETE FROM task_events_kept AS k WHERE k.task_id = ANY(ARRAY(SELECT id FROM gone)) RETURNING k.xid, k.id
 ), newest AS (

@@ -56,8 +56,18 @@ class Xid8(UserDefinedType):
         return "xid8"
 
 
-# Lets SQLAlchemy (and so Alembic's schema comparison) recognise the type when reflecting.
+class PgSnapshot(UserDefinedType):
+    """PostgreSQL's snapshot (pg_current_snapshot()): which transactions it sees as committed."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **kw: object) -> str:
+        return "pg_snapshot"
+
+
+# Lets SQLAlchemy (and so Alembic's schema comparison) recognise the types when reflecting.
 ischema_names["xid8"] = Xid8
+ischema_names["pg_snapshot"] = PgSnapshot
 
 STATE_VALUES = [s.value for s in State]
 ACTION_VALUES = [a.value for a in Action]
@@ -287,4 +297,24 @@ bulk_operation_items = Table(
     Column("outcome", Text, nullable=True),
     # The runners' claim reads only the pending items.
     Index("ix_bulk_operation_items_pending", "operation_id", "task_id", postgresql_where=text("outcome IS NULL")),
+)
+
+# Folded task counts (docs/concepts/counts.md): how many tasks each namespace holds in each
+# state, including exactly the transactions visible in task_counts_position's snapshot.
+# CountTasks adds the events of later transactions; a background fold moves the snapshot on.
+task_counts = Table(
+    "task_counts",
+    metadata,
+    Column("namespace", Text, primary_key=True),
+    Column("state", Text, primary_key=True),
+    Column("tasks", BigInteger, nullable=False),
+)
+
+task_counts_position = Table(
+    "task_counts_position",
+    metadata,
+    Column("id", Boolean, primary_key=True, server_default=text("true")),
+    Column("snapshot", PgSnapshot, nullable=False),
+    Column("folded_at", DateTime(timezone=True), nullable=False),
+    CheckConstraint("id", name="one_row"),
 )

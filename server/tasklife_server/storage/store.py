@@ -657,11 +657,23 @@ class TaskStore:
         group (state, namespace, label values), each part None or empty unless grouped by."""
         params = {**filter_params(task_filter), "by_state": by_state, "by_namespace": by_namespace,
                   "label_keys": label_keys}
-        rows = await self._fetchall("count_tasks", params)
+        folded = not label_keys and task_filter.only_states_and_reach()
+        rows = await self._fetchall("count_tasks_folded" if folded else "count_tasks", params)
         read_time = rows[0][0]
         groups = [(State(state) if state else None, namespace, list(values), count)
                   for _, state, namespace, values, count in rows if count is not None]
         return read_time, groups
+
+    async def fold_task_counts(self) -> int | None:
+        """Moves the folded task counts forward to now (count_tasks_folded reads them); returns
+        how many events it folded, None if another process was folding them."""
+        async with self.transaction() as conn:
+            if not await self._fetchall("lock_task_counts_position", {}, conn):
+                return None
+            # A new snapshot, taken once the row is locked: it sees the previous fold's result.
+            await conn.execute(PLANNER_SETTINGS["fold_task_counts"])
+            rows = await self._fetchall("fold_task_counts", {}, conn)
+            return rows[0][0]
 
     async def _require_retained(self, as_of: datetime) -> None:
         """Raises HistoryNotRetained if retention dropped history after `as_of`: tasks that
