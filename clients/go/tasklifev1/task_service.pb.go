@@ -4721,6 +4721,286 @@ func (x *CancelBulkOperationRequest) GetOperationId() string {
 	return ""
 }
 
+// CountTaskEventsRequest chooses the events to count and the buckets. The server counts
+// per whole minute (UTC): the window's bounds are rounded to whole minutes (start_time
+// down, end_time up) and bucket_width is a whole number of minutes.
+type CountTaskEventsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only events of tasks in these namespaces (up to 100); empty means every namespace the
+	// caller reaches. Naming one it does not reach is PERMISSION_DENIED.
+	Namespaces []string `protobuf:"bytes,1,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	// Only events of these actions (no duplicates, no TASK_ACTION_UNSPECIFIED); empty means
+	// every action, TASK_ACTION_CREATE included.
+	Actions []TaskAction `protobuf:"varint,2,rep,packed,name=actions,proto3,enum=tasklife.v1.TaskAction" json:"actions,omitempty"`
+	// The window's start; unset means 60 minutes before end_time.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// The window's end; unset means now. Must be after start_time.
+	EndTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	// Each bucket's width: 1 minute to 24 hours, a whole number of minutes; unset means 1
+	// minute. The window holds at most 1,440 buckets.
+	BucketWidth   *durationpb.Duration `protobuf:"bytes,5,opt,name=bucket_width,json=bucketWidth,proto3" json:"bucket_width,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountTaskEventsRequest) Reset() {
+	*x = CountTaskEventsRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountTaskEventsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountTaskEventsRequest) ProtoMessage() {}
+
+func (x *CountTaskEventsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountTaskEventsRequest.ProtoReflect.Descriptor instead.
+func (*CountTaskEventsRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *CountTaskEventsRequest) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
+	}
+	return nil
+}
+
+func (x *CountTaskEventsRequest) GetActions() []TaskAction {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+func (x *CountTaskEventsRequest) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *CountTaskEventsRequest) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+func (x *CountTaskEventsRequest) GetBucketWidth() *durationpb.Duration {
+	if x != nil {
+		return x.BucketWidth
+	}
+	return nil
+}
+
+// CountTaskEventsResponse is the window's buckets, oldest first, every one present (empty
+// ones with count 0), and the window as resolved.
+type CountTaskEventsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// From start_time on, each bucket_width wide; the last one may end after end_time.
+	Buckets []*TaskEventBucket `protobuf:"bytes,1,rep,name=buckets,proto3" json:"buckets,omitempty"`
+	// The window's start, rounded down to a whole minute: the first bucket's start.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// The window's end, rounded up to a whole minute.
+	EndTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	// The instant of the snapshot the events were counted in (the database's clock).
+	ReadTime      *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=read_time,json=readTime,proto3" json:"read_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountTaskEventsResponse) Reset() {
+	*x = CountTaskEventsResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountTaskEventsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountTaskEventsResponse) ProtoMessage() {}
+
+func (x *CountTaskEventsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountTaskEventsResponse.ProtoReflect.Descriptor instead.
+func (*CountTaskEventsResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *CountTaskEventsResponse) GetBuckets() []*TaskEventBucket {
+	if x != nil {
+		return x.Buckets
+	}
+	return nil
+}
+
+func (x *CountTaskEventsResponse) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *CountTaskEventsResponse) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+func (x *CountTaskEventsResponse) GetReadTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ReadTime
+	}
+	return nil
+}
+
+// TaskEventBucket is how many events one bucket of time holds.
+type TaskEventBucket struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bucket's start (inclusive); it ends at the next bucket's start.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// Every counted event in the bucket.
+	Count int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	// The same events by action, only the actions that occur, in TaskAction number order.
+	Actions       []*TaskActionCount `protobuf:"bytes,3,rep,name=actions,proto3" json:"actions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskEventBucket) Reset() {
+	*x = TaskEventBucket{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskEventBucket) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskEventBucket) ProtoMessage() {}
+
+func (x *TaskEventBucket) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskEventBucket.ProtoReflect.Descriptor instead.
+func (*TaskEventBucket) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *TaskEventBucket) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *TaskEventBucket) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *TaskEventBucket) GetActions() []*TaskActionCount {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+// TaskActionCount is how many events of one action a bucket holds.
+type TaskActionCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The action.
+	Action TaskAction `protobuf:"varint,1,opt,name=action,proto3,enum=tasklife.v1.TaskAction" json:"action,omitempty"`
+	// How many.
+	Count         int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskActionCount) Reset() {
+	*x = TaskActionCount{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskActionCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskActionCount) ProtoMessage() {}
+
+func (x *TaskActionCount) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskActionCount.ProtoReflect.Descriptor instead.
+func (*TaskActionCount) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *TaskActionCount) GetAction() TaskAction {
+	if x != nil {
+		return x.Action
+	}
+	return TaskAction_TASK_ACTION_UNSPECIFIED
+}
+
+func (x *TaskActionCount) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
 var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
@@ -5114,13 +5394,36 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"operations\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"?\n" +
 	"\x1aCancelBulkOperationRequest\x12!\n" +
-	"\foperation_id\x18\x01 \x01(\tR\voperationId*\xc5\x01\n" +
+	"\foperation_id\x18\x01 \x01(\tR\voperationId\"\x9b\x02\n" +
+	"\x16CountTaskEventsRequest\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x01 \x03(\tR\n" +
+	"namespaces\x121\n" +
+	"\aactions\x18\x02 \x03(\x0e2\x17.tasklife.v1.TaskActionR\aactions\x129\n" +
+	"\n" +
+	"start_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
+	"\bend_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12<\n" +
+	"\fbucket_width\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\vbucketWidth\"\xfc\x01\n" +
+	"\x17CountTaskEventsResponse\x126\n" +
+	"\abuckets\x18\x01 \x03(\v2\x1c.tasklife.v1.TaskEventBucketR\abuckets\x129\n" +
+	"\n" +
+	"start_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
+	"\bend_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x127\n" +
+	"\tread_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\breadTime\"\x9a\x01\n" +
+	"\x0fTaskEventBucket\x129\n" +
+	"\n" +
+	"start_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\x126\n" +
+	"\aactions\x18\x03 \x03(\v2\x1c.tasklife.v1.TaskActionCountR\aactions\"X\n" +
+	"\x0fTaskActionCount\x12/\n" +
+	"\x06action\x18\x01 \x01(\x0e2\x17.tasklife.v1.TaskActionR\x06action\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count*\xc5\x01\n" +
 	"\x12BulkOperationState\x12$\n" +
 	" BULK_OPERATION_STATE_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cBULK_OPERATION_STATE_RUNNING\x10\x01\x12\"\n" +
 	"\x1eBULK_OPERATION_STATE_SUCCEEDED\x10\x02\x12\"\n" +
 	"\x1eBULK_OPERATION_STATE_CANCELLED\x10\x03\x12\x1f\n" +
-	"\x1bBULK_OPERATION_STATE_FAILED\x10\x042\xb2\x11\n" +
+	"\x1bBULK_OPERATION_STATE_FAILED\x10\x042\x90\x12\n" +
 	"\vTaskService\x12M\n" +
 	"\n" +
 	"CreateTask\x12\x1e.tasklife.v1.CreateTaskRequest\x1a\x1f.tasklife.v1.CreateTaskResponse\x12D\n" +
@@ -5151,7 +5454,8 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x12ListBulkOperations\x12&.tasklife.v1.ListBulkOperationsRequest\x1a'.tasklife.v1.ListBulkOperationsResponse\x12Z\n" +
 	"\x13CancelBulkOperation\x12'.tasklife.v1.CancelBulkOperationRequest\x1a\x1a.tasklife.v1.BulkOperation\x12M\n" +
 	"\n" +
-	"ClaimTasks\x12\x1e.tasklife.v1.ClaimTasksRequest\x1a\x1f.tasklife.v1.ClaimTasksResponseb\x06proto3"
+	"ClaimTasks\x12\x1e.tasklife.v1.ClaimTasksRequest\x1a\x1f.tasklife.v1.ClaimTasksResponse\x12\\\n" +
+	"\x0fCountTaskEvents\x12#.tasklife.v1.CountTaskEventsRequest\x1a$.tasklife.v1.CountTaskEventsResponseb\x06proto3"
 
 var (
 	file_tasklife_v1_task_service_proto_rawDescOnce sync.Once
@@ -5166,7 +5470,7 @@ func file_tasklife_v1_task_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tasklife_v1_task_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
+var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 69)
 var file_tasklife_v1_task_service_proto_goTypes = []any{
 	(BulkOperationState)(0),              // 0: tasklife.v1.BulkOperationState
 	(*CreateTaskRequest)(nil),            // 1: tasklife.v1.CreateTaskRequest
@@ -5227,110 +5531,114 @@ var file_tasklife_v1_task_service_proto_goTypes = []any{
 	(*ListBulkOperationsRequest)(nil),    // 56: tasklife.v1.ListBulkOperationsRequest
 	(*ListBulkOperationsResponse)(nil),   // 57: tasklife.v1.ListBulkOperationsResponse
 	(*CancelBulkOperationRequest)(nil),   // 58: tasklife.v1.CancelBulkOperationRequest
-	nil,                                  // 59: tasklife.v1.CreateTaskRequest.LabelsEntry
-	nil,                                  // 60: tasklife.v1.ListTasksRequest.LabelsEntry
-	nil,                                  // 61: tasklife.v1.CountTasksRequest.LabelsEntry
-	nil,                                  // 62: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	nil,                                  // 63: tasklife.v1.ClaimTasksRequest.LabelsEntry
-	nil,                                  // 64: tasklife.v1.StartBulkOperationRequest.LabelsEntry
-	nil,                                  // 65: tasklife.v1.BulkOperation.RefusedEntry
-	(*RetryPolicy)(nil),                  // 66: tasklife.v1.RetryPolicy
-	(*TaskPayload)(nil),                  // 67: tasklife.v1.TaskPayload
-	(*timestamppb.Timestamp)(nil),        // 68: google.protobuf.Timestamp
-	(*TaskTimeouts)(nil),                 // 69: tasklife.v1.TaskTimeouts
-	(*Task)(nil),                         // 70: tasklife.v1.Task
-	(*TaskEvent)(nil),                    // 71: tasklife.v1.TaskEvent
-	(TaskView)(0),                        // 72: tasklife.v1.TaskView
-	(TaskState)(0),                       // 73: tasklife.v1.TaskState
-	(*TaskAttempt)(nil),                  // 74: tasklife.v1.TaskAttempt
-	(*durationpb.Duration)(nil),          // 75: google.protobuf.Duration
-	(TaskAction)(0),                      // 76: tasklife.v1.TaskAction
-	(StateKind)(0),                       // 77: tasklife.v1.StateKind
-	(*TaskFailure)(nil),                  // 78: tasklife.v1.TaskFailure
-	(*status.Status)(nil),                // 79: google.rpc.Status
+	(*CountTaskEventsRequest)(nil),       // 59: tasklife.v1.CountTaskEventsRequest
+	(*CountTaskEventsResponse)(nil),      // 60: tasklife.v1.CountTaskEventsResponse
+	(*TaskEventBucket)(nil),              // 61: tasklife.v1.TaskEventBucket
+	(*TaskActionCount)(nil),              // 62: tasklife.v1.TaskActionCount
+	nil,                                  // 63: tasklife.v1.CreateTaskRequest.LabelsEntry
+	nil,                                  // 64: tasklife.v1.ListTasksRequest.LabelsEntry
+	nil,                                  // 65: tasklife.v1.CountTasksRequest.LabelsEntry
+	nil,                                  // 66: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	nil,                                  // 67: tasklife.v1.ClaimTasksRequest.LabelsEntry
+	nil,                                  // 68: tasklife.v1.StartBulkOperationRequest.LabelsEntry
+	nil,                                  // 69: tasklife.v1.BulkOperation.RefusedEntry
+	(*RetryPolicy)(nil),                  // 70: tasklife.v1.RetryPolicy
+	(*TaskPayload)(nil),                  // 71: tasklife.v1.TaskPayload
+	(*timestamppb.Timestamp)(nil),        // 72: google.protobuf.Timestamp
+	(*TaskTimeouts)(nil),                 // 73: tasklife.v1.TaskTimeouts
+	(*Task)(nil),                         // 74: tasklife.v1.Task
+	(*TaskEvent)(nil),                    // 75: tasklife.v1.TaskEvent
+	(TaskView)(0),                        // 76: tasklife.v1.TaskView
+	(TaskState)(0),                       // 77: tasklife.v1.TaskState
+	(*TaskAttempt)(nil),                  // 78: tasklife.v1.TaskAttempt
+	(*durationpb.Duration)(nil),          // 79: google.protobuf.Duration
+	(TaskAction)(0),                      // 80: tasklife.v1.TaskAction
+	(StateKind)(0),                       // 81: tasklife.v1.StateKind
+	(*TaskFailure)(nil),                  // 82: tasklife.v1.TaskFailure
+	(*status.Status)(nil),                // 83: google.rpc.Status
 }
 var file_tasklife_v1_task_service_proto_depIdxs = []int32{
-	59,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
-	66,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	67,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
-	68,  // 3: tasklife.v1.CreateTaskRequest.not_before:type_name -> google.protobuf.Timestamp
-	69,  // 4: tasklife.v1.CreateTaskRequest.timeouts:type_name -> tasklife.v1.TaskTimeouts
-	70,  // 5: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 6: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	68,  // 7: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
-	72,  // 8: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
-	70,  // 9: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
-	73,  // 10: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
-	60,  // 11: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
-	68,  // 12: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
-	72,  // 13: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
-	68,  // 14: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
-	68,  // 15: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
-	68,  // 16: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
-	68,  // 17: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
-	70,  // 18: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
-	73,  // 19: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
-	61,  // 20: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
-	68,  // 21: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
-	68,  // 22: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
-	68,  // 23: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
-	68,  // 24: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	63,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
+	70,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	71,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
+	72,  // 3: tasklife.v1.CreateTaskRequest.not_before:type_name -> google.protobuf.Timestamp
+	73,  // 4: tasklife.v1.CreateTaskRequest.timeouts:type_name -> tasklife.v1.TaskTimeouts
+	74,  // 5: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 6: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	72,  // 7: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
+	76,  // 8: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
+	74,  // 9: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
+	77,  // 10: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
+	64,  // 11: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
+	72,  // 12: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
+	76,  // 13: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
+	72,  // 14: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	72,  // 15: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	72,  // 16: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	72,  // 17: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	74,  // 18: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
+	77,  // 19: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
+	65,  // 20: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
+	72,  // 21: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	72,  // 22: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	72,  // 23: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	72,  // 24: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
 	9,   // 25: tasklife.v1.CountTasksResponse.counts:type_name -> tasklife.v1.TaskCount
-	68,  // 26: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
-	68,  // 27: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	68,  // 28: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	68,  // 29: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
-	74,  // 30: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
-	68,  // 31: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
-	68,  // 32: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
-	71,  // 33: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
+	72,  // 26: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
+	72,  // 27: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	72,  // 28: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	72,  // 29: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
+	78,  // 30: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
+	72,  // 31: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
+	72,  // 32: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
+	75,  // 33: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
 	15,  // 34: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
-	71,  // 35: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	73,  // 36: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
-	62,  // 37: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	75,  // 38: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
-	76,  // 39: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
-	71,  // 40: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	75,  // 41: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
-	70,  // 42: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
+	75,  // 35: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	77,  // 36: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
+	66,  // 37: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	79,  // 38: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
+	80,  // 39: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	75,  // 40: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	79,  // 41: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
+	74,  // 42: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
 	23,  // 43: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
 	24,  // 44: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
 	25,  // 45: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
-	73,  // 46: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
-	77,  // 47: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
-	76,  // 48: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
-	76,  // 49: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
-	73,  // 50: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
-	73,  // 51: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
-	73,  // 52: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
-	76,  // 53: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
-	73,  // 54: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
-	70,  // 55: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 56: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	75,  // 57: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
-	70,  // 58: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 59: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	67,  // 60: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
-	70,  // 61: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 62: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	78,  // 63: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
-	70,  // 64: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 65: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	70,  // 66: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 67: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	70,  // 68: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 69: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	70,  // 70: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 71: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	70,  // 72: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 73: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	70,  // 74: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	71,  // 75: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	77,  // 46: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
+	81,  // 47: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
+	80,  // 48: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
+	80,  // 49: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
+	77,  // 50: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
+	77,  // 51: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
+	77,  // 52: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
+	80,  // 53: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
+	77,  // 54: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
+	74,  // 55: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 56: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 57: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
+	74,  // 58: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 59: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	71,  // 60: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
+	74,  // 61: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 62: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	82,  // 63: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
+	74,  // 64: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 65: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	74,  // 66: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 67: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	74,  // 68: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 69: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	74,  // 70: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 71: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	74,  // 72: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 73: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	74,  // 74: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	75,  // 75: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
 	1,   // 76: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
 	46,  // 77: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
-	70,  // 78: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
-	71,  // 79: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	79,  // 80: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	74,  // 78: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	75,  // 79: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	83,  // 80: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
 	48,  // 81: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
 	26,  // 82: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
 	28,  // 83: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
@@ -5342,84 +5650,97 @@ var file_tasklife_v1_task_service_proto_depIdxs = []int32{
 	40,  // 89: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
 	42,  // 90: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
 	50,  // 91: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
-	70,  // 92: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
-	71,  // 93: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	79,  // 94: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
-	75,  // 95: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
-	63,  // 96: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
-	75,  // 97: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	74,  // 92: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	75,  // 93: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	83,  // 94: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	79,  // 95: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	67,  // 96: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	79,  // 97: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
 	29,  // 98: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
-	73,  // 99: tasklife.v1.StartBulkOperationRequest.states:type_name -> tasklife.v1.TaskState
-	64,  // 100: tasklife.v1.StartBulkOperationRequest.labels:type_name -> tasklife.v1.StartBulkOperationRequest.LabelsEntry
-	68,  // 101: tasklife.v1.StartBulkOperationRequest.created_after:type_name -> google.protobuf.Timestamp
-	68,  // 102: tasklife.v1.StartBulkOperationRequest.created_before:type_name -> google.protobuf.Timestamp
-	68,  // 103: tasklife.v1.StartBulkOperationRequest.updated_after:type_name -> google.protobuf.Timestamp
-	68,  // 104: tasklife.v1.StartBulkOperationRequest.updated_before:type_name -> google.protobuf.Timestamp
-	76,  // 105: tasklife.v1.StartBulkOperationRequest.action:type_name -> tasklife.v1.TaskAction
+	77,  // 99: tasklife.v1.StartBulkOperationRequest.states:type_name -> tasklife.v1.TaskState
+	68,  // 100: tasklife.v1.StartBulkOperationRequest.labels:type_name -> tasklife.v1.StartBulkOperationRequest.LabelsEntry
+	72,  // 101: tasklife.v1.StartBulkOperationRequest.created_after:type_name -> google.protobuf.Timestamp
+	72,  // 102: tasklife.v1.StartBulkOperationRequest.created_before:type_name -> google.protobuf.Timestamp
+	72,  // 103: tasklife.v1.StartBulkOperationRequest.updated_after:type_name -> google.protobuf.Timestamp
+	72,  // 104: tasklife.v1.StartBulkOperationRequest.updated_before:type_name -> google.protobuf.Timestamp
+	80,  // 105: tasklife.v1.StartBulkOperationRequest.action:type_name -> tasklife.v1.TaskAction
 	0,   // 106: tasklife.v1.BulkOperation.state:type_name -> tasklife.v1.BulkOperationState
-	65,  // 107: tasklife.v1.BulkOperation.refused:type_name -> tasklife.v1.BulkOperation.RefusedEntry
-	68,  // 108: tasklife.v1.BulkOperation.create_time:type_name -> google.protobuf.Timestamp
-	68,  // 109: tasklife.v1.BulkOperation.end_time:type_name -> google.protobuf.Timestamp
-	76,  // 110: tasklife.v1.BulkOperation.action:type_name -> tasklife.v1.TaskAction
+	69,  // 107: tasklife.v1.BulkOperation.refused:type_name -> tasklife.v1.BulkOperation.RefusedEntry
+	72,  // 108: tasklife.v1.BulkOperation.create_time:type_name -> google.protobuf.Timestamp
+	72,  // 109: tasklife.v1.BulkOperation.end_time:type_name -> google.protobuf.Timestamp
+	80,  // 110: tasklife.v1.BulkOperation.action:type_name -> tasklife.v1.TaskAction
 	53,  // 111: tasklife.v1.BulkOperation.request:type_name -> tasklife.v1.StartBulkOperationRequest
 	54,  // 112: tasklife.v1.ListBulkOperationsResponse.operations:type_name -> tasklife.v1.BulkOperation
-	1,   // 113: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	3,   // 114: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	5,   // 115: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	7,   // 116: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
-	10,  // 117: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	11,  // 118: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
-	13,  // 119: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
-	21,  // 120: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	17,  // 121: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	19,  // 122: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	26,  // 123: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	28,  // 124: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	30,  // 125: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	32,  // 126: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	34,  // 127: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	36,  // 128: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	38,  // 129: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	40,  // 130: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	42,  // 131: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	44,  // 132: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
-	47,  // 133: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
-	53,  // 134: tasklife.v1.TaskService.StartBulkOperation:input_type -> tasklife.v1.StartBulkOperationRequest
-	55,  // 135: tasklife.v1.TaskService.GetBulkOperation:input_type -> tasklife.v1.GetBulkOperationRequest
-	56,  // 136: tasklife.v1.TaskService.ListBulkOperations:input_type -> tasklife.v1.ListBulkOperationsRequest
-	58,  // 137: tasklife.v1.TaskService.CancelBulkOperation:input_type -> tasklife.v1.CancelBulkOperationRequest
-	51,  // 138: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
-	2,   // 139: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	4,   // 140: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	6,   // 141: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	8,   // 142: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
-	16,  // 143: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	12,  // 144: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
-	14,  // 145: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
-	22,  // 146: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	18,  // 147: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	20,  // 148: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	27,  // 149: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	29,  // 150: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	31,  // 151: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	33,  // 152: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	35,  // 153: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	37,  // 154: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	39,  // 155: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	41,  // 156: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	43,  // 157: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	45,  // 158: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
-	49,  // 159: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
-	54,  // 160: tasklife.v1.TaskService.StartBulkOperation:output_type -> tasklife.v1.BulkOperation
-	54,  // 161: tasklife.v1.TaskService.GetBulkOperation:output_type -> tasklife.v1.BulkOperation
-	57,  // 162: tasklife.v1.TaskService.ListBulkOperations:output_type -> tasklife.v1.ListBulkOperationsResponse
-	54,  // 163: tasklife.v1.TaskService.CancelBulkOperation:output_type -> tasklife.v1.BulkOperation
-	52,  // 164: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
-	139, // [139:165] is the sub-list for method output_type
-	113, // [113:139] is the sub-list for method input_type
-	113, // [113:113] is the sub-list for extension type_name
-	113, // [113:113] is the sub-list for extension extendee
-	0,   // [0:113] is the sub-list for field type_name
+	80,  // 113: tasklife.v1.CountTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	72,  // 114: tasklife.v1.CountTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	72,  // 115: tasklife.v1.CountTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	79,  // 116: tasklife.v1.CountTaskEventsRequest.bucket_width:type_name -> google.protobuf.Duration
+	61,  // 117: tasklife.v1.CountTaskEventsResponse.buckets:type_name -> tasklife.v1.TaskEventBucket
+	72,  // 118: tasklife.v1.CountTaskEventsResponse.start_time:type_name -> google.protobuf.Timestamp
+	72,  // 119: tasklife.v1.CountTaskEventsResponse.end_time:type_name -> google.protobuf.Timestamp
+	72,  // 120: tasklife.v1.CountTaskEventsResponse.read_time:type_name -> google.protobuf.Timestamp
+	72,  // 121: tasklife.v1.TaskEventBucket.start_time:type_name -> google.protobuf.Timestamp
+	62,  // 122: tasklife.v1.TaskEventBucket.actions:type_name -> tasklife.v1.TaskActionCount
+	80,  // 123: tasklife.v1.TaskActionCount.action:type_name -> tasklife.v1.TaskAction
+	1,   // 124: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	3,   // 125: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	5,   // 126: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	7,   // 127: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
+	10,  // 128: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	11,  // 129: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
+	13,  // 130: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
+	21,  // 131: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	17,  // 132: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	19,  // 133: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	26,  // 134: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	28,  // 135: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	30,  // 136: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	32,  // 137: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	34,  // 138: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	36,  // 139: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	38,  // 140: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	40,  // 141: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	42,  // 142: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	44,  // 143: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	47,  // 144: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	53,  // 145: tasklife.v1.TaskService.StartBulkOperation:input_type -> tasklife.v1.StartBulkOperationRequest
+	55,  // 146: tasklife.v1.TaskService.GetBulkOperation:input_type -> tasklife.v1.GetBulkOperationRequest
+	56,  // 147: tasklife.v1.TaskService.ListBulkOperations:input_type -> tasklife.v1.ListBulkOperationsRequest
+	58,  // 148: tasklife.v1.TaskService.CancelBulkOperation:input_type -> tasklife.v1.CancelBulkOperationRequest
+	51,  // 149: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	59,  // 150: tasklife.v1.TaskService.CountTaskEvents:input_type -> tasklife.v1.CountTaskEventsRequest
+	2,   // 151: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	4,   // 152: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	6,   // 153: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	8,   // 154: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
+	16,  // 155: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	12,  // 156: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
+	14,  // 157: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
+	22,  // 158: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	18,  // 159: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	20,  // 160: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	27,  // 161: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	29,  // 162: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	31,  // 163: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	33,  // 164: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	35,  // 165: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	37,  // 166: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	39,  // 167: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	41,  // 168: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	43,  // 169: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	45,  // 170: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	49,  // 171: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	54,  // 172: tasklife.v1.TaskService.StartBulkOperation:output_type -> tasklife.v1.BulkOperation
+	54,  // 173: tasklife.v1.TaskService.GetBulkOperation:output_type -> tasklife.v1.BulkOperation
+	57,  // 174: tasklife.v1.TaskService.ListBulkOperations:output_type -> tasklife.v1.ListBulkOperationsResponse
+	54,  // 175: tasklife.v1.TaskService.CancelBulkOperation:output_type -> tasklife.v1.BulkOperation
+	52,  // 176: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	60,  // 177: tasklife.v1.TaskService.CountTaskEvents:output_type -> tasklife.v1.CountTaskEventsResponse
+	151, // [151:178] is the sub-list for method output_type
+	124, // [124:151] is the sub-list for method input_type
+	124, // [124:124] is the sub-list for extension type_name
+	124, // [124:124] is the sub-list for extension extendee
+	0,   // [0:124] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }
@@ -5458,7 +5779,7 @@ func file_tasklife_v1_task_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_service_proto_rawDesc), len(file_tasklife_v1_task_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   65,
+			NumMessages:   69,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -45,6 +45,7 @@ const (
 	TaskService_ListBulkOperations_FullMethodName   = "/tasklife.v1.TaskService/ListBulkOperations"
 	TaskService_CancelBulkOperation_FullMethodName  = "/tasklife.v1.TaskService/CancelBulkOperation"
 	TaskService_ClaimTasks_FullMethodName           = "/tasklife.v1.TaskService/ClaimTasks"
+	TaskService_CountTaskEvents_FullMethodName      = "/tasklife.v1.TaskService/CountTaskEvents"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -258,6 +259,13 @@ type TaskServiceClient interface {
 	// PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
 	// UNAVAILABLE.
 	ClaimTasks(ctx context.Context, in *ClaimTasksRequest, opts ...grpc.CallOption) (*ClaimTasksResponse, error)
+	// Counts the history's events (the moves of every task the caller reaches, creations
+	// included) per time bucket and per action, over a time window: "transitions per minute"
+	// for a dashboard, from the server, not from what one watcher happened to see. Counted in
+	// one snapshot from per-minute counts the server keeps, so that a window of hours costs
+	// about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
+	// (NAMESPACE_NOT_GRANTED).
+	CountTaskEvents(ctx context.Context, in *CountTaskEventsRequest, opts ...grpc.CallOption) (*CountTaskEventsResponse, error)
 }
 
 type taskServiceClient struct {
@@ -537,6 +545,16 @@ func (c *taskServiceClient) ClaimTasks(ctx context.Context, in *ClaimTasksReques
 	return out, nil
 }
 
+func (c *taskServiceClient) CountTaskEvents(ctx context.Context, in *CountTaskEventsRequest, opts ...grpc.CallOption) (*CountTaskEventsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CountTaskEventsResponse)
+	err := c.cc.Invoke(ctx, TaskService_CountTaskEvents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -748,6 +766,13 @@ type TaskServiceServer interface {
 	// PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
 	// UNAVAILABLE.
 	ClaimTasks(context.Context, *ClaimTasksRequest) (*ClaimTasksResponse, error)
+	// Counts the history's events (the moves of every task the caller reaches, creations
+	// included) per time bucket and per action, over a time window: "transitions per minute"
+	// for a dashboard, from the server, not from what one watcher happened to see. Counted in
+	// one snapshot from per-minute counts the server keeps, so that a window of hours costs
+	// about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
+	// (NAMESPACE_NOT_GRANTED).
+	CountTaskEvents(context.Context, *CountTaskEventsRequest) (*CountTaskEventsResponse, error)
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -835,6 +860,9 @@ func (UnimplementedTaskServiceServer) CancelBulkOperation(context.Context, *Canc
 }
 func (UnimplementedTaskServiceServer) ClaimTasks(context.Context, *ClaimTasksRequest) (*ClaimTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ClaimTasks not implemented")
+}
+func (UnimplementedTaskServiceServer) CountTaskEvents(context.Context, *CountTaskEventsRequest) (*CountTaskEventsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CountTaskEvents not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -1318,6 +1346,24 @@ func _TaskService_ClaimTasks_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_CountTaskEvents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CountTaskEventsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).CountTaskEvents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_CountTaskEvents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).CountTaskEvents(ctx, req.(*CountTaskEventsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1424,6 +1470,10 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ClaimTasks",
 			Handler:    _TaskService_ClaimTasks_Handler,
+		},
+		{
+			MethodName: "CountTaskEvents",
+			Handler:    _TaskService_CountTaskEvents_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

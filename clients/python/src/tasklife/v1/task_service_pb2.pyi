@@ -790,3 +790,47 @@ class CancelBulkOperationRequest(_message.Message):
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     operation_id: str
     def __init__(self, operation_id: _Optional[str] = ...) -> None: ...
+
+class CountTaskEventsRequest(_message.Message):
+    __slots__ = ("namespaces", "actions", "start_time", "end_time", "bucket_width")
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    BUCKET_WIDTH_FIELD_NUMBER: _ClassVar[int]
+    namespaces: _containers.RepeatedScalarFieldContainer[str]
+    actions: _containers.RepeatedScalarFieldContainer[_task_pb2.TaskAction]
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    bucket_width: _duration_pb2.Duration
+    def __init__(self, namespaces: _Optional[_Iterable[str]] = ..., actions: _Optional[_Iterable[_Union[_task_pb2.TaskAction, str]]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., bucket_width: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class CountTaskEventsResponse(_message.Message):
+    __slots__ = ("buckets", "start_time", "end_time", "read_time")
+    BUCKETS_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    READ_TIME_FIELD_NUMBER: _ClassVar[int]
+    buckets: _containers.RepeatedCompositeFieldContainer[TaskEventBucket]
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    read_time: _timestamp_pb2.Timestamp
+    def __init__(self, buckets: _Optional[_Iterable[_Union[TaskEventBucket, _Mapping]]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., read_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TaskEventBucket(_message.Message):
+    __slots__ = ("start_time", "count", "actions")
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    start_time: _timestamp_pb2.Timestamp
+    count: int
+    actions: _containers.RepeatedCompositeFieldContainer[TaskActionCount]
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., count: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[TaskActionCount, _Mapping]]] = ...) -> None: ...
+
+class TaskActionCount(_message.Message):
+    __slots__ = ("action", "count")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    action: _task_pb2.TaskAction
+    count: int
+    def __init__(self, action: _Optional[_Union[_task_pb2.TaskAction, str]] = ..., count: _Optional[int] = ...) -> None: ...

@@ -219,6 +219,11 @@ class TaskServiceStub:
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.FromString,
                 _registered_method=True)
+        self.CountTaskEvents = channel.unary_unary(
+                '/tasklife.v1.TaskService/CountTaskEvents',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsResponse.FromString,
+                _registered_method=True)
 
 
 class TaskServiceServicer:
@@ -558,6 +563,18 @@ class TaskServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CountTaskEvents(self, request, context):
+        """Counts the history's events (the moves of every task the caller reaches, creations
+        included) per time bucket and per action, over a time window: "transitions per minute"
+        for a dashboard, from the server, not from what one watcher happened to see. Counted in
+        one snapshot from per-minute counts the server keeps, so that a window of hours costs
+        about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
+        (NAMESPACE_NOT_GRANTED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TaskServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -690,6 +707,11 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     servicer.ClaimTasks,
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.SerializeToString,
+            ),
+            'CountTaskEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountTaskEvents,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1449,6 +1471,33 @@ class TaskService:
             '/tasklife.v1.TaskService/ClaimTasks',
             tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountTaskEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/CountTaskEvents',
+            tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

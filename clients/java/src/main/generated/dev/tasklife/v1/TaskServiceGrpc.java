@@ -874,6 +874,37 @@ public final class TaskServiceGrpc {
     return getClaimTasksMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.CountTaskEventsRequest,
+      dev.tasklife.v1.CountTaskEventsResponse> getCountTaskEventsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CountTaskEvents",
+      requestType = dev.tasklife.v1.CountTaskEventsRequest.class,
+      responseType = dev.tasklife.v1.CountTaskEventsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.CountTaskEventsRequest,
+      dev.tasklife.v1.CountTaskEventsResponse> getCountTaskEventsMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.CountTaskEventsRequest, dev.tasklife.v1.CountTaskEventsResponse> getCountTaskEventsMethod;
+    if ((getCountTaskEventsMethod = TaskServiceGrpc.getCountTaskEventsMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getCountTaskEventsMethod = TaskServiceGrpc.getCountTaskEventsMethod) == null) {
+          TaskServiceGrpc.getCountTaskEventsMethod = getCountTaskEventsMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.CountTaskEventsRequest, dev.tasklife.v1.CountTaskEventsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CountTaskEvents"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CountTaskEventsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.CountTaskEventsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("CountTaskEvents"))
+              .build();
+        }
+      }
+    }
+    return getCountTaskEventsMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -1348,6 +1379,21 @@ public final class TaskServiceGrpc {
     default void claimTasks(dev.tasklife.v1.ClaimTasksRequest request,
         io.grpc.stub.StreamObserver<dev.tasklife.v1.ClaimTasksResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getClaimTasksMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Counts the history's events (the moves of every task the caller reaches, creations
+     * included) per time bucket and per action, over a time window: "transitions per minute"
+     * for a dashboard, from the server, not from what one watcher happened to see. Counted in
+     * one snapshot from per-minute counts the server keeps, so that a window of hours costs
+     * about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
+     * (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    default void countTaskEvents(dev.tasklife.v1.CountTaskEventsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTaskEventsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCountTaskEventsMethod(), responseObserver);
     }
   }
 
@@ -1872,6 +1918,22 @@ public final class TaskServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getClaimTasksMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Counts the history's events (the moves of every task the caller reaches, creations
+     * included) per time bucket and per action, over a time window: "transitions per minute"
+     * for a dashboard, from the server, not from what one watcher happened to see. Counted in
+     * one snapshot from per-minute counts the server keeps, so that a window of hours costs
+     * about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
+     * (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public void countTaskEvents(dev.tasklife.v1.CountTaskEventsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTaskEventsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCountTaskEventsMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -2304,6 +2366,21 @@ public final class TaskServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getClaimTasksMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Counts the history's events (the moves of every task the caller reaches, creations
+     * included) per time bucket and per action, over a time window: "transitions per minute"
+     * for a dashboard, from the server, not from what one watcher happened to see. Counted in
+     * one snapshot from per-minute counts the server keeps, so that a window of hours costs
+     * about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
+     * (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.CountTaskEventsResponse countTaskEvents(dev.tasklife.v1.CountTaskEventsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCountTaskEventsMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -2734,6 +2811,21 @@ public final class TaskServiceGrpc {
     public dev.tasklife.v1.ClaimTasksResponse claimTasks(dev.tasklife.v1.ClaimTasksRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getClaimTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Counts the history's events (the moves of every task the caller reaches, creations
+     * included) per time bucket and per action, over a time window: "transitions per minute"
+     * for a dashboard, from the server, not from what one watcher happened to see. Counted in
+     * one snapshot from per-minute counts the server keeps, so that a window of hours costs
+     * about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
+     * (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.CountTaskEventsResponse countTaskEvents(dev.tasklife.v1.CountTaskEventsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCountTaskEventsMethod(), getCallOptions(), request);
     }
   }
 
@@ -3173,6 +3265,22 @@ public final class TaskServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getClaimTasksMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Counts the history's events (the moves of every task the caller reaches, creations
+     * included) per time bucket and per action, over a time window: "transitions per minute"
+     * for a dashboard, from the server, not from what one watcher happened to see. Counted in
+     * one snapshot from per-minute counts the server keeps, so that a window of hours costs
+     * about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
+     * (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.CountTaskEventsResponse> countTaskEvents(
+        dev.tasklife.v1.CountTaskEventsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCountTaskEventsMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_CREATE_TASK = 0;
@@ -3201,6 +3309,7 @@ public final class TaskServiceGrpc {
   private static final int METHODID_LIST_BULK_OPERATIONS = 23;
   private static final int METHODID_CANCEL_BULK_OPERATION = 24;
   private static final int METHODID_CLAIM_TASKS = 25;
+  private static final int METHODID_COUNT_TASK_EVENTS = 26;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -3322,6 +3431,10 @@ public final class TaskServiceGrpc {
         case METHODID_CLAIM_TASKS:
           serviceImpl.claimTasks((dev.tasklife.v1.ClaimTasksRequest) request,
               (io.grpc.stub.StreamObserver<dev.tasklife.v1.ClaimTasksResponse>) responseObserver);
+          break;
+        case METHODID_COUNT_TASK_EVENTS:
+          serviceImpl.countTaskEvents((dev.tasklife.v1.CountTaskEventsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTaskEventsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -3523,6 +3636,13 @@ public final class TaskServiceGrpc {
               dev.tasklife.v1.ClaimTasksRequest,
               dev.tasklife.v1.ClaimTasksResponse>(
                 service, METHODID_CLAIM_TASKS)))
+        .addMethod(
+          getCountTaskEventsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.CountTaskEventsRequest,
+              dev.tasklife.v1.CountTaskEventsResponse>(
+                service, METHODID_COUNT_TASK_EVENTS)))
         .build();
   }
 
@@ -3597,6 +3717,7 @@ public final class TaskServiceGrpc {
               .addMethod(getListBulkOperationsMethod())
               .addMethod(getCancelBulkOperationMethod())
               .addMethod(getClaimTasksMethod())
+              .addMethod(getCountTaskEventsMethod())
               .build();
         }
       }

@@ -351,6 +351,26 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_CancelBulkOperationRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_CountTaskEventsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_CountTaskEventsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_CountTaskEventsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_CountTaskEventsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_TaskEventBucket_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_TaskEventBucket_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_TaskActionCount_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_TaskActionCount_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -664,69 +684,91 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "tasklife.v1.BulkOperationR\noperations\022&\n" +
       "\017next_page_token\030\002 \001(\tR\rnextPageToken\"?\n" +
       "\032CancelBulkOperationRequest\022!\n\014operation" +
-      "_id\030\001 \001(\tR\013operationId*\305\001\n\022BulkOperation" +
-      "State\022$\n BULK_OPERATION_STATE_UNSPECIFIE" +
-      "D\020\000\022 \n\034BULK_OPERATION_STATE_RUNNING\020\001\022\"\n" +
-      "\036BULK_OPERATION_STATE_SUCCEEDED\020\002\022\"\n\036BUL" +
-      "K_OPERATION_STATE_CANCELLED\020\003\022\037\n\033BULK_OP" +
-      "ERATION_STATE_FAILED\020\0042\262\021\n\013TaskService\022M" +
-      "\n\nCreateTask\022\036.tasklife.v1.CreateTaskReq" +
-      "uest\032\037.tasklife.v1.CreateTaskResponse\022D\n" +
-      "\007GetTask\022\033.tasklife.v1.GetTaskRequest\032\034." +
-      "tasklife.v1.GetTaskResponse\022J\n\tListTasks" +
-      "\022\035.tasklife.v1.ListTasksRequest\032\036.taskli" +
-      "fe.v1.ListTasksResponse\022M\n\nCountTasks\022\036." +
-      "tasklife.v1.CountTasksRequest\032\037.tasklife" +
-      ".v1.CountTasksResponse\022Y\n\016ListTaskEvents" +
-      "\022\".tasklife.v1.ListTaskEventsRequest\032#.t" +
-      "asklife.v1.ListTaskEventsResponse\022_\n\020Lis" +
-      "tTaskAttempts\022$.tasklife.v1.ListTaskAtte" +
-      "mptsRequest\032%.tasklife.v1.ListTaskAttemp" +
-      "tsResponse\022_\n\020ListTaskFailures\022$.tasklif" +
-      "e.v1.ListTaskFailuresRequest\032%.tasklife." +
-      "v1.ListTaskFailuresResponse\022\\\n\017GetStateM" +
-      "achine\022#.tasklife.v1.GetStateMachineRequ" +
-      "est\032$.tasklife.v1.GetStateMachineRespons" +
-      "e\022^\n\017WatchTaskEvents\022#.tasklife.v1.Watch" +
-      "TaskEventsRequest\032$.tasklife.v1.WatchTas" +
-      "kEventsResponse0\001\022J\n\tHeartbeat\022\035.tasklif" +
-      "e.v1.HeartbeatRequest\032\036.tasklife.v1.Hear" +
-      "tbeatResponse\022P\n\013EnqueueTask\022\037.tasklife." +
-      "v1.EnqueueTaskRequest\032 .tasklife.v1.Enqu" +
-      "eueTaskResponse\022J\n\tStartTask\022\035.tasklife." +
-      "v1.StartTaskRequest\032\036.tasklife.v1.StartT" +
-      "askResponse\022S\n\014CompleteTask\022 .tasklife.v" +
-      "1.CompleteTaskRequest\032!.tasklife.v1.Comp" +
-      "leteTaskResponse\022G\n\010FailTask\022\034.tasklife." +
-      "v1.FailTaskRequest\032\035.tasklife.v1.FailTas" +
-      "kResponse\022J\n\tRetryTask\022\035.tasklife.v1.Ret" +
-      "ryTaskRequest\032\036.tasklife.v1.RetryTaskRes" +
-      "ponse\022J\n\tPauseTask\022\035.tasklife.v1.PauseTa" +
-      "skRequest\032\036.tasklife.v1.PauseTaskRespons" +
-      "e\022M\n\nResumeTask\022\036.tasklife.v1.ResumeTask" +
-      "Request\032\037.tasklife.v1.ResumeTaskResponse" +
-      "\022G\n\010KillTask\022\034.tasklife.v1.KillTaskReque" +
-      "st\032\035.tasklife.v1.KillTaskResponse\022P\n\013Aba" +
-      "ndonTask\022\037.tasklife.v1.AbandonTaskReques" +
-      "t\032 .tasklife.v1.AbandonTaskResponse\022_\n\020B" +
-      "atchCreateTasks\022$.tasklife.v1.BatchCreat" +
-      "eTasksRequest\032%.tasklife.v1.BatchCreateT" +
-      "asksResponse\022k\n\024BatchTransitionTasks\022(.t" +
-      "asklife.v1.BatchTransitionTasksRequest\032)" +
-      ".tasklife.v1.BatchTransitionTasksRespons" +
-      "e\022X\n\022StartBulkOperation\022&.tasklife.v1.St" +
-      "artBulkOperationRequest\032\032.tasklife.v1.Bu" +
-      "lkOperation\022T\n\020GetBulkOperation\022$.taskli" +
-      "fe.v1.GetBulkOperationRequest\032\032.tasklife" +
-      ".v1.BulkOperation\022e\n\022ListBulkOperations\022" +
-      "&.tasklife.v1.ListBulkOperationsRequest\032" +
-      "\'.tasklife.v1.ListBulkOperationsResponse" +
-      "\022Z\n\023CancelBulkOperation\022\'.tasklife.v1.Ca" +
-      "ncelBulkOperationRequest\032\032.tasklife.v1.B" +
-      "ulkOperation\022M\n\nClaimTasks\022\036.tasklife.v1" +
-      ".ClaimTasksRequest\032\037.tasklife.v1.ClaimTa" +
-      "sksResponseB%\n\017dev.tasklife.v1B\020TaskServ" +
-      "iceProtoP\001b\006proto3"
+      "_id\030\001 \001(\tR\013operationId\"\233\002\n\026CountTaskEven" +
+      "tsRequest\022\036\n\nnamespaces\030\001 \003(\tR\nnamespace" +
+      "s\0221\n\007actions\030\002 \003(\0162\027.tasklife.v1.TaskAct" +
+      "ionR\007actions\0229\n\nstart_time\030\003 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\tstartTime\0225\n\010end_t" +
+      "ime\030\004 \001(\0132\032.google.protobuf.TimestampR\007e" +
+      "ndTime\022<\n\014bucket_width\030\005 \001(\0132\031.google.pr" +
+      "otobuf.DurationR\013bucketWidth\"\374\001\n\027CountTa" +
+      "skEventsResponse\0226\n\007buckets\030\001 \003(\0132\034.task" +
+      "life.v1.TaskEventBucketR\007buckets\0229\n\nstar" +
+      "t_time\030\002 \001(\0132\032.google.protobuf.Timestamp" +
+      "R\tstartTime\0225\n\010end_time\030\003 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\007endTime\0227\n\tread_time\030" +
+      "\004 \001(\0132\032.google.protobuf.TimestampR\010readT" +
+      "ime\"\232\001\n\017TaskEventBucket\0229\n\nstart_time\030\001 " +
+      "\001(\0132\032.google.protobuf.TimestampR\tstartTi" +
+      "me\022\024\n\005count\030\002 \001(\003R\005count\0226\n\007actions\030\003 \003(" +
+      "\0132\034.tasklife.v1.TaskActionCountR\007actions" +
+      "\"X\n\017TaskActionCount\022/\n\006action\030\001 \001(\0162\027.ta" +
+      "sklife.v1.TaskActionR\006action\022\024\n\005count\030\002 " +
+      "\001(\003R\005count*\305\001\n\022BulkOperationState\022$\n BUL" +
+      "K_OPERATION_STATE_UNSPECIFIED\020\000\022 \n\034BULK_" +
+      "OPERATION_STATE_RUNNING\020\001\022\"\n\036BULK_OPERAT" +
+      "ION_STATE_SUCCEEDED\020\002\022\"\n\036BULK_OPERATION_" +
+      "STATE_CANCELLED\020\003\022\037\n\033BULK_OPERATION_STAT" +
+      "E_FAILED\020\0042\220\022\n\013TaskService\022M\n\nCreateTask" +
+      "\022\036.tasklife.v1.CreateTaskRequest\032\037.taskl" +
+      "ife.v1.CreateTaskResponse\022D\n\007GetTask\022\033.t" +
+      "asklife.v1.GetTaskRequest\032\034.tasklife.v1." +
+      "GetTaskResponse\022J\n\tListTasks\022\035.tasklife." +
+      "v1.ListTasksRequest\032\036.tasklife.v1.ListTa" +
+      "sksResponse\022M\n\nCountTasks\022\036.tasklife.v1." +
+      "CountTasksRequest\032\037.tasklife.v1.CountTas" +
+      "ksResponse\022Y\n\016ListTaskEvents\022\".tasklife." +
+      "v1.ListTaskEventsRequest\032#.tasklife.v1.L" +
+      "istTaskEventsResponse\022_\n\020ListTaskAttempt" +
+      "s\022$.tasklife.v1.ListTaskAttemptsRequest\032" +
+      "%.tasklife.v1.ListTaskAttemptsResponse\022_" +
+      "\n\020ListTaskFailures\022$.tasklife.v1.ListTas" +
+      "kFailuresRequest\032%.tasklife.v1.ListTaskF" +
+      "ailuresResponse\022\\\n\017GetStateMachine\022#.tas" +
+      "klife.v1.GetStateMachineRequest\032$.taskli" +
+      "fe.v1.GetStateMachineResponse\022^\n\017WatchTa" +
+      "skEvents\022#.tasklife.v1.WatchTaskEventsRe" +
+      "quest\032$.tasklife.v1.WatchTaskEventsRespo" +
+      "nse0\001\022J\n\tHeartbeat\022\035.tasklife.v1.Heartbe" +
+      "atRequest\032\036.tasklife.v1.HeartbeatRespons" +
+      "e\022P\n\013EnqueueTask\022\037.tasklife.v1.EnqueueTa" +
+      "skRequest\032 .tasklife.v1.EnqueueTaskRespo" +
+      "nse\022J\n\tStartTask\022\035.tasklife.v1.StartTask" +
+      "Request\032\036.tasklife.v1.StartTaskResponse\022" +
+      "S\n\014CompleteTask\022 .tasklife.v1.CompleteTa" +
+      "skRequest\032!.tasklife.v1.CompleteTaskResp" +
+      "onse\022G\n\010FailTask\022\034.tasklife.v1.FailTaskR" +
+      "equest\032\035.tasklife.v1.FailTaskResponse\022J\n" +
+      "\tRetryTask\022\035.tasklife.v1.RetryTaskReques" +
+      "t\032\036.tasklife.v1.RetryTaskResponse\022J\n\tPau" +
+      "seTask\022\035.tasklife.v1.PauseTaskRequest\032\036." +
+      "tasklife.v1.PauseTaskResponse\022M\n\nResumeT" +
+      "ask\022\036.tasklife.v1.ResumeTaskRequest\032\037.ta" +
+      "sklife.v1.ResumeTaskResponse\022G\n\010KillTask" +
+      "\022\034.tasklife.v1.KillTaskRequest\032\035.tasklif" +
+      "e.v1.KillTaskResponse\022P\n\013AbandonTask\022\037.t" +
+      "asklife.v1.AbandonTaskRequest\032 .tasklife" +
+      ".v1.AbandonTaskResponse\022_\n\020BatchCreateTa" +
+      "sks\022$.tasklife.v1.BatchCreateTasksReques" +
+      "t\032%.tasklife.v1.BatchCreateTasksResponse" +
+      "\022k\n\024BatchTransitionTasks\022(.tasklife.v1.B" +
+      "atchTransitionTasksRequest\032).tasklife.v1" +
+      ".BatchTransitionTasksResponse\022X\n\022StartBu" +
+      "lkOperation\022&.tasklife.v1.StartBulkOpera" +
+      "tionRequest\032\032.tasklife.v1.BulkOperation\022" +
+      "T\n\020GetBulkOperation\022$.tasklife.v1.GetBul" +
+      "kOperationRequest\032\032.tasklife.v1.BulkOper" +
+      "ation\022e\n\022ListBulkOperations\022&.tasklife.v" +
+      "1.ListBulkOperationsRequest\032\'.tasklife.v" +
+      "1.ListBulkOperationsResponse\022Z\n\023CancelBu" +
+      "lkOperation\022\'.tasklife.v1.CancelBulkOper" +
+      "ationRequest\032\032.tasklife.v1.BulkOperation" +
+      "\022M\n\nClaimTasks\022\036.tasklife.v1.ClaimTasksR" +
+      "equest\032\037.tasklife.v1.ClaimTasksResponse\022" +
+      "\\\n\017CountTaskEvents\022#.tasklife.v1.CountTa" +
+      "skEventsRequest\032$.tasklife.v1.CountTaskE" +
+      "ventsResponseB%\n\017dev.tasklife.v1B\020TaskSe" +
+      "rviceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -1126,6 +1168,30 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_CancelBulkOperationRequest_descriptor,
         new java.lang.String[] { "OperationId", });
+    internal_static_tasklife_v1_CountTaskEventsRequest_descriptor =
+      getDescriptor().getMessageType(58);
+    internal_static_tasklife_v1_CountTaskEventsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_CountTaskEventsRequest_descriptor,
+        new java.lang.String[] { "Namespaces", "Actions", "StartTime", "EndTime", "BucketWidth", });
+    internal_static_tasklife_v1_CountTaskEventsResponse_descriptor =
+      getDescriptor().getMessageType(59);
+    internal_static_tasklife_v1_CountTaskEventsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_CountTaskEventsResponse_descriptor,
+        new java.lang.String[] { "Buckets", "StartTime", "EndTime", "ReadTime", });
+    internal_static_tasklife_v1_TaskEventBucket_descriptor =
+      getDescriptor().getMessageType(60);
+    internal_static_tasklife_v1_TaskEventBucket_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_TaskEventBucket_descriptor,
+        new java.lang.String[] { "StartTime", "Count", "Actions", });
+    internal_static_tasklife_v1_TaskActionCount_descriptor =
+      getDescriptor().getMessageType(61);
+    internal_static_tasklife_v1_TaskActionCount_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_TaskActionCount_descriptor,
+        new java.lang.String[] { "Action", "Count", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
