@@ -326,6 +326,31 @@ def test_a_foreign_task_is_never_counted(admin_a: Any, admin_b: Any) -> None:
     assert [(list(c.values), c.count) for c in counts] == [([NAMESPACE_A], 1)]
 
 
+def test_a_count_by_namespace_from_the_folded_counts_shows_only_the_callers_namespaces(
+    admin_a: Any, admin_b: Any
+) -> None:
+    new_task(admin_a)
+    new_task(admin_b, namespace=NAMESPACE_B)
+    counts = admin_a.CountTasks(task_service_pb2.CountTasksRequest(group_by=["namespace"])).counts
+    assert [c.values[0] for c in counts] == [NAMESPACE_A]
+
+
+def test_events_of_a_foreign_namespace_are_never_counted(admin_a: Any, admin_b: Any) -> None:
+    new_task(admin_b, namespace=NAMESPACE_B)
+    before = sum(b.count for b in admin_a.CountTaskEvents(task_service_pb2.CountTaskEventsRequest()).buckets)
+    new_task(admin_b, namespace=NAMESPACE_B)
+    after = sum(b.count for b in admin_a.CountTaskEvents(task_service_pb2.CountTaskEventsRequest()).buckets)
+    assert after == before
+
+
+def test_counting_the_events_of_a_foreign_namespace_is_permission_denied(admin_a: Any) -> None:
+    failure = failure_of(
+        lambda: admin_a.CountTaskEvents(task_service_pb2.CountTaskEventsRequest(namespaces=[NAMESPACE_B]))
+    )
+    assert failure.code is grpc.StatusCode.PERMISSION_DENIED
+    assert failure.error_info.reason == "NAMESPACE_NOT_GRANTED"
+
+
 def test_counting_a_foreign_namespace_is_permission_denied(admin_a: Any) -> None:
     failure = failure_of(lambda: admin_a.CountTasks(task_service_pb2.CountTasksRequest(namespaces=[NAMESPACE_B])))
     assert failure.code is grpc.StatusCode.PERMISSION_DENIED

@@ -34,6 +34,7 @@ func scenarioMethods(c *tasklife.Client) map[string]scenarioMethod {
 		"ListTaskAttempts":    unaryMethod(c.ListTaskAttempts),
 		"ListTaskFailures":    unaryMethod(c.ListTaskFailures),
 		"CountTasks":          unaryMethod(c.CountTasks),
+		"CountTaskEvents":     unaryMethod(c.CountTaskEvents),
 		"StartBulkOperation":  unaryMethod(c.StartBulkOperation),
 		"GetBulkOperation":    unaryMethod(c.GetBulkOperation),
 		"ListBulkOperations":  unaryMethod(c.ListBulkOperations),

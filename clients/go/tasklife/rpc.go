@@ -70,6 +70,12 @@ func (c *Client) ListTaskFailures(ctx context.Context, req *pb.ListTaskFailuresR
 	return unary(ctx, c, c.stub.ListTaskFailures, req)
 }
 
+// CountTaskEvents counts the history's events per time bucket and per action over a
+// window (by default the last 60 minutes, per minute), from per-minute counts the server keeps.
+func (c *Client) CountTaskEvents(ctx context.Context, req *pb.CountTaskEventsRequest) (*pb.CountTaskEventsResponse, error) {
+	return unary(ctx, c, c.stub.CountTaskEvents, req)
+}
+
 // GetStateMachine describes every state, action and allowed transition.
 func (c *Client) GetStateMachine(ctx context.Context, req *pb.GetStateMachineRequest) (*pb.GetStateMachineResponse, error) {
 	return unary(ctx, c, c.stub.GetStateMachine, req)

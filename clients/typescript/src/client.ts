@@ -121,6 +121,9 @@ export class TasklifeClient {
   listTaskFailures(request: RequestOf<"listTaskFailures">, options?: CallOptions) {
     return this.#unary("listTaskFailures", request, options);
   }
+  countTaskEvents(request: RequestOf<"countTaskEvents"> = {}, options?: CallOptions) {
+    return this.#unary("countTaskEvents", request, options);
+  }
   getStateMachine(request: RequestOf<"getStateMachine"> = {}, options?: CallOptions) {
     return this.#unary("getStateMachine", request, options);
   }

@@ -36,7 +36,7 @@ class Role(enum.Enum):
 
 READ_METHODS = (
     "GetTask", "ListTasks", "CountTasks", "ListTaskEvents", "ListTaskAttempts", "ListTaskFailures", "WatchTaskEvents",
-    "GetBulkOperation", "ListBulkOperations",
+    "GetBulkOperation", "ListBulkOperations", "CountTaskEvents",
 )
 # Who takes each action: the scheduler drives a task's normal life, the operator acts by
 # hand (the seed's "ops manual actions").

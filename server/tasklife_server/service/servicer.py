@@ -16,7 +16,7 @@ from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action, State
 from tasklife_server.service import pagination, validation
 from tasklife_server.security.authenticator import Gate, require_role
-from tasklife_server.service.convert import attempt_to_pb, bulk_operation_to_pb, event_to_pb, state_machine_pb, state_name, task_to_pb
+from tasklife_server.service.convert import ACTION_TO_PB, attempt_to_pb, bulk_operation_to_pb, event_to_pb, state_machine_pb, state_name, task_to_pb
 from tasklife_server.service.errors import status_of
 from tasklife_server.storage.bulk import BulkStore, NewBulkOperation
 from tasklife_server.storage.store import TaskStore
@@ -185,6 +185,22 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
             failures=rendered[:count], next_page_token=next_token,
             counts=[task_service_pb2.FailureCount(error_type=t, count=n) for t, n in counts],
         )
+
+    async def CountTaskEvents(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "CountTaskEvents")
+        problems = validation.Violations()
+        actions = validation.action_filter(request.actions, problems)
+        since, until, width_s = validation.event_count_window(request, datetime.now(timezone.utc), problems)
+        problems.raise_if_any()
+        namespaces = validation.namespace_filter(request.namespaces, caller, problems)
+        read_time, counts = await self._store.count_task_events(
+            since=since, until=until, width_s=width_s, reach=namespaces, actions=actions or None
+        )
+        response = task_service_pb2.CountTaskEventsResponse(buckets=_event_buckets(since, until, width_s, counts))
+        response.start_time.FromDatetime(since)
+        response.end_time.FromDatetime(until)
+        response.read_time.FromDatetime(read_time)
+        return response
 
     async def GetStateMachine(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         self._gate.admit(context, "GetStateMachine")
@@ -402,3 +418,26 @@ def _group_values(group_by: Any, group: tuple[State | None, str | None, list[str
         else:
             values.append(next(labels))
     return values
+
+
+def _event_buckets(
+    since: datetime, until: datetime, width_s: int, counts: list[tuple[int, Action, int]]
+) -> list[Any]:
+    """Every bucket of the window, oldest first, each with its total and its counts by
+    action in TaskAction number order (empty buckets included, with 0)."""
+    width = timedelta(seconds=width_s)
+    by_bucket: dict[int, list[tuple[int, int]]] = {}
+    for index, action, n in counts:
+        by_bucket.setdefault(index, []).append((ACTION_TO_PB[action], n))
+    buckets = []
+    start, index = since, 0
+    while start < until:
+        actions = sorted(by_bucket.get(index, []))
+        bucket = task_service_pb2.TaskEventBucket(
+            count=sum(n for _, n in actions),
+            actions=[task_service_pb2.TaskActionCount(action=a, count=n) for a, n in actions],
+        )
+        bucket.start_time.FromDatetime(start)
+        buckets.append(bucket)
+        start, index = start + width, index + 1
+    return buckets

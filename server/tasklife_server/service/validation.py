@@ -5,7 +5,7 @@ Turns valid tasklife.v1 requests into domain values; raises InvalidRequest other
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import re
 from typing import Iterable, Mapping
@@ -54,6 +54,12 @@ MAX_BACKOFF_MS = 24 * 3600 * 1000
 MAX_BACKOFF_MULTIPLIER = 100.0
 MAX_WATCHED_TASKS = 1000
 MAX_NAMESPACE_FILTER = 100
+# CountTaskEvents: the server keeps events counted per minute; a window of 60 minutes by
+# default, in at most a day's worth of one-minute buckets.
+EVENT_COUNT_MINUTE = timedelta(minutes=1)
+DEFAULT_EVENT_WINDOW = timedelta(minutes=60)
+MAX_EVENT_BUCKETS = 1440
+MAX_BUCKET_SECONDS = 24 * 3600
 MAX_BATCH_ITEMS = 1000
 MAX_CLAIM_WAIT_SECONDS = 60.0
 MIN_LEASE_MS = 100
@@ -716,3 +722,37 @@ def check_operation_id(value: str, problems: Violations) -> None:
         problems.add("operation_id", "is required")
     elif not is_valid_task_id(value):
         problems.add("operation_id", "is not an operation id this service issues")
+
+
+def _minute_down(instant: datetime) -> datetime:
+    return instant.replace(second=0, microsecond=0)
+
+
+def _minute_up(instant: datetime) -> datetime:
+    down = _minute_down(instant)
+    return down if down == instant else down + EVENT_COUNT_MINUTE
+
+
+def _bucket_seconds(request: Message, problems: Violations) -> int:
+    """CountTaskEvents' bucket_width in seconds: unset means one minute."""
+    if not request.HasField("bucket_width") or ill_formed(request.bucket_width, "bucket_width", problems):
+        return 60
+    width = request.bucket_width
+    if width.nanos or width.seconds % 60 or not 60 <= width.seconds <= MAX_BUCKET_SECONDS:
+        problems.add("bucket_width", "must be a whole number of minutes, from 1 minute to 24 hours")
+        return 60
+    return width.seconds
+
+
+def event_count_window(request: Message, now: datetime, problems: Violations) -> tuple[datetime, datetime, int]:
+    """CountTaskEvents' window in whole minutes (start rounded down, end up; unset: the 60
+    minutes up to now) and its bucket width in seconds, at most MAX_EVENT_BUCKETS of them."""
+    start, end = time_range(request, problems)
+    width_s = _bucket_seconds(request, problems)
+    until = _minute_up(end or now)
+    since = _minute_down(start or until - DEFAULT_EVENT_WINDOW)
+    if since >= until and (start is None or end is None):  # both given: time_range checked them
+        problems.add("start_time", "must be before end_time (now when end_time is unset)")
+    elif -(-(until - since).total_seconds() // width_s) > MAX_EVENT_BUCKETS:
+        problems.add("bucket_width", f"is too narrow for the window: at most {MAX_EVENT_BUCKETS} buckets")
+    return since, until, width_s

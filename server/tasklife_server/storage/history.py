@@ -238,6 +238,7 @@ def _drop(conn: psycopg.Connection, partition: Partition, report: RetentionRepor
             ).format(columns=_COLUMNS, table=table)
         ).rowcount
         conn.execute(sql.SQL("DROP TABLE {}").format(table))
+        conn.execute(QUERIES["forget_event_counts"], {"before": partition.upper})
         conn.execute(
             QUERIES["advance_history_horizon"],
             {"upper": partition.upper, "xid": newest_dropped[0] if newest_dropped else None,

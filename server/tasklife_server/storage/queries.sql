@@ -480,15 +480,48 @@ WITH position AS (
 SELECT statement_timestamp(), c.state, c.namespace, '{}'::text[], c.tasks
 FROM (SELECT) AS one LEFT JOIN counted AS c ON true;
 
+-- name: count_task_events [generic plan]
+-- CountTaskEvents: the events recorded from `since` to `until` (whole minutes), by bucket
+-- of `width_s` seconds from `since` (its index, 0 on) and action: the folded minutes
+-- (task_event_counts) plus the events after the folded counts' snapshot, as
+-- count_tasks_folded adds them, in one statement. One row with NULLs when nothing matches.
+WITH position AS (
+    SELECT snapshot FROM task_counts_position
+), counted AS (
+    SELECT c.minute, c.action, c.events FROM task_event_counts AS c
+    WHERE c.minute >= %(since)s::timestamptz AND c.minute < %(until)s::timestamptz
+      AND (%(reach)s::text[] IS NULL OR c.namespace = ANY(%(reach)s::text[]))
+      AND (%(actions)s::text[] IS NULL OR c.action = ANY(%(actions)s::text[]))
+    UNION ALL
+    SELECT date_trunc('minute', e.created_at), e.action, 1
+    FROM position AS p
+    JOIN task_events AS e ON e.xid >= pg_snapshot_xmin(p.snapshot) AND NOT pg_visible_in_snapshot(e.xid, p.snapshot)
+    WHERE e.created_at >= %(since)s::timestamptz AND e.created_at < %(until)s::timestamptz
+      AND (%(reach)s::text[] IS NULL OR e.namespace = ANY(%(reach)s::text[]))
+      AND (%(actions)s::text[] IS NULL OR e.action = ANY(%(actions)s::text[]))
+), bucketed AS (
+    SELECT floor(extract(epoch FROM c.minute - %(since)s::timestamptz) / %(width_s)s::int)::int AS bucket, c.action,
+           sum(c.events)::bigint AS events
+    FROM counted AS c
+    GROUP BY 1, 2
+)
+SELECT statement_timestamp(), b.bucket, b.action, b.events
+FROM (SELECT) AS one LEFT JOIN bucketed AS b ON true;
+
+-- name: forget_event_counts
+-- Retention: the minutes of history dropped (before `before`) are no longer counted.
+DELETE FROM task_event_counts WHERE minute < %(before)s::timestamptz;
+
 -- name: fold_task_counts [generic plan]
 -- Moves the folded counts forward to this statement's snapshot: adds the changes of the
 -- transactions it sees and the recorded snapshot did not (as count_tasks_folded reads
--- them), and records it. Run by one process at a time (the caller locks the position row
+-- them) to task_counts, and their events to each minute's (task_event_counts), and
+-- records it. Run by one process at a time (the caller locks the position row
 -- first, then runs this in a new snapshot). Returns how many events it folded.
 WITH position AS (
     SELECT snapshot FROM task_counts_position
 ), events AS (
-    SELECT e.namespace, e.from_state, e.to_state
+    SELECT e.namespace, e.from_state, e.to_state, e.action, e.created_at
     FROM position AS p
     JOIN task_events AS e ON e.xid >= pg_snapshot_xmin(p.snapshot) AND NOT pg_visible_in_snapshot(e.xid, p.snapshot)
 ), changes AS (
@@ -503,10 +536,15 @@ WITH position AS (
     SELECT namespace, state, change FROM changes ORDER BY namespace, state
     ON CONFLICT (namespace, state) DO UPDATE SET tasks = t.tasks + excluded.tasks
     RETURNING 1
+), counted_events AS (
+    INSERT INTO task_event_counts AS t (minute, namespace, action, events)
+    SELECT date_trunc('minute', created_at), namespace, action, count(*) FROM events GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (minute, namespace, action) DO UPDATE SET events = t.events + excluded.events
+    RETURNING 1
 ), moved AS (
     UPDATE task_counts_position
     SET snapshot = pg_current_snapshot(), folded_at = statement_timestamp()
-    WHERE (SELECT count(*) FROM applied) >= 0
+    WHERE (SELECT count(*) FROM applied) >= 0 AND (SELECT count(*) FROM counted_events) >= 0
     RETURNING 1
 )
 SELECT count(*) FROM events WHERE EXISTS (SELECT FROM moved);

@@ -318,3 +318,14 @@ task_counts_position = Table(
     Column("folded_at", DateTime(timezone=True), nullable=False),
     CheckConstraint("id", name="one_row"),
 )
+
+# CountTaskEvents: the events of each minute by namespace and action, folded with task_counts
+# (the events after its snapshot are added when read).
+task_event_counts = Table(
+    "task_event_counts",
+    metadata,
+    Column("minute", DateTime(timezone=True), primary_key=True),
+    Column("namespace", Text, primary_key=True),
+    Column("action", Text, primary_key=True),
+    Column("events", BigInteger, nullable=False),
+)

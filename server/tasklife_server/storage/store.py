@@ -727,6 +727,18 @@ class TaskStore:
         counts = await self._fetchall("count_task_failures", params)
         return [event_from(row) for row in rows], [(error_type, count) for error_type, count in counts]
 
+    async def count_task_events(
+        self, *, since: datetime, until: datetime, width_s: int, reach: list[str] | None, actions: list[Action] | None,
+    ) -> tuple[datetime, list[tuple[int, Action, int]]]:
+        """The instant of the snapshot read, and how many events were recorded in [since,
+        until) (whole minutes) by bucket of `width_s` seconds from `since` (its index) and
+        action; None filters match everything."""
+        rows = await self._fetchall("count_task_events", {
+            "since": since, "until": until, "width_s": width_s, "reach": reach,
+            "actions": [a.value for a in actions] if actions else None,
+        })
+        return rows[0][0], [(bucket, Action(action), events) for _, bucket, action, events in rows if events is not None]
+
     async def connect_reader(self) -> AsyncConnection[TupleRow]:
         """A connection outside the pool, for the stream's long-lived reader. Its statements
         run on generic plans (see PLANNER_SETTINGS): planning stream_batch anew for every

@@ -427,6 +427,25 @@ class TasklifeClient:
         )
         return self._unary("ListTaskFailures", request, timeout)
 
+    def count_task_events(
+        self,
+        *,
+        namespaces: Iterable[str] | None = None,
+        actions: Iterable[Action] | None = None,
+        start_time: Instant | None = None,
+        end_time: Instant | None = None,
+        bucket_width: Duration | None = None,
+        timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.CountTaskEventsResponse:
+        """How many events (moves and creations) each time bucket of a window holds, in total
+        and by action; by default the last 60 minutes in one-minute buckets. The server
+        counts per whole minute: the window is widened to whole minutes."""
+        request = _request(
+            pb.CountTaskEventsRequest, namespaces=namespaces, actions=actions, start_time=start_time,
+            end_time=end_time, bucket_width=bucket_width,
+        )
+        return self._unary("CountTaskEvents", request, timeout)
+
     def iter_task_failures(
         self,
         *,

@@ -1,4 +1,5 @@
-"""Folded task counts: how many tasks each namespace holds in each state, valid at a snapshot.
+"""Folded counts: how many tasks each namespace holds in each state, and how many events
+each minute saw by namespace and action, valid at a snapshot.
 
 task_counts holds the counts; task_counts_position (one row) the snapshot they are valid at:
 they include exactly the transactions visible in it. CountTasks adds to them the events of
@@ -6,7 +7,8 @@ the transactions it sees and the snapshot did not (each event moves one task fro
 from_state to its to_state, a creation from nowhere), in one statement, so it never scans
 the tasks. A background fold (timers/counts.py) moves the snapshot forward. The first counts
 are taken here, from the tasks, in the same statement that records the snapshot they were
-read in (docs/concepts/counts.md).
+read in (docs/concepts/counts.md). task_event_counts (CountTaskEvents) is folded the same way,
+from the events recorded after that snapshot: the history before it is not counted.
 
 Revision ID: 0014
 Revises: 0009
@@ -40,6 +42,14 @@ def upgrade() -> None:
         sa.CheckConstraint("id", name="one_row"),
         sa.PrimaryKeyConstraint("id", name="pk_task_counts_position"),
     )
+    op.create_table(
+        "task_event_counts",
+        sa.Column("minute", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("namespace", sa.Text, nullable=False),
+        sa.Column("action", sa.Text, nullable=False),
+        sa.Column("events", sa.BigInteger, nullable=False),
+        sa.PrimaryKeyConstraint("minute", "namespace", "action", name="pk_task_event_counts"),
+    )
     # One statement: the counts and the snapshot they were read in.
     op.execute(
         """
@@ -55,5 +65,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_table("task_event_counts")
     op.drop_table("task_counts_position")
     op.drop_table("task_counts")

@@ -36,6 +36,8 @@ import dev.tasklife.v1.ListTaskAttemptsRequest;
 import dev.tasklife.v1.ListTaskAttemptsResponse;
 import dev.tasklife.v1.ListTaskEventsRequest;
 import dev.tasklife.v1.ListTaskEventsResponse;
+import dev.tasklife.v1.CountTaskEventsRequest;
+import dev.tasklife.v1.CountTaskEventsResponse;
 import dev.tasklife.v1.ListTaskFailuresRequest;
 import dev.tasklife.v1.ListTaskFailuresResponse;
 import dev.tasklife.v1.ListTasksRequest;
@@ -237,6 +239,11 @@ public final class TasklifeClient implements AutoCloseable {
   /** FAIL events across tasks, newest first, with every match counted by error type. */
   public ListTaskFailuresResponse listTaskFailures(ListTaskFailuresRequest request) {
     return unary(() -> stub.listTaskFailures(request));
+  }
+
+  /** Events per time bucket and per action over a window (default: the last 60 minutes, per minute). */
+  public CountTaskEventsResponse countTaskEvents(CountTaskEventsRequest request) {
+    return unary(() -> stub.countTaskEvents(request));
   }
 
   public GetStateMachineResponse getStateMachine(GetStateMachineRequest request) {
