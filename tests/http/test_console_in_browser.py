@@ -204,6 +204,46 @@ def test_the_overview_takes_its_counts_from_count_tasks_without_listing_a_task(
     assert [body for name, body in calls if name == "ListTasks"] == ['{"pageSize":1}']
 
 
+def chart_minutes(page: Page) -> dict[int, int]:
+    """The overview chart's bars: the minute each starts at (ms since the epoch) -> its count."""
+    bars = page.locator("#per-minute .minute").evaluate_all(
+        "bars => bars.map(b => [Number(b.dataset.minute), Number(b.dataset.count)])")
+    return {minute: count for minute, count in bars}
+
+
+def test_the_overview_fills_transitions_per_minute_from_count_task_events_when_it_opens(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    for _ in range(3):
+        task_in(stub, State.RUNNING)  # 9 events before the page opens
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url.rsplit("/", 1)[-1]))
+    open_console(page, server, "")
+    expect(page.locator('#per-minute[data-loaded="true"]')).to_have_count(1)
+
+    counted = stub.CountTaskEvents(task_service_pb2.CountTaskEventsRequest()).buckets
+    by_minute = {b.start_time.ToMilliseconds(): b.count for b in counted}
+    shown = chart_minutes(page)
+    assert "CountTaskEvents" in calls
+    assert sum(shown.values()) >= 9
+    # No other writer runs meanwhile: each minute shows what the server counted in it.
+    assert {m: n for m, n in shown.items() if m in by_minute} == {m: by_minute[m] for m in shown if m in by_minute}
+
+
+def test_the_overview_adds_a_live_move_to_the_per_minute_counts(page: Page, server: ServerProcess, stub) -> None:
+    task = create(stub)
+    open_console(page, server, "")
+    expect(page.locator('#per-minute[data-loaded="true"]')).to_have_count(1)
+    before = sum(chart_minutes(page).values())
+
+    stub.EnqueueTask(task_service_pb2.EnqueueTaskRequest(task_id=task.task_id))
+
+    deadline = time.monotonic() + 10
+    while sum(chart_minutes(page).values()) < before + 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sum(chart_minutes(page).values()) == before + 1
+
+
 def test_the_event_feed_shows_only_the_events_of_its_filter(page: Page, server: ServerProcess, stub) -> None:
     task, other = create(stub), create(stub)
     open_console(page, server, f"events?task={task.task_id}")

@@ -1,6 +1,7 @@
 // Overview: tasks by state per namespace (counted by the server with CountTasks, kept current by
-// the live events), transitions per minute since the page opened, and the last day's failures
-// by error type.
+// the live events), transitions per minute over the last quarter hour (counted by the server with
+// CountTaskEvents when the page opens, then kept current by the live events), and the last day's
+// failures by error type.
 import { TaskState, type TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
 import { describeError } from "../api.js";
 import type { Page } from "../app.js";
@@ -19,7 +20,10 @@ export const overviewPage: Page = (root, app) => {
   const columns = states(app.machine);
   const counts = new Map<string, Map<TaskState, number>>();
   const perMinute = new Map<number, number>();
-  const opened = Date.now();
+  // The instant of the per-minute counts' snapshot: a live event after it is added to them;
+  // until they arrive, live events wait in `earlyMoves`.
+  let movesCountedAt: number | undefined;
+  const earlyMoves: TaskEvent[] = [];
   // The instant of the counts' snapshot: an event from before it is already counted. Events
   // that arrive while the first count loads wait for it.
   let countedAt: number | undefined;
@@ -30,11 +34,12 @@ export const overviewPage: Page = (root, app) => {
   const chart = h("div", { class: "chart", id: "per-minute" });
   const failures = failureGroups(app);
   const note = h("p", { class: "muted" });
+  const chartNote = h("p", { class: "muted" }, "Counting…");
   root.append(
     h("h1", {}, "Overview"),
     section("Tasks by state", table, note),
     h("div", { class: "columns" },
-      section("Transitions per minute", chart, h("p", { class: "muted" }, "Committed moves seen since this page opened.")),
+      section("Transitions per minute", chart, chartNote),
       section("Failures by error type", failures.element)),
   );
 
@@ -71,10 +76,38 @@ export const overviewPage: Page = (root, app) => {
       const n = perMinute.get(m) ?? 0;
       const bar = h("span", { class: "fill" });
       bar.style.height = `${(n / max) * 100}%`;
-      const before = m * 60000 < opened - 60000;
-      return h("div", { class: `minute${before ? " before" : ""}`, title: `${new Date(m * 60000).toLocaleTimeString()}: ${n}` },
+      return h("div", { class: "minute", "data-minute": m * 60000, "data-count": n,
+                        title: `${new Date(m * 60000).toLocaleTimeString()}: ${n}` },
         h("span", { class: "count" }, n ? String(n) : ""), h("span", { class: "column" }, bar));
     }));
+  }
+
+  function countMove(e: TaskEvent): void {
+    const minute = Math.floor((toDate(e.createTime)?.getTime() ?? Date.now()) / 60000);
+    perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+  }
+
+  // The moves (and creations) of the last MINUTES minutes, counted by the server: the chart is
+  // full as soon as the page opens, whatever this page saw.
+  async function loadMoves(): Promise<void> {
+    try {
+      const reply = await app.client.countTaskEvents({});
+      const last = Math.floor(Date.now() / 60000) - MINUTES;
+      perMinute.clear();
+      for (const bucket of reply.buckets) {
+        const minute = Math.floor((toDate(bucket.startTime)?.getTime() ?? 0) / 60000);
+        if (minute > last && bucket.count) perMinute.set(minute, Number(bucket.count));
+      }
+      movesCountedAt = toDate(reply.readTime)?.getTime() ?? Date.now();
+      chartNote.textContent = `Counted by the server at ${new Date(movesCountedAt).toLocaleTimeString()}, then kept current by the live events.`;
+    } catch (error) {
+      chartNote.textContent = describeError(error);
+      chartNote.className = "error";
+      return;
+    }
+    for (const e of earlyMoves.splice(0)) if ((toDate(e.createTime)?.getTime() ?? 0) > movesCountedAt) countMove(e);
+    chart.dataset.loaded = "true";
+    drawChart();
   }
 
   async function load(): Promise<void> {
@@ -104,8 +137,8 @@ export const overviewPage: Page = (root, app) => {
     for (const e of events) {
       const at = toDate(e.createTime)?.getTime() ?? Date.now();
       if (live) {
-        const minute = Math.floor(at / 60000);
-        perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+        if (movesCountedAt === undefined) earlyMoves.push(e);
+        else if (at > movesCountedAt) countMove(e); // the server counted the others
       }
       if (countedAt === undefined || at <= countedAt) continue; // the count saw this move already
       if (e.fromState !== TaskState.UNSPECIFIED) bump(e.namespace, e.fromState, -1);
@@ -122,14 +155,15 @@ export const overviewPage: Page = (root, app) => {
     else {
       early.push(...events);
       for (const e of events) {
-        const minute = Math.floor((toDate(e.createTime)?.getTime() ?? Date.now()) / 60000);
-        perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+        if (movesCountedAt === undefined) earlyMoves.push(e);
+        else if ((toDate(e.createTime)?.getTime() ?? 0) > movesCountedAt) countMove(e);
       }
     }
   });
   drawChart();
   void load();
+  void loadMoves();
   const tick = setInterval(drawChart, 10_000);
-  const recount = setInterval(() => void load(), RECOUNT_MS);
+  const recount = setInterval(() => { void load(); void loadMoves(); }, RECOUNT_MS);
   return () => { stop(); failures.stop(); clearInterval(tick); clearInterval(recount); };
 };
