@@ -122,23 +122,31 @@ def _pause_and_resume_pairs(stub, pairs: list[tuple[str, str]], stop: threading.
             both(Action.RESUME, pair)
 
 
-def test_counts_are_one_snapshot_while_writers_move_tasks_in_pairs(stub) -> None:
-    labels = suite()
-    tasks = [task_in(stub, State.READY, labels=labels).task_id for _ in range(16)]
+def counts_while_writers_move_pairs(stub, tasks: list[str], counting, seconds: float) -> list[dict]:
+    """The counts by state taken again and again for `seconds` (at least 60 times) while two
+    writers pause and resume `tasks` two by two, in one transaction per pair."""
     pairs = [(tasks[i], tasks[i + 1]) for i in range(0, len(tasks), 2)]
     stop = threading.Event()
     writers = [threading.Thread(target=_pause_and_resume_pairs, args=(stub, pairs[i::2], stop)) for i in range(2)]
     for writer in writers:
         writer.start()
     seen = []
+    deadline = time.monotonic() + seconds
     try:
-        for _ in range(60):
-            counts = dict((tuple(v), n) for v, n in count(stub, labels=labels, group_by=["state"]))
-            seen.append(counts)
+        while len(seen) < 60 or time.monotonic() < deadline:
+            seen.append(dict((tuple(v), n) for v, n in counting()))
     finally:
         stop.set()
         for writer in writers:
             writer.join(timeout=30)
+    return seen
+
+
+def test_counts_are_one_snapshot_while_writers_move_tasks_in_pairs(stub) -> None:
+    labels = suite()
+    tasks = [task_in(stub, State.READY, labels=labels).task_id for _ in range(16)]
+
+    seen = counts_while_writers_move_pairs(stub, tasks, lambda: count(stub, labels=labels, group_by=["state"]), 0)
 
     assert all(sum(c.values()) == len(tasks) for c in seen), seen
     assert all(c.get(("TASK_STATE_PAUSED",), 0) % 2 == 0 for c in seen), seen
@@ -183,21 +191,10 @@ def test_a_folded_count_by_namespace_and_state_filtered_by_state_leaves_other_st
 def test_folded_counts_are_one_snapshot_while_writers_move_tasks_in_pairs_across_folds(stub) -> None:
     namespace = own_namespace()
     tasks = [task_in(stub, State.READY, namespace=namespace).task_id for _ in range(16)]
-    pairs = [(tasks[i], tasks[i + 1]) for i in range(0, len(tasks), 2)]
-    stop = threading.Event()
-    writers = [threading.Thread(target=_pause_and_resume_pairs, args=(stub, pairs[i::2], stop)) for i in range(2)]
-    for writer in writers:
-        writer.start()
-    seen = []
-    deadline = time.monotonic() + 3.5  # several folds happen meanwhile
-    try:
-        while time.monotonic() < deadline:
-            counts = dict((tuple(v), n) for v, n in count(stub, namespaces=[namespace], group_by=["state"]))
-            seen.append(counts)
-    finally:
-        stop.set()
-        for writer in writers:
-            writer.join(timeout=30)
+
+    # For 3.5 s: the server folds the counts several times meanwhile.
+    seen = counts_while_writers_move_pairs(
+        stub, tasks, lambda: count(stub, namespaces=[namespace], group_by=["state"]), 3.5)
 
     assert all(sum(c.values()) == len(tasks) for c in seen), seen
     assert all(c.get(("TASK_STATE_PAUSED",), 0) % 2 == 0 for c in seen), seen
