@@ -142,7 +142,7 @@ class Metrics:
 
 
 # Scrapes closer together than this (several Prometheus servers, a person with curl) share
-# one read of the task gauges: the read scans an index of every task.
+# one read of the task gauges (the folded counts, and a probe per namespace with ready tasks).
 TASK_GAUGES_MAX_AGE_SECONDS = 5.0
 
 

@@ -415,18 +415,14 @@ WHERE (%(states)s::text[] IS NULL OR t.state = ANY(%(states)s::text[]))
 ORDER BY t.created_at, t.id
 LIMIT %(limit)s;
 
--- name: lifecycle_gauges
--- The metrics' task gauges, read at most once per scrape interval whatever the number of
--- tasks: how many tasks each namespace holds in each state (an index-only scan of
--- ix_tasks_namespace_state) and, for READY, how long ago (in seconds) the namespace's
--- longest-waiting ready task became ready (one probe of ix_tasks_ready_by_namespace).
-WITH counted AS (
-    SELECT t.namespace, t.state, count(*) AS tasks FROM tasks AS t GROUP BY t.namespace, t.state
-)
-SELECT c.namespace, c.state, c.tasks,
-       CASE WHEN c.state = 'ready' THEN extract(epoch FROM statement_timestamp() - (
-           SELECT min(r.updated_at) FROM tasks AS r WHERE r.state = 'ready' AND r.namespace = c.namespace))::float8 END
-FROM counted AS c;
+-- name: ready_oldest_ages
+-- The metrics' tasklife_ready_oldest_age_seconds, for the namespaces that hold ready tasks
+-- (their counts come from count_tasks_folded): how long ago (in seconds) each one's
+-- longest-waiting ready task became ready, one probe of ix_tasks_ready_by_namespace each
+-- (NULL if none is ready any more).
+SELECT n.namespace, extract(epoch FROM statement_timestamp() - (
+           SELECT min(r.updated_at) FROM tasks AS r WHERE r.state = 'ready' AND r.namespace = n.namespace))::float8
+FROM unnest(%(namespaces)s::text[]) AS n(namespace);
 
 -- name: count_tasks [custom plan]
 -- The task_filter placeholder is list_tasks' filters (queries.py: _TASK_FILTER) on tasks AS t.
