@@ -194,6 +194,8 @@ def delete_abandoned(conn: psycopg.Connection, partition: Partition, report: Ret
     doomed = [task_id for (task_id,) in conn.execute(QUERIES["abandoned_before"], {"before": partition.upper})]
     for start in range(0, len(doomed), DELETE_BATCH):
         with conn.transaction():
+            # The folds lock this row first too: they and this batch never deadlock on the counts.
+            conn.execute(QUERIES["wait_for_task_counts_position"])
             tasks, kept, xid, event_id = conn.execute(
                 QUERIES["delete_abandoned"],
                 {"task_ids": doomed[start : start + DELETE_BATCH], "since": partition.lower, "before": partition.upper},

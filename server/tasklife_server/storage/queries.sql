@@ -559,7 +559,8 @@ SELECT 1 FROM task_counts_position FOR UPDATE SKIP LOCKED;
 
 -- name: wait_for_task_counts_position
 -- Taken by a retention pass before fold_task_counts: it waits for a fold under way, then
--- folds itself, so that the tasks it is about to delete are folded.
+-- folds itself, so that the tasks it is about to delete are folded. Taken again by each of
+-- its delete_abandoned batches, so that a fold and a batch never update the counts at once.
 SELECT 1 FROM task_counts_position FOR UPDATE;
 
 -- name: recount_task_counts
