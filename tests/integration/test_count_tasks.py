@@ -79,6 +79,14 @@ def test_an_unknown_group_by_is_invalid_argument_naming_the_entry(stub) -> None:
     assert failure.violated_fields == ["group_by[1]", "group_by[2]"]
 
 
+def test_a_huge_unknown_group_by_is_echoed_clipped_so_the_refusal_still_fits(stub) -> None:
+    failure = failure_of(lambda: count(stub, group_by=["x" * 20_000]))
+
+    assert failure.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert failure.violated_fields == ["group_by[0]"]
+    assert "'" + "x" * 64 + "'..." in failure.message
+
+
 def test_a_group_by_listed_twice_is_refused(stub) -> None:
     failure = failure_of(lambda: count(stub, group_by=["state", "state"]))
 

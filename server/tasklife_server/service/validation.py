@@ -687,7 +687,9 @@ def group_by(values: Iterable[str], problems: Violations) -> tuple[bool, bool, l
     for index, name in enumerate(names):
         key = name[len("label:"):] if name.startswith("label:") else None
         if name not in ("state", "namespace") and (key is None or not _LABEL_KEY.fullmatch(key)):
-            problems.add(f"group_by[{index}]", f"{name!r} {GROUP_BY_RULE} (a label key: "
+            # Echo at most 64 characters: a long value would overflow the error's metadata.
+            shown = f"{name[:64]!r}{'...' if len(name) > 64 else ''}"
+            problems.add(f"group_by[{index}]", f"{shown} {GROUP_BY_RULE} (a label key: "
                                                "1 to 63 letters, digits, '.', '_', '/', '-')")
         elif name in names[:index]:
             problems.add(f"group_by[{index}]", "is listed twice")
