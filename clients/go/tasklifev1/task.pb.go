@@ -643,9 +643,12 @@ type Task struct {
 	NotBefore *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
 	// The time limits given at creation, which the service enforces itself (operator
 	// `system:timeout`); unset when none was given. Fixed at creation.
-	Timeouts      *TaskTimeouts `protobuf:"bytes,23,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Timeouts *TaskTimeouts `protobuf:"bytes,23,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	// The concurrency key given at creation (empty: none): at most the limit set on it in the
+	// task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+	ConcurrencyKey string `protobuf:"bytes,26,opt,name=concurrency_key,json=concurrencyKey,proto3" json:"concurrency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Task) Reset() {
@@ -837,6 +840,13 @@ func (x *Task) GetTimeouts() *TaskTimeouts {
 		return x.Timeouts
 	}
 	return nil
+}
+
+func (x *Task) GetConcurrencyKey() string {
+	if x != nil {
+		return x.ConcurrencyKey
+	}
+	return ""
 }
 
 // TaskTimeouts are a task's time limits, enforced by the service as operator
@@ -1257,7 +1267,7 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\rnon_retryable\x18\x05 \x01(\bR\fnonRetryable\x122\n" +
 	"\adetails\x18\x06 \x01(\v2\x18.tasklife.v1.TaskPayloadR\adetailsB\f\n" +
 	"\n" +
-	"_exit_code\"\x96\t\n" +
+	"_exit_code\"\xbf\t\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -1286,7 +1296,8 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\bpriority\x18\x15 \x01(\x05R\bpriority\x129\n" +
 	"\n" +
 	"not_before\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x125\n" +
-	"\btimeouts\x18\x17 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x1a9\n" +
+	"\btimeouts\x18\x17 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x12'\n" +
+	"\x0fconcurrency_key\x18\x1a \x01(\tR\x0econcurrencyKey\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc2\x01\n" +

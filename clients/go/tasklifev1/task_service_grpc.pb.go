@@ -19,32 +19,34 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TaskService_CreateTask_FullMethodName           = "/tasklife.v1.TaskService/CreateTask"
-	TaskService_GetTask_FullMethodName              = "/tasklife.v1.TaskService/GetTask"
-	TaskService_ListTasks_FullMethodName            = "/tasklife.v1.TaskService/ListTasks"
-	TaskService_CountTasks_FullMethodName           = "/tasklife.v1.TaskService/CountTasks"
-	TaskService_ListTaskEvents_FullMethodName       = "/tasklife.v1.TaskService/ListTaskEvents"
-	TaskService_ListTaskAttempts_FullMethodName     = "/tasklife.v1.TaskService/ListTaskAttempts"
-	TaskService_ListTaskFailures_FullMethodName     = "/tasklife.v1.TaskService/ListTaskFailures"
-	TaskService_GetStateMachine_FullMethodName      = "/tasklife.v1.TaskService/GetStateMachine"
-	TaskService_WatchTaskEvents_FullMethodName      = "/tasklife.v1.TaskService/WatchTaskEvents"
-	TaskService_Heartbeat_FullMethodName            = "/tasklife.v1.TaskService/Heartbeat"
-	TaskService_EnqueueTask_FullMethodName          = "/tasklife.v1.TaskService/EnqueueTask"
-	TaskService_StartTask_FullMethodName            = "/tasklife.v1.TaskService/StartTask"
-	TaskService_CompleteTask_FullMethodName         = "/tasklife.v1.TaskService/CompleteTask"
-	TaskService_FailTask_FullMethodName             = "/tasklife.v1.TaskService/FailTask"
-	TaskService_RetryTask_FullMethodName            = "/tasklife.v1.TaskService/RetryTask"
-	TaskService_PauseTask_FullMethodName            = "/tasklife.v1.TaskService/PauseTask"
-	TaskService_ResumeTask_FullMethodName           = "/tasklife.v1.TaskService/ResumeTask"
-	TaskService_KillTask_FullMethodName             = "/tasklife.v1.TaskService/KillTask"
-	TaskService_AbandonTask_FullMethodName          = "/tasklife.v1.TaskService/AbandonTask"
-	TaskService_BatchCreateTasks_FullMethodName     = "/tasklife.v1.TaskService/BatchCreateTasks"
-	TaskService_BatchTransitionTasks_FullMethodName = "/tasklife.v1.TaskService/BatchTransitionTasks"
-	TaskService_StartBulkOperation_FullMethodName   = "/tasklife.v1.TaskService/StartBulkOperation"
-	TaskService_GetBulkOperation_FullMethodName     = "/tasklife.v1.TaskService/GetBulkOperation"
-	TaskService_ListBulkOperations_FullMethodName   = "/tasklife.v1.TaskService/ListBulkOperations"
-	TaskService_CancelBulkOperation_FullMethodName  = "/tasklife.v1.TaskService/CancelBulkOperation"
-	TaskService_ClaimTasks_FullMethodName           = "/tasklife.v1.TaskService/ClaimTasks"
+	TaskService_CreateTask_FullMethodName            = "/tasklife.v1.TaskService/CreateTask"
+	TaskService_GetTask_FullMethodName               = "/tasklife.v1.TaskService/GetTask"
+	TaskService_ListTasks_FullMethodName             = "/tasklife.v1.TaskService/ListTasks"
+	TaskService_CountTasks_FullMethodName            = "/tasklife.v1.TaskService/CountTasks"
+	TaskService_ListTaskEvents_FullMethodName        = "/tasklife.v1.TaskService/ListTaskEvents"
+	TaskService_ListTaskAttempts_FullMethodName      = "/tasklife.v1.TaskService/ListTaskAttempts"
+	TaskService_ListTaskFailures_FullMethodName      = "/tasklife.v1.TaskService/ListTaskFailures"
+	TaskService_GetStateMachine_FullMethodName       = "/tasklife.v1.TaskService/GetStateMachine"
+	TaskService_WatchTaskEvents_FullMethodName       = "/tasklife.v1.TaskService/WatchTaskEvents"
+	TaskService_Heartbeat_FullMethodName             = "/tasklife.v1.TaskService/Heartbeat"
+	TaskService_EnqueueTask_FullMethodName           = "/tasklife.v1.TaskService/EnqueueTask"
+	TaskService_StartTask_FullMethodName             = "/tasklife.v1.TaskService/StartTask"
+	TaskService_CompleteTask_FullMethodName          = "/tasklife.v1.TaskService/CompleteTask"
+	TaskService_FailTask_FullMethodName              = "/tasklife.v1.TaskService/FailTask"
+	TaskService_RetryTask_FullMethodName             = "/tasklife.v1.TaskService/RetryTask"
+	TaskService_PauseTask_FullMethodName             = "/tasklife.v1.TaskService/PauseTask"
+	TaskService_ResumeTask_FullMethodName            = "/tasklife.v1.TaskService/ResumeTask"
+	TaskService_KillTask_FullMethodName              = "/tasklife.v1.TaskService/KillTask"
+	TaskService_AbandonTask_FullMethodName           = "/tasklife.v1.TaskService/AbandonTask"
+	TaskService_BatchCreateTasks_FullMethodName      = "/tasklife.v1.TaskService/BatchCreateTasks"
+	TaskService_BatchTransitionTasks_FullMethodName  = "/tasklife.v1.TaskService/BatchTransitionTasks"
+	TaskService_StartBulkOperation_FullMethodName    = "/tasklife.v1.TaskService/StartBulkOperation"
+	TaskService_GetBulkOperation_FullMethodName      = "/tasklife.v1.TaskService/GetBulkOperation"
+	TaskService_ListBulkOperations_FullMethodName    = "/tasklife.v1.TaskService/ListBulkOperations"
+	TaskService_CancelBulkOperation_FullMethodName   = "/tasklife.v1.TaskService/CancelBulkOperation"
+	TaskService_ClaimTasks_FullMethodName            = "/tasklife.v1.TaskService/ClaimTasks"
+	TaskService_SetConcurrencyLimit_FullMethodName   = "/tasklife.v1.TaskService/SetConcurrencyLimit"
+	TaskService_ListConcurrencyLimits_FullMethodName = "/tasklife.v1.TaskService/ListConcurrencyLimits"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -258,6 +260,17 @@ type TaskServiceClient interface {
 	// PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
 	// UNAVAILABLE.
 	ClaimTasks(ctx context.Context, in *ClaimTasksRequest, opts ...grpc.CallOption) (*ClaimTasksResponse, error)
+	// Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+	// every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+	// are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+	// of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+	// below the number running stops new starts and ends nothing. Role admin. Errors:
+	// INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+	SetConcurrencyLimit(ctx context.Context, in *SetConcurrencyLimitRequest, opts ...grpc.CallOption) (*SetConcurrencyLimitResponse, error)
+	// Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+	// the number of its key's tasks running now, by namespace then key. Errors:
+	// INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+	ListConcurrencyLimits(ctx context.Context, in *ListConcurrencyLimitsRequest, opts ...grpc.CallOption) (*ListConcurrencyLimitsResponse, error)
 }
 
 type taskServiceClient struct {
@@ -537,6 +550,26 @@ func (c *taskServiceClient) ClaimTasks(ctx context.Context, in *ClaimTasksReques
 	return out, nil
 }
 
+func (c *taskServiceClient) SetConcurrencyLimit(ctx context.Context, in *SetConcurrencyLimitRequest, opts ...grpc.CallOption) (*SetConcurrencyLimitResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetConcurrencyLimitResponse)
+	err := c.cc.Invoke(ctx, TaskService_SetConcurrencyLimit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) ListConcurrencyLimits(ctx context.Context, in *ListConcurrencyLimitsRequest, opts ...grpc.CallOption) (*ListConcurrencyLimitsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListConcurrencyLimitsResponse)
+	err := c.cc.Invoke(ctx, TaskService_ListConcurrencyLimits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -748,6 +781,17 @@ type TaskServiceServer interface {
 	// PERMISSION_DENIED (NAMESPACE_NOT_GRANTED for a namespace outside the caller's reach),
 	// UNAVAILABLE.
 	ClaimTasks(context.Context, *ClaimTasksRequest) (*ClaimTasksResponse, error)
+	// Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+	// every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+	// are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+	// of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+	// below the number running stops new starts and ends nothing. Role admin. Errors:
+	// INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+	SetConcurrencyLimit(context.Context, *SetConcurrencyLimitRequest) (*SetConcurrencyLimitResponse, error)
+	// Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+	// the number of its key's tasks running now, by namespace then key. Errors:
+	// INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+	ListConcurrencyLimits(context.Context, *ListConcurrencyLimitsRequest) (*ListConcurrencyLimitsResponse, error)
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -835,6 +879,12 @@ func (UnimplementedTaskServiceServer) CancelBulkOperation(context.Context, *Canc
 }
 func (UnimplementedTaskServiceServer) ClaimTasks(context.Context, *ClaimTasksRequest) (*ClaimTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ClaimTasks not implemented")
+}
+func (UnimplementedTaskServiceServer) SetConcurrencyLimit(context.Context, *SetConcurrencyLimitRequest) (*SetConcurrencyLimitResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetConcurrencyLimit not implemented")
+}
+func (UnimplementedTaskServiceServer) ListConcurrencyLimits(context.Context, *ListConcurrencyLimitsRequest) (*ListConcurrencyLimitsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListConcurrencyLimits not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -1318,6 +1368,42 @@ func _TaskService_ClaimTasks_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_SetConcurrencyLimit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetConcurrencyLimitRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).SetConcurrencyLimit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_SetConcurrencyLimit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).SetConcurrencyLimit(ctx, req.(*SetConcurrencyLimitRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_ListConcurrencyLimits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListConcurrencyLimitsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).ListConcurrencyLimits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_ListConcurrencyLimits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).ListConcurrencyLimits(ctx, req.(*ListConcurrencyLimitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1424,6 +1510,14 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ClaimTasks",
 			Handler:    _TaskService_ClaimTasks_Handler,
+		},
+		{
+			MethodName: "SetConcurrencyLimit",
+			Handler:    _TaskService_SetConcurrencyLimit_Handler,
+		},
+		{
+			MethodName: "ListConcurrencyLimits",
+			Handler:    _TaskService_ListConcurrencyLimits_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -122,7 +122,7 @@ class TaskFailure(_message.Message):
     def __init__(self, error_type: _Optional[str] = ..., message: _Optional[str] = ..., stack_trace: _Optional[str] = ..., exit_code: _Optional[int] = ..., non_retryable: _Optional[bool] = ..., details: _Optional[_Union[TaskPayload, _Mapping]] = ...) -> None: ...
 
 class Task(_message.Message):
-    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue", "namespace", "input", "result", "last_failure", "effective_retry_policy", "priority", "not_before", "timeouts")
+    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue", "namespace", "input", "result", "last_failure", "effective_retry_policy", "priority", "not_before", "timeouts", "concurrency_key")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -153,6 +153,7 @@ class Task(_message.Message):
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     state: TaskState
     version: int
@@ -176,7 +177,8 @@ class Task(_message.Message):
     priority: int
     not_before: _timestamp_pb2.Timestamp
     timeouts: TaskTimeouts
-    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., input: _Optional[_Union[TaskPayload, _Mapping]] = ..., result: _Optional[_Union[TaskPayload, _Mapping]] = ..., last_failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., effective_retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[TaskTimeouts, _Mapping]] = ...) -> None: ...
+    concurrency_key: str
+    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., input: _Optional[_Union[TaskPayload, _Mapping]] = ..., result: _Optional[_Union[TaskPayload, _Mapping]] = ..., last_failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., effective_retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[TaskTimeouts, _Mapping]] = ..., concurrency_key: _Optional[str] = ...) -> None: ...
 
 class TaskTimeouts(_message.Message):
     __slots__ = ("ready_timeout", "run_timeout", "deadline")

@@ -219,6 +219,16 @@ class TaskServiceStub:
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.FromString,
                 _registered_method=True)
+        self.SetConcurrencyLimit = channel.unary_unary(
+                '/tasklife.v1.TaskService/SetConcurrencyLimit',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitResponse.FromString,
+                _registered_method=True)
+        self.ListConcurrencyLimits = channel.unary_unary(
+                '/tasklife.v1.TaskService/ListConcurrencyLimits',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsResponse.FromString,
+                _registered_method=True)
 
 
 class TaskServiceServicer:
@@ -558,6 +568,27 @@ class TaskServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetConcurrencyLimit(self, request, context):
+        """Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+        every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+        are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+        of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+        below the number running stops new starts and ends nothing. Role admin. Errors:
+        INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListConcurrencyLimits(self, request, context):
+        """Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+        the number of its key's tasks running now, by namespace then key. Errors:
+        INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TaskServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -690,6 +721,16 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     servicer.ClaimTasks,
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.SerializeToString,
+            ),
+            'SetConcurrencyLimit': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetConcurrencyLimit,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitResponse.SerializeToString,
+            ),
+            'ListConcurrencyLimits': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListConcurrencyLimits,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1449,6 +1490,60 @@ class TaskService:
             '/tasklife.v1.TaskService/ClaimTasks',
             tasklife_dot_v1_dot_task__service__pb2.ClaimTasksRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.ClaimTasksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetConcurrencyLimit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/SetConcurrencyLimit',
+            tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListConcurrencyLimits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/ListConcurrencyLimits',
+            tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsResponse.FromString,
             options,
             channel_credentials,
             insecure,

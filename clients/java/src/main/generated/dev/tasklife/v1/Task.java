@@ -39,6 +39,7 @@ private static final long serialVersionUID = 0L;
     rerunOf_ = "";
     worker_ = "";
     namespace_ = "";
+    concurrencyKey_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -1011,6 +1012,55 @@ java.lang.String defaultValue) {
     return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
   }
 
+  public static final int CONCURRENCY_KEY_FIELD_NUMBER = 26;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object concurrencyKey_ = "";
+  /**
+   * <pre>
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   * </pre>
+   *
+   * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+   * @return The concurrencyKey.
+   */
+  @java.lang.Override
+  public java.lang.String getConcurrencyKey() {
+    java.lang.Object ref = concurrencyKey_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      concurrencyKey_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   * </pre>
+   *
+   * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+   * @return The bytes for concurrencyKey.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getConcurrencyKeyBytes() {
+    java.lang.Object ref = concurrencyKey_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      concurrencyKey_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1096,6 +1146,9 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000800) != 0)) {
       output.writeMessage(23, getTimeouts());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 26, concurrencyKey_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -1198,6 +1251,9 @@ java.lang.String defaultValue) {
     if (((bitField0_ & 0x00000800) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(23, getTimeouts());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(26, concurrencyKey_);
     }
     return size;
   }
@@ -1304,6 +1360,8 @@ java.lang.String defaultValue) {
       if (!getTimeouts()
           .equals(other.getTimeouts())) return false;
     }
+    if (!getConcurrencyKey()
+        .equals(other.getConcurrencyKey())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1391,6 +1449,8 @@ java.lang.String defaultValue) {
       hash = (37 * hash) + TIMEOUTS_FIELD_NUMBER;
       hash = (53 * hash) + getTimeouts().hashCode();
     }
+    hash = (37 * hash) + CONCURRENCY_KEY_FIELD_NUMBER;
+    hash = (53 * hash) + getConcurrencyKey().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1637,6 +1697,7 @@ java.lang.String defaultValue) {
         timeoutsBuilder_.dispose();
         timeoutsBuilder_ = null;
       }
+      concurrencyKey_ = "";
       return this;
     }
 
@@ -1778,6 +1839,9 @@ java.lang.String defaultValue) {
             : timeoutsBuilder_.build();
         to_bitField0_ |= 0x00000800;
       }
+      if (((from_bitField0_ & 0x00800000) != 0)) {
+        result.concurrencyKey_ = concurrencyKey_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1876,6 +1940,11 @@ java.lang.String defaultValue) {
       }
       if (other.hasTimeouts()) {
         mergeTimeouts(other.getTimeouts());
+      }
+      if (!other.getConcurrencyKey().isEmpty()) {
+        concurrencyKey_ = other.concurrencyKey_;
+        bitField0_ |= 0x00800000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -2044,6 +2113,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00400000;
               break;
             } // case 186
+            case 210: {
+              concurrencyKey_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00800000;
+              break;
+            } // case 210
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -5008,6 +5082,103 @@ java.lang.String defaultValue) {
         timeouts_ = null;
       }
       return timeoutsBuilder_;
+    }
+
+    private java.lang.Object concurrencyKey_ = "";
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @return The concurrencyKey.
+     */
+    public java.lang.String getConcurrencyKey() {
+      java.lang.Object ref = concurrencyKey_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        concurrencyKey_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @return The bytes for concurrencyKey.
+     */
+    public com.google.protobuf.ByteString
+        getConcurrencyKeyBytes() {
+      java.lang.Object ref = concurrencyKey_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        concurrencyKey_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @param value The concurrencyKey to set.
+     * @return This builder for chaining.
+     */
+    public Builder setConcurrencyKey(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      concurrencyKey_ = value;
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearConcurrencyKey() {
+      concurrencyKey_ = getDefaultInstance().getConcurrencyKey();
+      bitField0_ = (bitField0_ & ~0x00800000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @param value The bytes for concurrencyKey to set.
+     * @return This builder for chaining.
+     */
+    public Builder setConcurrencyKeyBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      concurrencyKey_ = value;
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

@@ -628,4 +628,26 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
    */
   dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder();
+
+  /**
+   * <pre>
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   * </pre>
+   *
+   * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+   * @return The concurrencyKey.
+   */
+  java.lang.String getConcurrencyKey();
+  /**
+   * <pre>
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   * </pre>
+   *
+   * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+   * @return The bytes for concurrencyKey.
+   */
+  com.google.protobuf.ByteString
+      getConcurrencyKeyBytes();
 }

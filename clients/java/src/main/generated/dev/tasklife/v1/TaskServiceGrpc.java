@@ -874,6 +874,68 @@ public final class TaskServiceGrpc {
     return getClaimTasksMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.SetConcurrencyLimitRequest,
+      dev.tasklife.v1.SetConcurrencyLimitResponse> getSetConcurrencyLimitMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetConcurrencyLimit",
+      requestType = dev.tasklife.v1.SetConcurrencyLimitRequest.class,
+      responseType = dev.tasklife.v1.SetConcurrencyLimitResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.SetConcurrencyLimitRequest,
+      dev.tasklife.v1.SetConcurrencyLimitResponse> getSetConcurrencyLimitMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.SetConcurrencyLimitRequest, dev.tasklife.v1.SetConcurrencyLimitResponse> getSetConcurrencyLimitMethod;
+    if ((getSetConcurrencyLimitMethod = TaskServiceGrpc.getSetConcurrencyLimitMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getSetConcurrencyLimitMethod = TaskServiceGrpc.getSetConcurrencyLimitMethod) == null) {
+          TaskServiceGrpc.getSetConcurrencyLimitMethod = getSetConcurrencyLimitMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.SetConcurrencyLimitRequest, dev.tasklife.v1.SetConcurrencyLimitResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetConcurrencyLimit"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.SetConcurrencyLimitRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.SetConcurrencyLimitResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("SetConcurrencyLimit"))
+              .build();
+        }
+      }
+    }
+    return getSetConcurrencyLimitMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ListConcurrencyLimitsRequest,
+      dev.tasklife.v1.ListConcurrencyLimitsResponse> getListConcurrencyLimitsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListConcurrencyLimits",
+      requestType = dev.tasklife.v1.ListConcurrencyLimitsRequest.class,
+      responseType = dev.tasklife.v1.ListConcurrencyLimitsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ListConcurrencyLimitsRequest,
+      dev.tasklife.v1.ListConcurrencyLimitsResponse> getListConcurrencyLimitsMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ListConcurrencyLimitsRequest, dev.tasklife.v1.ListConcurrencyLimitsResponse> getListConcurrencyLimitsMethod;
+    if ((getListConcurrencyLimitsMethod = TaskServiceGrpc.getListConcurrencyLimitsMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getListConcurrencyLimitsMethod = TaskServiceGrpc.getListConcurrencyLimitsMethod) == null) {
+          TaskServiceGrpc.getListConcurrencyLimitsMethod = getListConcurrencyLimitsMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ListConcurrencyLimitsRequest, dev.tasklife.v1.ListConcurrencyLimitsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListConcurrencyLimits"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListConcurrencyLimitsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListConcurrencyLimitsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ListConcurrencyLimits"))
+              .build();
+        }
+      }
+    }
+    return getListConcurrencyLimitsMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -1348,6 +1410,33 @@ public final class TaskServiceGrpc {
     default void claimTasks(dev.tasklife.v1.ClaimTasksRequest request,
         io.grpc.stub.StreamObserver<dev.tasklife.v1.ClaimTasksResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getClaimTasksMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    default void setConcurrencyLimit(dev.tasklife.v1.SetConcurrencyLimitRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.SetConcurrencyLimitResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetConcurrencyLimitMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    default void listConcurrencyLimits(dev.tasklife.v1.ListConcurrencyLimitsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListConcurrencyLimitsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListConcurrencyLimitsMethod(), responseObserver);
     }
   }
 
@@ -1872,6 +1961,35 @@ public final class TaskServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getClaimTasksMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public void setConcurrencyLimit(dev.tasklife.v1.SetConcurrencyLimitRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.SetConcurrencyLimitResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetConcurrencyLimitMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public void listConcurrencyLimits(dev.tasklife.v1.ListConcurrencyLimitsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListConcurrencyLimitsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListConcurrencyLimitsMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -2304,6 +2422,33 @@ public final class TaskServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getClaimTasksMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.SetConcurrencyLimitResponse setConcurrencyLimit(dev.tasklife.v1.SetConcurrencyLimitRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSetConcurrencyLimitMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListConcurrencyLimitsResponse listConcurrencyLimits(dev.tasklife.v1.ListConcurrencyLimitsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListConcurrencyLimitsMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -2734,6 +2879,33 @@ public final class TaskServiceGrpc {
     public dev.tasklife.v1.ClaimTasksResponse claimTasks(dev.tasklife.v1.ClaimTasksRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getClaimTasksMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.SetConcurrencyLimitResponse setConcurrencyLimit(dev.tasklife.v1.SetConcurrencyLimitRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetConcurrencyLimitMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListConcurrencyLimitsResponse listConcurrencyLimits(dev.tasklife.v1.ListConcurrencyLimitsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListConcurrencyLimitsMethod(), getCallOptions(), request);
     }
   }
 
@@ -3173,6 +3345,35 @@ public final class TaskServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getClaimTasksMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.SetConcurrencyLimitResponse> setConcurrencyLimit(
+        dev.tasklife.v1.SetConcurrencyLimitRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetConcurrencyLimitMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListConcurrencyLimitsResponse> listConcurrencyLimits(
+        dev.tasklife.v1.ListConcurrencyLimitsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListConcurrencyLimitsMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_CREATE_TASK = 0;
@@ -3201,6 +3402,8 @@ public final class TaskServiceGrpc {
   private static final int METHODID_LIST_BULK_OPERATIONS = 23;
   private static final int METHODID_CANCEL_BULK_OPERATION = 24;
   private static final int METHODID_CLAIM_TASKS = 25;
+  private static final int METHODID_SET_CONCURRENCY_LIMIT = 26;
+  private static final int METHODID_LIST_CONCURRENCY_LIMITS = 27;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -3322,6 +3525,14 @@ public final class TaskServiceGrpc {
         case METHODID_CLAIM_TASKS:
           serviceImpl.claimTasks((dev.tasklife.v1.ClaimTasksRequest) request,
               (io.grpc.stub.StreamObserver<dev.tasklife.v1.ClaimTasksResponse>) responseObserver);
+          break;
+        case METHODID_SET_CONCURRENCY_LIMIT:
+          serviceImpl.setConcurrencyLimit((dev.tasklife.v1.SetConcurrencyLimitRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.SetConcurrencyLimitResponse>) responseObserver);
+          break;
+        case METHODID_LIST_CONCURRENCY_LIMITS:
+          serviceImpl.listConcurrencyLimits((dev.tasklife.v1.ListConcurrencyLimitsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListConcurrencyLimitsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -3523,6 +3734,20 @@ public final class TaskServiceGrpc {
               dev.tasklife.v1.ClaimTasksRequest,
               dev.tasklife.v1.ClaimTasksResponse>(
                 service, METHODID_CLAIM_TASKS)))
+        .addMethod(
+          getSetConcurrencyLimitMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.SetConcurrencyLimitRequest,
+              dev.tasklife.v1.SetConcurrencyLimitResponse>(
+                service, METHODID_SET_CONCURRENCY_LIMIT)))
+        .addMethod(
+          getListConcurrencyLimitsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ListConcurrencyLimitsRequest,
+              dev.tasklife.v1.ListConcurrencyLimitsResponse>(
+                service, METHODID_LIST_CONCURRENCY_LIMITS)))
         .build();
   }
 
@@ -3597,6 +3822,8 @@ public final class TaskServiceGrpc {
               .addMethod(getListBulkOperationsMethod())
               .addMethod(getCancelBulkOperationMethod())
               .addMethod(getClaimTasksMethod())
+              .addMethod(getSetConcurrencyLimitMethod())
+              .addMethod(getListConcurrencyLimitsMethod())
               .build();
         }
       }
