@@ -271,6 +271,7 @@ def task_details(task: task_pb2.Task) -> str:
             ("rerun_of", task.rerun_of or NONE),
             ("auto_enqueue", "yes" if task.auto_enqueue else "no"),
             ("priority", task.priority),
+            ("concurrency_key", task.concurrency_key or NONE),
             ("not_before", optional_time(task, "not_before")),
             ("timeouts", timeouts(task.timeouts) if task.HasField("timeouts") else NONE),
             ("retry_policy", retry_policy(task.retry_policy, task.effective_retry_policy)),
