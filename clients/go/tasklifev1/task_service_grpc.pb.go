@@ -165,7 +165,8 @@ type TaskServiceClient interface {
 	EnqueueTask(ctx context.Context, in *EnqueueTaskRequest, opts ...grpc.CallOption) (*EnqueueTaskResponse, error)
 	// Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+	// FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+	// concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
 	// ALREADY_EXISTS (REQUEST_ID_REUSED).
 	StartTask(ctx context.Context, in *StartTaskRequest, opts ...grpc.CallOption) (*StartTaskResponse, error)
 	// Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
@@ -252,7 +253,8 @@ type TaskServiceClient interface {
 	CancelBulkOperation(ctx context.Context, in *CancelBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
 	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-	// as a StartTask would record them). Concurrent claimers never receive the same task and
+	// as a StartTask would record them), passing over the tasks of a concurrency key that
+	// already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
 	// never wait for each other. With `wait`, the call returns as soon as at least one
 	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
 	// call with the same worker and request_id returns the tasks that call claimed and that
@@ -686,7 +688,8 @@ type TaskServiceServer interface {
 	EnqueueTask(context.Context, *EnqueueTaskRequest) (*EnqueueTaskResponse, error)
 	// Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+	// FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+	// concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
 	// ALREADY_EXISTS (REQUEST_ID_REUSED).
 	StartTask(context.Context, *StartTaskRequest) (*StartTaskResponse, error)
 	// Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
@@ -773,7 +776,8 @@ type TaskServiceServer interface {
 	CancelBulkOperation(context.Context, *CancelBulkOperationRequest) (*BulkOperation, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
 	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-	// as a StartTask would record them). Concurrent claimers never receive the same task and
+	// as a StartTask would record them), passing over the tasks of a concurrency key that
+	// already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
 	// never wait for each other. With `wait`, the call returns as soon as at least one
 	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
 	// call with the same worker and request_id returns the tasks that call claimed and that

@@ -3161,7 +3161,8 @@ export const TaskService: GenService<{
   /**
    * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
    * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-   * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+   * FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+   * concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
    * ALREADY_EXISTS (REQUEST_ID_REUSED).
    *
    * @generated from rpc tasklife.v1.TaskService.StartTask
@@ -3360,7 +3361,8 @@ export const TaskService: GenService<{
   /**
    * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
    * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-   * as a StartTask would record them). Concurrent claimers never receive the same task and
+   * as a StartTask would record them), passing over the tasks of a concurrency key that
+   * already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
    * never wait for each other. With `wait`, the call returns as soon as at least one
    * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
    * call with the same worker and request_id returns the tasks that call claimed and that

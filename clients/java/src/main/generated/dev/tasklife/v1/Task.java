@@ -1061,6 +1061,50 @@ java.lang.String defaultValue) {
     }
   }
 
+  public static final int WAIT_REASON_FIELD_NUMBER = 27;
+  private dev.tasklife.v1.TaskWaitReason waitReason_;
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   * @return Whether the waitReason field is set.
+   */
+  @java.lang.Override
+  public boolean hasWaitReason() {
+    return ((bitField0_ & 0x00001000) != 0);
+  }
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   * @return The waitReason.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskWaitReason getWaitReason() {
+    return waitReason_ == null ? dev.tasklife.v1.TaskWaitReason.getDefaultInstance() : waitReason_;
+  }
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskWaitReasonOrBuilder getWaitReasonOrBuilder() {
+    return waitReason_ == null ? dev.tasklife.v1.TaskWaitReason.getDefaultInstance() : waitReason_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1149,6 +1193,9 @@ java.lang.String defaultValue) {
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 26, concurrencyKey_);
+    }
+    if (((bitField0_ & 0x00001000) != 0)) {
+      output.writeMessage(27, getWaitReason());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1254,6 +1301,10 @@ java.lang.String defaultValue) {
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(26, concurrencyKey_);
+    }
+    if (((bitField0_ & 0x00001000) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(27, getWaitReason());
     }
     return size;
   }
@@ -1362,6 +1413,11 @@ java.lang.String defaultValue) {
     }
     if (!getConcurrencyKey()
         .equals(other.getConcurrencyKey())) return false;
+    if (hasWaitReason() != other.hasWaitReason()) return false;
+    if (hasWaitReason()) {
+      if (!getWaitReason()
+          .equals(other.getWaitReason())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1451,6 +1507,10 @@ java.lang.String defaultValue) {
     }
     hash = (37 * hash) + CONCURRENCY_KEY_FIELD_NUMBER;
     hash = (53 * hash) + getConcurrencyKey().hashCode();
+    if (hasWaitReason()) {
+      hash = (37 * hash) + WAIT_REASON_FIELD_NUMBER;
+      hash = (53 * hash) + getWaitReason().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1619,6 +1679,7 @@ java.lang.String defaultValue) {
         internalGetEffectiveRetryPolicyFieldBuilder();
         internalGetNotBeforeFieldBuilder();
         internalGetTimeoutsFieldBuilder();
+        internalGetWaitReasonFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1698,6 +1759,11 @@ java.lang.String defaultValue) {
         timeoutsBuilder_ = null;
       }
       concurrencyKey_ = "";
+      waitReason_ = null;
+      if (waitReasonBuilder_ != null) {
+        waitReasonBuilder_.dispose();
+        waitReasonBuilder_ = null;
+      }
       return this;
     }
 
@@ -1842,6 +1908,12 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00800000) != 0)) {
         result.concurrencyKey_ = concurrencyKey_;
       }
+      if (((from_bitField0_ & 0x01000000) != 0)) {
+        result.waitReason_ = waitReasonBuilder_ == null
+            ? waitReason_
+            : waitReasonBuilder_.build();
+        to_bitField0_ |= 0x00001000;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1945,6 +2017,9 @@ java.lang.String defaultValue) {
         concurrencyKey_ = other.concurrencyKey_;
         bitField0_ |= 0x00800000;
         onChanged();
+      }
+      if (other.hasWaitReason()) {
+        mergeWaitReason(other.getWaitReason());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -2118,6 +2193,13 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00800000;
               break;
             } // case 210
+            case 218: {
+              input.readMessage(
+                  internalGetWaitReasonFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x01000000;
+              break;
+            } // case 218
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -5179,6 +5261,179 @@ java.lang.String defaultValue) {
       bitField0_ |= 0x00800000;
       onChanged();
       return this;
+    }
+
+    private dev.tasklife.v1.TaskWaitReason waitReason_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskWaitReason, dev.tasklife.v1.TaskWaitReason.Builder, dev.tasklife.v1.TaskWaitReasonOrBuilder> waitReasonBuilder_;
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     * @return Whether the waitReason field is set.
+     */
+    public boolean hasWaitReason() {
+      return ((bitField0_ & 0x01000000) != 0);
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     * @return The waitReason.
+     */
+    public dev.tasklife.v1.TaskWaitReason getWaitReason() {
+      if (waitReasonBuilder_ == null) {
+        return waitReason_ == null ? dev.tasklife.v1.TaskWaitReason.getDefaultInstance() : waitReason_;
+      } else {
+        return waitReasonBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public Builder setWaitReason(dev.tasklife.v1.TaskWaitReason value) {
+      if (waitReasonBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        waitReason_ = value;
+      } else {
+        waitReasonBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public Builder setWaitReason(
+        dev.tasklife.v1.TaskWaitReason.Builder builderForValue) {
+      if (waitReasonBuilder_ == null) {
+        waitReason_ = builderForValue.build();
+      } else {
+        waitReasonBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public Builder mergeWaitReason(dev.tasklife.v1.TaskWaitReason value) {
+      if (waitReasonBuilder_ == null) {
+        if (((bitField0_ & 0x01000000) != 0) &&
+          waitReason_ != null &&
+          waitReason_ != dev.tasklife.v1.TaskWaitReason.getDefaultInstance()) {
+          getWaitReasonBuilder().mergeFrom(value);
+        } else {
+          waitReason_ = value;
+        }
+      } else {
+        waitReasonBuilder_.mergeFrom(value);
+      }
+      if (waitReason_ != null) {
+        bitField0_ |= 0x01000000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public Builder clearWaitReason() {
+      bitField0_ = (bitField0_ & ~0x01000000);
+      waitReason_ = null;
+      if (waitReasonBuilder_ != null) {
+        waitReasonBuilder_.dispose();
+        waitReasonBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public dev.tasklife.v1.TaskWaitReason.Builder getWaitReasonBuilder() {
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return internalGetWaitReasonFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public dev.tasklife.v1.TaskWaitReasonOrBuilder getWaitReasonOrBuilder() {
+      if (waitReasonBuilder_ != null) {
+        return waitReasonBuilder_.getMessageOrBuilder();
+      } else {
+        return waitReason_ == null ?
+            dev.tasklife.v1.TaskWaitReason.getDefaultInstance() : waitReason_;
+      }
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskWaitReason, dev.tasklife.v1.TaskWaitReason.Builder, dev.tasklife.v1.TaskWaitReasonOrBuilder> 
+        internalGetWaitReasonFieldBuilder() {
+      if (waitReasonBuilder_ == null) {
+        waitReasonBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskWaitReason, dev.tasklife.v1.TaskWaitReason.Builder, dev.tasklife.v1.TaskWaitReasonOrBuilder>(
+                getWaitReason(),
+                getParentForChildren(),
+                isClean());
+        waitReason_ = null;
+      }
+      return waitReasonBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

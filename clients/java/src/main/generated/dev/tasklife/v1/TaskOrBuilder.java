@@ -650,4 +650,37 @@ java.lang.String defaultValue);
    */
   com.google.protobuf.ByteString
       getConcurrencyKeyBytes();
+
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   * @return Whether the waitReason field is set.
+   */
+  boolean hasWaitReason();
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   * @return The waitReason.
+   */
+  dev.tasklife.v1.TaskWaitReason getWaitReason();
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   */
+  dev.tasklife.v1.TaskWaitReasonOrBuilder getWaitReasonOrBuilder();
 }

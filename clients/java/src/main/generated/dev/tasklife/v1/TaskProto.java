@@ -42,6 +42,16 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_TaskFailure_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_TaskWaitReason_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_TaskWaitReason_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BlockingUpstream_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BlockingUpstream_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_tasklife_v1_Task_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -93,36 +103,45 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "ace\022 \n\texit_code\030\004 \001(\005H\000R\010exitCode\210\001\001\022#\n" +
       "\rnon_retryable\030\005 \001(\010R\014nonRetryable\0222\n\007de" +
       "tails\030\006 \001(\0132\030.tasklife.v1.TaskPayloadR\007d" +
-      "etailsB\014\n\n_exit_code\"\277\t\n\004Task\022\027\n\007task_id" +
-      "\030\001 \001(\tR\006taskId\022,\n\005state\030\002 \001(\0162\026.tasklife" +
-      ".v1.TaskStateR\005state\022\030\n\007version\030\003 \001(\003R\007v" +
-      "ersion\0225\n\006labels\030\004 \003(\0132\035.tasklife.v1.Tas" +
-      "k.LabelsEntryR\006labels\022\035\n\ndepends_on\030\005 \003(" +
-      "\tR\tdependsOn\022\031\n\010rerun_of\030\006 \001(\tR\007rerunOf\022" +
-      ";\n\014retry_policy\030\007 \001(\0132\030.tasklife.v1.Retr" +
-      "yPolicyR\013retryPolicy\022;\n\013create_time\030\010 \001(" +
-      "\0132\032.google.protobuf.TimestampR\ncreateTim" +
-      "e\022;\n\013update_time\030\t \001(\0132\032.google.protobuf" +
-      ".TimestampR\nupdateTime\022\030\n\007attempt\030\n \001(\005R" +
-      "\007attempt\022\026\n\006worker\030\013 \001(\tR\006worker\022F\n\021leas" +
-      "e_expire_time\030\014 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\017leaseExpireTime\022J\n\023last_heartbe" +
-      "at_time\030\r \001(\0132\032.google.protobuf.Timestam" +
-      "pR\021lastHeartbeatTime\022F\n\021next_attempt_tim" +
-      "e\030\016 \001(\0132\032.google.protobuf.TimestampR\017nex" +
-      "tAttemptTime\022!\n\014auto_enqueue\030\017 \001(\010R\013auto" +
-      "Enqueue\022\034\n\tnamespace\030\020 \001(\tR\tnamespace\022.\n" +
-      "\005input\030\021 \001(\0132\030.tasklife.v1.TaskPayloadR\005" +
-      "input\0220\n\006result\030\022 \001(\0132\030.tasklife.v1.Task" +
-      "PayloadR\006result\022;\n\014last_failure\030\023 \001(\0132\030." +
-      "tasklife.v1.TaskFailureR\013lastFailure\022N\n\026" +
-      "effective_retry_policy\030\024 \001(\0132\030.tasklife." +
-      "v1.RetryPolicyR\024effectiveRetryPolicy\022\032\n\010" +
-      "priority\030\025 \001(\005R\010priority\0229\n\nnot_before\030\026" +
-      " \001(\0132\032.google.protobuf.TimestampR\tnotBef" +
-      "ore\0225\n\010timeouts\030\027 \001(\0132\031.tasklife.v1.Task" +
-      "TimeoutsR\010timeouts\022\'\n\017concurrency_key\030\032 " +
-      "\001(\tR\016concurrencyKey\0329\n\013LabelsEntry\022\020\n\003ke" +
+      "etailsB\014\n\n_exit_code\"\253\001\n\016TaskWaitReason\022" +
+      ";\n\tupstreams\030\001 \003(\0132\035.tasklife.v1.Blockin" +
+      "gUpstreamR\tupstreams\0229\n\nnot_before\030\002 \001(\013" +
+      "2\032.google.protobuf.TimestampR\tnotBefore\022" +
+      "!\n\014auto_enqueue\030\003 \001(\010R\013autoEnqueue\"z\n\020Bl" +
+      "ockingUpstream\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
+      ",\n\005state\030\002 \001(\0162\026.tasklife.v1.TaskStateR\005" +
+      "state\022\037\n\013can_succeed\030\003 \001(\010R\ncanSucceed\"\375" +
+      "\t\n\004Task\022\027\n\007task_id\030\001 \001(\tR\006taskId\022,\n\005stat" +
+      "e\030\002 \001(\0162\026.tasklife.v1.TaskStateR\005state\022\030" +
+      "\n\007version\030\003 \001(\003R\007version\0225\n\006labels\030\004 \003(\013" +
+      "2\035.tasklife.v1.Task.LabelsEntryR\006labels\022" +
+      "\035\n\ndepends_on\030\005 \003(\tR\tdependsOn\022\031\n\010rerun_" +
+      "of\030\006 \001(\tR\007rerunOf\022;\n\014retry_policy\030\007 \001(\0132" +
+      "\030.tasklife.v1.RetryPolicyR\013retryPolicy\022;" +
+      "\n\013create_time\030\010 \001(\0132\032.google.protobuf.Ti" +
+      "mestampR\ncreateTime\022;\n\013update_time\030\t \001(\013" +
+      "2\032.google.protobuf.TimestampR\nupdateTime" +
+      "\022\030\n\007attempt\030\n \001(\005R\007attempt\022\026\n\006worker\030\013 \001" +
+      "(\tR\006worker\022F\n\021lease_expire_time\030\014 \001(\0132\032." +
+      "google.protobuf.TimestampR\017leaseExpireTi" +
+      "me\022J\n\023last_heartbeat_time\030\r \001(\0132\032.google" +
+      ".protobuf.TimestampR\021lastHeartbeatTime\022F" +
+      "\n\021next_attempt_time\030\016 \001(\0132\032.google.proto" +
+      "buf.TimestampR\017nextAttemptTime\022!\n\014auto_e" +
+      "nqueue\030\017 \001(\010R\013autoEnqueue\022\034\n\tnamespace\030\020" +
+      " \001(\tR\tnamespace\022.\n\005input\030\021 \001(\0132\030.tasklif" +
+      "e.v1.TaskPayloadR\005input\0220\n\006result\030\022 \001(\0132" +
+      "\030.tasklife.v1.TaskPayloadR\006result\022;\n\014las" +
+      "t_failure\030\023 \001(\0132\030.tasklife.v1.TaskFailur" +
+      "eR\013lastFailure\022N\n\026effective_retry_policy" +
+      "\030\024 \001(\0132\030.tasklife.v1.RetryPolicyR\024effect" +
+      "iveRetryPolicy\022\032\n\010priority\030\025 \001(\005R\010priori" +
+      "ty\0229\n\nnot_before\030\026 \001(\0132\032.google.protobuf" +
+      ".TimestampR\tnotBefore\0225\n\010timeouts\030\027 \001(\0132" +
+      "\031.tasklife.v1.TaskTimeoutsR\010timeouts\022\'\n\017" +
+      "concurrency_key\030\032 \001(\tR\016concurrencyKey\022<\n" +
+      "\013wait_reason\030\033 \001(\0132\033.tasklife.v1.TaskWai" +
+      "tReasonR\nwaitReason\0329\n\013LabelsEntry\022\020\n\003ke" +
       "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\302" +
       "\001\n\014TaskTimeouts\022>\n\rready_timeout\030\001 \001(\0132\031" +
       ".google.protobuf.DurationR\014readyTimeout\022" +
@@ -201,12 +220,24 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskFailure_descriptor,
         new java.lang.String[] { "ErrorType", "Message", "StackTrace", "ExitCode", "NonRetryable", "Details", });
-    internal_static_tasklife_v1_Task_descriptor =
+    internal_static_tasklife_v1_TaskWaitReason_descriptor =
       getDescriptor().getMessageType(3);
+    internal_static_tasklife_v1_TaskWaitReason_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_TaskWaitReason_descriptor,
+        new java.lang.String[] { "Upstreams", "NotBefore", "AutoEnqueue", });
+    internal_static_tasklife_v1_BlockingUpstream_descriptor =
+      getDescriptor().getMessageType(4);
+    internal_static_tasklife_v1_BlockingUpstream_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BlockingUpstream_descriptor,
+        new java.lang.String[] { "TaskId", "State", "CanSucceed", });
+    internal_static_tasklife_v1_Task_descriptor =
+      getDescriptor().getMessageType(5);
     internal_static_tasklife_v1_Task_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_Task_descriptor,
-        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", "Priority", "NotBefore", "Timeouts", "ConcurrencyKey", });
+        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", "Priority", "NotBefore", "Timeouts", "ConcurrencyKey", "WaitReason", });
     internal_static_tasklife_v1_Task_LabelsEntry_descriptor =
       internal_static_tasklife_v1_Task_descriptor.getNestedType(0);
     internal_static_tasklife_v1_Task_LabelsEntry_fieldAccessorTable = new
@@ -214,19 +245,19 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
         internal_static_tasklife_v1_Task_LabelsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_tasklife_v1_TaskTimeouts_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(6);
     internal_static_tasklife_v1_TaskTimeouts_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskTimeouts_descriptor,
         new java.lang.String[] { "ReadyTimeout", "RunTimeout", "Deadline", });
     internal_static_tasklife_v1_TaskEvent_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(7);
     internal_static_tasklife_v1_TaskEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskEvent_descriptor,
         new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", "Worker", "Attempt", "Failure", "ExitCode", });
     internal_static_tasklife_v1_TaskAttempt_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(8);
     internal_static_tasklife_v1_TaskAttempt_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskAttempt_descriptor,
