@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Mapping
 
+from tasklife_server.domain.errors import UnmetUpstream
 from tasklife_server.domain.states import Action, State
 
 ANONYMOUS_OPERATOR = "anonymous"
@@ -347,3 +348,20 @@ class ConcurrencyLimit:
     max_running: int | None
     running: int
     updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class WaitReason:
+    """What holds a CREATED task back now: the upstreams that keep its gate shut, its
+    not_before if still to come, and whether the service will enqueue it itself."""
+
+    upstreams: tuple[UnmetUpstream, ...]
+    not_before: datetime | None
+    auto_enqueue: bool
+
+
+def wait_reason(task: Task, upstreams: tuple[UnmetUpstream, ...], now: datetime) -> WaitReason:
+    """Why `task`, CREATED, is not ready at `now`, given the upstreams that block its gate."""
+    not_before = task.spec.not_before
+    return WaitReason(upstreams, not_before if not_before is not None and not_before > now else None,
+                      task.spec.auto_enqueue)

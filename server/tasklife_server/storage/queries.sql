@@ -14,6 +14,18 @@
 SELECT {task:t}, {payloads_if:t:full} FROM tasks AS t
 WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]));
 
+-- name: blocking_upstreams
+-- The upstreams of a task that keep its dependency gate shut, as transition_group's gate
+-- finds them (neither succeeded nor rerun by a task that has: tasklife_upstream_outcome's
+-- 'can' or 'cannot'), each as (id, state, outcome), sorted by id, and the instant the answer
+-- holds for (the database's clock, which the gate's not_before check reads too). One row.
+SELECT clock_timestamp(), ARRAY(
+    SELECT ARRAY[u.id, u.state, o.outcome]
+    FROM tasks AS t JOIN tasks AS u ON u.id = ANY(t.depends_on)
+    CROSS JOIN LATERAL (SELECT tasklife_upstream_outcome(u.id, u.state) AS outcome OFFSET 0) AS o
+    WHERE t.id = %(task_id)s AND u.succeeded_at IS NULL AND o.outcome <> 'met'
+    ORDER BY u.id);
+
 -- name: existing_task_ids
 SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]) AND namespace = %(namespace)s;
 

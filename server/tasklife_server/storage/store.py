@@ -25,6 +25,7 @@ from tasklife_server.domain.errors import (
     TaskAlreadyExists,
     TaskNotFound,
     TaskNotYetCreated,
+    UnmetUpstream,
 )
 from tasklife_server.domain.model import (
     Attempt,
@@ -38,6 +39,8 @@ from tasklife_server.domain.model import (
     TaskFilter,
     TaskSpec,
     TransitionCommand,
+    WaitReason,
+    wait_reason,
 )
 from tasklife_server.domain.policies import TIMEOUTS_BY_STATE, PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, sources_of, target_of
@@ -583,6 +586,12 @@ class TaskStore:
             self.observe(Action.START, "applied")
             self._state_left(change, Action.START, row[_READY_AT])
         return changes
+
+    async def wait_reason(self, task: Task) -> WaitReason:
+        """What holds `task` (CREATED) back now: its gate's blocking upstreams and not_before."""
+        ((now, blocking),) = await self._fetchall("blocking_upstreams", {"task_id": task.task_id})
+        upstreams = tuple(UnmetUpstream(u, State(s), outcome == "can") for u, s, outcome in blocking)
+        return wait_reason(task, upstreams, now)
 
     async def set_concurrency_limit(self, namespace: str, key: str, max_running: int | None) -> ConcurrencyLimit:
         """Sets (None: clears) a key's limit; its running count is the one the moves keep."""
