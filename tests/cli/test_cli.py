@@ -219,6 +219,24 @@ def test_start_on_a_full_key_exits_1_with_the_reason(cli, client: TasklifeClient
     assert "[CONCURRENCY_LIMIT_REACHED]" in run.err
 
 
+def test_get_of_a_created_task_says_which_upstreams_hold_it(cli, client: TasklifeClient) -> None:
+    upstream = client.create_task(task_id=unique("up")).task.task_id
+    client.enqueue_task(upstream)
+    client.abandon_task(upstream)
+    task_id = client.create_task(task_id=unique(), depends_on=[upstream], auto_enqueue=True).task.task_id
+    assert (
+        f"waits_for:            upstreams {upstream} (abandoned, cannot succeed: a rerun of it that succeeds "
+        "unblocks this task); then the service enqueues it (auto_enqueue)"
+    ) in cli("get", task_id).lines
+
+
+def test_get_of_a_created_task_with_nothing_holding_it_says_it_waits_for_an_enqueue(cli, client: TasklifeClient) -> None:
+    task_id = client.create_task(task_id=unique()).task.task_id
+    assert "waits_for:            only an EnqueueTask (tasklife enqueue)" in cli("get", task_id).lines
+    client.enqueue_task(task_id)
+    assert not any(line.startswith("waits_for:") for line in cli("get", task_id).lines)
+
+
 def test_a_priority_outside_0_to_1000_is_a_usage_error(cli) -> None:
     run = cli("create", "--priority", "1001")
     assert run.code == 2
