@@ -133,6 +133,14 @@ def priority(text: str) -> int:
     return value
 
 
+def max_running(text: str) -> int:
+    """A concurrency limit: 0 to 1000000, as the server checks it (checked here for a usage error)."""
+    value = _whole_number(text)
+    if not 0 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError("must be between 0 and 1000000")
+    return value
+
+
 def label(text: str) -> tuple[str, str]:
     """"team=data" -> ("team", "data")."""
     key, sep, value = text.partition("=")

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
+    from tasklife.cli.app import max_running
+
     listed = add(
         "limits",
         run_list,
@@ -33,21 +35,11 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         "Role admin.",
     )
     limit.add_argument("concurrency_key", metavar="KEY")
-    limit.add_argument("max_running", metavar="N", nargs="?", type=_max_running,
+    limit.add_argument("max_running", metavar="N", nargs="?", type=max_running,
                        help="the most tasks of KEY running at once, 0 to 1000000")
     limit.add_argument("--clear", action="store_true", help="remove the limit: the key's tasks start without one")
     limit.add_argument("--namespace", metavar="NAME",
                        help="the namespace (default: yours if you are granted exactly one, else default)")
-
-
-def _max_running(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value <= 1_000_000:
-        raise argparse.ArgumentTypeError("must be between 0 and 1000000")
-    return value
 
 
 def run_set(args: argparse.Namespace, session: Session) -> int:
