@@ -66,9 +66,11 @@ WITH item AS (
     RETURNING {task:tasks}
 ), keyed AS (
     -- The row of each new task's concurrency key, where every start and stop of the key's
-    -- tasks counts them (claim_ready, transition_group); no lock on one that exists.
+    -- tasks counts them (claim_ready, transition_group); no lock on one that exists. In key
+    -- order: two groups adding the same new keys wait for each other in one order, never a cycle.
     INSERT INTO concurrency_limits (namespace, concurrency_key)
     SELECT DISTINCT namespace, concurrency_key FROM inserted WHERE concurrency_key IS NOT NULL
+    ORDER BY namespace, concurrency_key
     ON CONFLICT DO NOTHING
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason, created_at,
