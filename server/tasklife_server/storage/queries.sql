@@ -345,8 +345,10 @@ WITH locked AS (
     LIMIT %(limit)s
     FOR UPDATE OF t SKIP LOCKED
 ), slots AS (
+    -- Not read at all when no task locked has a key (a one-time filter).
     SELECT l.namespace, l.concurrency_key, l.max_running - l.running AS free FROM concurrency_limits AS l
-    WHERE (l.namespace, l.concurrency_key) IN (SELECT namespace, concurrency_key FROM locked)
+    WHERE EXISTS (SELECT FROM locked WHERE concurrency_key IS NOT NULL)
+      AND (l.namespace, l.concurrency_key) IN (SELECT namespace, concurrency_key FROM locked)
     ORDER BY l.namespace, l.concurrency_key
     FOR UPDATE
 ), fits AS (
