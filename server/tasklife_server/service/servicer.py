@@ -74,7 +74,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         task = await self._store.get_task(request.task_id, caller.reach, as_of, full=full)
         rendered = self._task_pb(task)
         if task.state is State.CREATED and as_of is None:
-            # Read after the task: an upstream may have moved in between, never the task's own fields.
+            # A second read, right after the task's: it says what holds the task as of then.
             rendered.wait_reason.CopyFrom(wait_reason_to_pb(await self._store.wait_reason(task)))
         return task_service_pb2.GetTaskResponse(task=rendered)
 
