@@ -8,6 +8,7 @@ Every test uses a key of its own, so that tasks other tests leave behind never c
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import grpc
@@ -148,6 +149,16 @@ def test_a_run_timeout_frees_a_place(stub: Any, key: str) -> None:
     (first,) = ready_tasks(stub, key, 1, timeouts=timeouts)
     act(stub, Action.START, first, worker="w1")
     wait_for(lambda: get(stub, first).state != task_pb2.TASK_STATE_RUNNING, what="the run timeout")
+    assert running_of(stub, key) == 0
+
+
+def test_a_deadline_that_kills_the_task_frees_a_place(stub: Any, key: str) -> None:
+    set_limit(stub, key, 1)
+    deadline = task_pb2.TaskTimeouts()
+    deadline.deadline.FromDatetime(datetime.now(timezone.utc) + timedelta(seconds=1.5))
+    (first,) = ready_tasks(stub, key, 1, timeouts=deadline)
+    act(stub, Action.START, first, worker="w1")
+    wait_for_state(stub, first, State.KILLED)
     assert running_of(stub, key) == 0
 
 

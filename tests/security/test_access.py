@@ -701,3 +701,25 @@ def test_a_bulk_operation_is_seen_only_by_callers_reaching_every_namespace_it_re
     assert started.operation_id not in {o.operation_id for o in listed}
     assert admin_b.GetBulkOperation(
         task_service_pb2.GetBulkOperationRequest(operation_id=started.operation_id)).operation_id == started.operation_id
+
+
+# --- concurrency limits: each caller's namespaces ---------------------------------------------
+
+
+def test_a_concurrency_limit_in_a_namespace_out_of_reach_is_namespace_not_granted(secured_channel: grpc.Channel) -> None:
+    stub = as_principal(secured_channel, "admin-a")
+    request = task_service_pb2.SetConcurrencyLimitRequest(namespace=NAMESPACE_B, concurrency_key=unique_id("k"), max_running=1)
+    failure = failure_of(lambda: stub.SetConcurrencyLimit(request))
+    assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NAMESPACE_NOT_GRANTED")
+    listing = task_service_pb2.ListConcurrencyLimitsRequest(namespace=NAMESPACE_B)
+    failure = failure_of(lambda: as_principal(secured_channel, "viewer-a").ListConcurrencyLimits(listing))
+    assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NAMESPACE_NOT_GRANTED")
+
+
+def test_list_concurrency_limits_shows_only_the_callers_namespaces(secured_channel: grpc.Channel) -> None:
+    key = unique_id("k")
+    for admin in ("admin-a", "admin-b"):  # each in its only namespace
+        as_principal(secured_channel, admin).SetConcurrencyLimit(
+            task_service_pb2.SetConcurrencyLimitRequest(concurrency_key=key, max_running=2))
+    listed = as_principal(secured_channel, "viewer-a").ListConcurrencyLimits(task_service_pb2.ListConcurrencyLimitsRequest())
+    assert [(x.namespace, x.max_running) for x in listed.limits if x.concurrency_key == key] == [(NAMESPACE_A, 2)]
