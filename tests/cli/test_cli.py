@@ -277,6 +277,7 @@ def test_create_and_get_json_carry_the_task_and_its_creation_event(cli) -> None:
     assert document["event"]["operator"] == OPERATOR
     assert document["event"]["cursor"]
     fetched = cli("get", task_id, "--json").json()
+    assert fetched["task"].pop("wait_reason") == {"upstreams": [], "auto_enqueue": False}  # GetTask adds it
     assert fetched == {"task": document["task"]}
 
 

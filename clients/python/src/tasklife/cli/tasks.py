@@ -283,8 +283,10 @@ def run_create(args: argparse.Namespace, session: Session) -> int:
         concurrency_key=args.concurrency_key,
     )
     if args.input is not None and not session.json:
-        # A create answers without the input (the BASIC view): read it back to show it.
+        # A create answers without the input (the BASIC view): read it back to show it, as
+        # created (without what the read adds of its own: why it waits).
         response = session.client.get_task(response.task.task_id)
+        response.task.ClearField("wait_reason")
     _emit_task(session, response)
     return 0
 
