@@ -31,12 +31,13 @@ A closed-loop run lasts warmup + duration seconds; only calls that end inside th
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
 import resource
 import sys
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterator
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -256,10 +257,13 @@ async def run_worker_lifecycle(spec: dict[str, Any]) -> dict[str, Any]:
     for w in range(spec["concurrency"]):
         stub = task_service_pb2_grpc.TaskServiceStub(channels[w % len(channels)])
         namespace, worker = f"{spec['namespace_prefix']}-{w}", f"bench-worker-{w}"
+        round_keys = await _limited_keys(stub, namespace, spec.get("keys", 0), spec.get("max_running", 0), batch)
 
-        async def lifecycles(stub=stub, namespace=namespace, worker=worker) -> None:
+        async def lifecycles(stub=stub, namespace=namespace, worker=worker, round_keys=round_keys) -> None:
+            keys = next(round_keys)
             created = await stub.BatchCreateTasks(pb.BatchCreateTasksRequest(requests=[
-                pb.CreateTaskRequest(namespace=namespace, operator="bench", input=payload) for _ in range(batch)]))
+                pb.CreateTaskRequest(namespace=namespace, operator="bench", input=payload, concurrency_key=key)
+                for key in keys]))
             ids = [r.task.task_id for r in created.results]
             await stub.BatchTransitionTasks(pb.BatchTransitionTasksRequest(items=[
                 pb.BatchTransitionTasksItem(enqueue=pb.EnqueueTaskRequest(task_id=t, operator="bench")) for t in ids]))
@@ -277,6 +281,24 @@ async def run_worker_lifecycle(spec: dict[str, Any]) -> dict[str, Any]:
 
         calls.append(lifecycles)
     return await _run(calls, spec, channels)
+
+
+async def _limited_keys(stub: Any, namespace: str, keys: int, max_running: int, batch: int) -> Iterator[list[str]]:
+    """Each round's concurrency keys, one per task (all empty without `keys`). With `keys`, each
+    is limited to `max_running` in the namespace, and a round's `batch` tasks take max_running
+    tasks of each of batch / max_running keys, the next keys each round (all of them in turn):
+    every key of a round is full once its tasks are claimed, so every claim and completion goes
+    through the limit's guard at its limit, and none is refused (P11)."""
+    if not keys:
+        return itertools.repeat([""] * batch)
+    names = [f"key-{k}" for k in range(keys)]
+    for name in names:
+        await stub.SetConcurrencyLimit(pb.SetConcurrencyLimitRequest(
+            namespace=namespace, concurrency_key=name, max_running=max_running))
+    per_round = batch // max_running
+    rounds = [[names[(r * per_round + i // max_running) % keys] for i in range(batch)]
+              for r in range(keys // per_round or 1)]
+    return itertools.cycle(rounds)
 
 
 async def run_read(spec: dict[str, Any]) -> dict[str, Any]:

@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import bulk, ceilings, counts, infra, peer, profile, report, scale, startup, stream, workers
+from bench import bulk, ceilings, concurrency, counts, infra, peer, profile, report, scale, startup, stream, workers
 from bench.stats import summarize
 
 SECTIONS = ("throughput", "batch", "lifecycle", "http", "stream", "scale", "peer", "workers", "startup", "counts",
-            "bulk")
+            "bulk", "keys")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -257,20 +257,24 @@ class Bench:
                   + (f", {r['errors']} errors: {r['error_sample']}" if r["errors"] else ""))
         return r
 
-    def worker_lifecycle_run(self, server: infra.Server, payload_bytes: int = 0) -> dict[str, Any]:
+    def worker_lifecycle_run(self, server: infra.Server, payload_bytes: int = 0, keys: int = 0,
+                             max_running: int = 0) -> dict[str, Any]:
         """Worker-way lifecycles; with `payload_bytes`, each task is created with an input of that
-        size, which its claim returns, and completed with a result of that size (P9)."""
+        size, which its claim returns, and completed with a result of that size (P9); with `keys`,
+        under that many concurrency keys limited to `max_running` each (P11, bench/concurrency.py)."""
         plan = self.plan
         server_cpu = server.cpu_seconds()
         r = infra.run_generator({"mode": "worker_lifecycle", "target": server.address,
                                  "concurrency": plan.worker_lifecycle_concurrency,
                                  "channels": plan.worker_lifecycle_concurrency, "duration": plan.duration,
                                  "warmup": plan.warmup, "batch": plan.batch_size, "payload_bytes": payload_bytes,
+                                 "keys": keys, "max_running": max_running,
                                  "namespace_prefix": infra.unique_prefix("wl").lower().replace("_", "-")})
         r["lifecycles_per_s"] = r["rate"] * plan.batch_size
         r["server_cpu_us_per_lifecycle"] = 1e6 * (server.cpu_seconds() - server_cpu) / max(
             1, r["total_ops"] * plan.batch_size)
         what = f", {payload_bytes} B input and result each" if payload_bytes else ""
+        what += f", {keys} concurrency keys of max_running {max_running}" if keys else ""
         infra.log(f"  worker-way lifecycles ({plan.worker_lifecycle_concurrency} workers x {plan.batch_size}{what}): "
                   f"{r['lifecycles_per_s']:.0f}/s" + (f", {r['errors']} errors: {r['error_sample']}" if r["errors"] else ""))
         return r
@@ -461,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
             results["timings"][name] = time.perf_counter() - t0
 
         together = {"lifecycle", "peer"} <= set(sections)
-        if {"throughput", "batch", "lifecycle", "http"} & set(sections) or args.profile:
+        if {"throughput", "batch", "lifecycle", "http", "keys"} & set(sections) or args.profile:
             server = infra.Server(url)
             from tasklife_server import config
 
@@ -479,6 +483,8 @@ def main(argv: list[str] | None = None) -> int:
                     timed("lifecycle", bench.lifecycle, server)
                 if "http" in sections:
                     timed("http", bench.http, server)
+                if "keys" in sections:
+                    timed("keys", concurrency.measure, bench, server)
                 if args.profile:
                     timed("profile", bench.profile, server)
             finally:

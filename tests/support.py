@@ -194,6 +194,15 @@ def get(stub: Any, task_id: str) -> task_pb2.Task:
     return stub.GetTask(task_service_pb2.GetTaskRequest(task_id=task_id)).task
 
 
+def without_wait_reason(task: task_pb2.Task) -> task_pb2.Task:
+    """The task as the other answers give it: GetTask alone says why a created task waits
+    (Task.wait_reason), so a read compared with a create's or a move's answer leaves it out."""
+    bare = task_pb2.Task()
+    bare.CopyFrom(task)
+    bare.ClearField("wait_reason")
+    return bare
+
+
 def wait_for(check: Callable[[], Any], timeout: float = 15, what: str = "the expected state") -> Any:
     deadline = time.monotonic() + timeout
     while True:

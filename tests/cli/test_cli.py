@@ -129,6 +129,7 @@ def test_create_prints_every_field_of_the_new_task(cli, client: TasklifeClient) 
         "rerun_of:             -\n"
         "auto_enqueue:         yes\n"
         "priority:             0\n"
+        "concurrency_key:      -\n"
         "not_before:           -\n"
         "timeouts:             -\n"
         "retry_policy:         max_attempts=3 initial_backoff=1.0s* backoff_multiplier=2* max_backoff=5m00s* "
@@ -174,6 +175,68 @@ def test_create_sets_the_time_limits_and_get_shows_them(cli, client: TasklifeCli
     )
 
 
+def test_create_sets_the_concurrency_key_and_get_shows_it(cli, client: TasklifeClient) -> None:
+    task_id = unique()
+    run = cli("create", "--id", task_id, "--concurrency-key", "warehouse-a")
+    assert (run.code, run.err) == (0, "")
+    assert client.get_task(task_id).task.concurrency_key == "warehouse-a"
+    assert "concurrency_key:      warehouse-a" in cli("get", task_id).lines
+
+
+def test_limits_set_prints_the_limit_and_limits_lists_it(cli) -> None:
+    key = unique("key")
+    run = cli("limits", "set", key, "3")
+    assert (run.code, run.err) == (0, "")
+    assert [line for line in run.lines if line.startswith(("concurrency_key:", "max_running:", "running:"))] == [
+        f"concurrency_key:  {key}", "max_running:      3", "running:          0",
+    ]
+    listed = cli("limits", "--json").json()
+    assert {"namespace": "default", "concurrency_key": key, "max_running": 3} in [
+        {k: x.get(k, 0) for k in ("namespace", "concurrency_key", "max_running")} for x in listed["limits"]
+    ]
+
+
+def test_limits_set_clear_removes_the_limit(cli) -> None:
+    key = unique("key")
+    cli("limits", "set", key, "1")
+    run = cli("limits", "set", key, "--clear")
+    assert (run.code, run.out) == (0, f"{key}: no limit\n")
+    assert key not in cli("limits").out
+
+
+def test_limits_set_needs_either_a_limit_or_clear(cli) -> None:
+    assert cli("limits", "set", "some-key").code == 2
+    assert cli("limits", "set", "some-key", "2", "--clear").code == 2
+
+
+def test_start_on_a_full_key_exits_1_with_the_reason(cli, client: TasklifeClient) -> None:
+    key = unique("key")
+    client.set_concurrency_limit(key, 0)
+    task_id = client.create_task(task_id=unique(), concurrency_key=key).task.task_id
+    client.enqueue_task(task_id)
+    run = cli("start", task_id, "--worker", "w1")
+    assert run.code == 1
+    assert "[CONCURRENCY_LIMIT_REACHED]" in run.err
+
+
+def test_get_of_a_created_task_says_which_upstreams_hold_it(cli, client: TasklifeClient) -> None:
+    upstream = client.create_task(task_id=unique("up")).task.task_id
+    client.enqueue_task(upstream)
+    client.abandon_task(upstream)
+    task_id = client.create_task(task_id=unique(), depends_on=[upstream], auto_enqueue=True).task.task_id
+    assert (
+        f"waits_for:            upstreams {upstream} (abandoned, cannot succeed: a rerun of it that succeeds "
+        "unblocks this task); then the service enqueues it (auto_enqueue)"
+    ) in cli("get", task_id).lines
+
+
+def test_get_of_a_created_task_with_nothing_holding_it_says_it_waits_for_an_enqueue(cli, client: TasklifeClient) -> None:
+    task_id = client.create_task(task_id=unique()).task.task_id
+    assert "waits_for:            only an EnqueueTask (tasklife enqueue)" in cli("get", task_id).lines
+    client.enqueue_task(task_id)
+    assert not any(line.startswith("waits_for:") for line in cli("get", task_id).lines)
+
+
 def test_a_priority_outside_0_to_1000_is_a_usage_error(cli) -> None:
     run = cli("create", "--priority", "1001")
     assert run.code == 2
@@ -214,6 +277,7 @@ def test_create_and_get_json_carry_the_task_and_its_creation_event(cli) -> None:
     assert document["event"]["operator"] == OPERATOR
     assert document["event"]["cursor"]
     fetched = cli("get", task_id, "--json").json()
+    assert fetched["task"].pop("wait_reason") == {"upstreams": [], "auto_enqueue": False}  # GetTask adds it
     assert fetched == {"task": document["task"]}
 
 
@@ -641,7 +705,7 @@ def test_the_help_and_the_cli_doc_list_every_command_and_exit_code() -> None:
     help_text = tasklife("--help").out
     doc = CLI_DOC.read_text()
     commands = re.findall(r"^    (\S+(?: \S+)?)  ", help_text.split("commands:")[1].split("environment:")[0], re.MULTILINE)
-    assert len(commands) == 29
+    assert len(commands) == 31
     for command in commands:
         assert f"tasklife {command}" in doc, f"CLI.md has no synopsis for {command}"
     for code in ("0", "1", "2", "3", "4", "5", "6", "7", "130"):

@@ -582,3 +582,27 @@ def test_the_task_page_shows_priority_start_time_time_limits_and_the_retry_polic
     expect(page.locator('dd[data-field="time limits"]')).to_have_text("each attempt at most 1 min 30 s")
     expect(page.locator('dd[data-field="retry policy"]')).to_have_text(
         "4 attempts, backoff 1.0 s (default) ×2 (default) up to 5 min 0 s (default)")
+
+
+def test_the_task_page_says_which_upstreams_hold_a_created_task_and_links_them(
+    page: Page, server: ServerProcess, stub
+) -> None:
+    abandoned = task_in(stub, State.ABANDONED).task_id
+    running = task_in(stub, State.RUNNING).task_id
+    task = create(stub, depends_on=[abandoned, running], auto_enqueue=True, concurrency_key="warehouse")
+    open_console(page, server, f"tasks/{task.task_id}")
+    waits = page.locator('dd[data-field="waits for"]')
+    expect(waits).to_contain_text("(abandoned, cannot succeed: a rerun of it that succeeds unblocks this task)")
+    expect(waits).to_contain_text("(running)")
+    expect(waits).to_contain_text("; then the service enqueues it (auto enqueue)")
+    expect(waits.locator(f'[data-cannot-succeed="{abandoned}"]')).to_have_count(1)
+    expect(waits.locator(f'[data-cannot-succeed="{running}"]')).to_have_count(0)
+    expect(waits.locator("a")).to_have_count(2)
+    expect(page.locator('dd[data-field="concurrency key"]')).to_have_text("warehouse")
+
+
+def test_the_task_page_of_a_ready_task_has_no_waits_for(page: Page, server: ServerProcess, stub) -> None:
+    task = task_in(stub, State.READY)
+    open_console(page, server, f"tasks/{task.task_id}")
+    expect(page.locator('dd[data-field="state"]')).to_contain_text("ready")
+    expect(page.locator('dd[data-field="waits for"]')).to_have_count(0)

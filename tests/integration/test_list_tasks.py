@@ -14,7 +14,7 @@ import pytest
 from tasklife.v1 import task_pb2, task_service_pb2
 
 from tasklife_server.domain.states import State
-from tests.support import PB_STATE, create, failure_of, task_in, unique_id
+from tests.support import PB_STATE, create, failure_of, task_in, unique_id, without_wait_reason
 
 DOMAIN = "tasklife.dev"
 
@@ -137,7 +137,7 @@ def test_listed_tasks_carry_their_full_current_representation(stub) -> None:
     [listed] = list_tasks(stub, labels=labels).tasks
 
     assert listed == task
-    assert listed == stub.GetTask(task_service_pb2.GetTaskRequest(task_id=task.task_id)).task
+    assert listed == without_wait_reason(stub.GetTask(task_service_pb2.GetTaskRequest(task_id=task.task_id)).task)
 
 
 # --- order ------------------------------------------------------------------------------------

@@ -52,6 +52,17 @@ func (c *Client) CancelBulkOperation(ctx context.Context, req *pb.CancelBulkOper
 	return unary(ctx, c, c.stub.CancelBulkOperation, req)
 }
 
+// SetConcurrencyLimit sets (or, with Clear, removes) the limit of a concurrency key: at most
+// MaxRunning of its tasks run at once in the namespace. Role admin.
+func (c *Client) SetConcurrencyLimit(ctx context.Context, req *pb.SetConcurrencyLimitRequest) (*pb.SetConcurrencyLimitResponse, error) {
+	return unary(ctx, c, c.stub.SetConcurrencyLimit, req)
+}
+
+// ListConcurrencyLimits returns the limits set, each with its key's running count.
+func (c *Client) ListConcurrencyLimits(ctx context.Context, req *pb.ListConcurrencyLimitsRequest) (*pb.ListConcurrencyLimitsResponse, error) {
+	return unary(ctx, c, c.stub.ListConcurrencyLimits, req)
+}
+
 // ListTaskEvents returns one page of a task's history, oldest first;
 // [Client.AllTaskEvents] follows the pages.
 func (c *Client) ListTaskEvents(ctx context.Context, req *pb.ListTaskEventsRequest) (*pb.ListTaskEventsResponse, error) {

@@ -570,6 +570,138 @@ func (x *TaskFailure) GetDetails() *TaskPayload {
 	return nil
 }
 
+// TaskWaitReason says what holds a TASK_STATE_CREATED task back from TASK_STATE_READY now.
+type TaskWaitReason struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The upstreams (depends_on) that have not succeeded, nor has a task that reruns them
+	// (rerun_of, transitively), by task id: the dependency gate stays shut while one is left.
+	Upstreams []*BlockingUpstream `protobuf:"bytes,1,rep,name=upstreams,proto3" json:"upstreams,omitempty"`
+	// The task's not_before, when it has not come yet: EnqueueTask is refused (NOT_BEFORE) until then.
+	NotBefore *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
+	// Whether the service enqueues the task itself once nothing above holds it (auto_enqueue).
+	// False with no upstream and no not_before left: the task waits only for an EnqueueTask call.
+	AutoEnqueue   bool `protobuf:"varint,3,opt,name=auto_enqueue,json=autoEnqueue,proto3" json:"auto_enqueue,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskWaitReason) Reset() {
+	*x = TaskWaitReason{}
+	mi := &file_tasklife_v1_task_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskWaitReason) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskWaitReason) ProtoMessage() {}
+
+func (x *TaskWaitReason) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskWaitReason.ProtoReflect.Descriptor instead.
+func (*TaskWaitReason) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *TaskWaitReason) GetUpstreams() []*BlockingUpstream {
+	if x != nil {
+		return x.Upstreams
+	}
+	return nil
+}
+
+func (x *TaskWaitReason) GetNotBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NotBefore
+	}
+	return nil
+}
+
+func (x *TaskWaitReason) GetAutoEnqueue() bool {
+	if x != nil {
+		return x.AutoEnqueue
+	}
+	return false
+}
+
+// BlockingUpstream is an upstream that keeps a task's dependency gate shut.
+type BlockingUpstream struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The upstream's id.
+	TaskId string `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// Its state now.
+	State TaskState `protobuf:"varint,2,opt,name=state,proto3,enum=tasklife.v1.TaskState" json:"state,omitempty"`
+	// Whether it, or a task that reruns it, may still succeed. False when it and every rerun of
+	// it are killed or abandoned: only a new rerun of it (CreateTask with rerun_of) that
+	// succeeds can open the gate.
+	CanSucceed    bool `protobuf:"varint,3,opt,name=can_succeed,json=canSucceed,proto3" json:"can_succeed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockingUpstream) Reset() {
+	*x = BlockingUpstream{}
+	mi := &file_tasklife_v1_task_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockingUpstream) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockingUpstream) ProtoMessage() {}
+
+func (x *BlockingUpstream) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockingUpstream.ProtoReflect.Descriptor instead.
+func (*BlockingUpstream) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *BlockingUpstream) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *BlockingUpstream) GetState() TaskState {
+	if x != nil {
+		return x.State
+	}
+	return TaskState_TASK_STATE_UNSPECIFIED
+}
+
+func (x *BlockingUpstream) GetCanSucceed() bool {
+	if x != nil {
+		return x.CanSucceed
+	}
+	return false
+}
+
 // Task is one task instance and the state it stands in now.
 type Task struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -643,14 +775,21 @@ type Task struct {
 	NotBefore *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
 	// The time limits given at creation, which the service enforces itself (operator
 	// `system:timeout`); unset when none was given. Fixed at creation.
-	Timeouts      *TaskTimeouts `protobuf:"bytes,23,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	Timeouts *TaskTimeouts `protobuf:"bytes,23,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	// The concurrency key given at creation (empty: none): at most the limit set on it in the
+	// task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+	ConcurrencyKey string `protobuf:"bytes,26,opt,name=concurrency_key,json=concurrencyKey,proto3" json:"concurrency_key,omitempty"`
+	// What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+	// on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+	// the moves, reads at as_of) and on a task in any other state.
+	WaitReason    *TaskWaitReason `protobuf:"bytes,27,opt,name=wait_reason,json=waitReason,proto3" json:"wait_reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[3]
+	mi := &file_tasklife_v1_task_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -662,7 +801,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[3]
+	mi := &file_tasklife_v1_task_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -675,7 +814,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{3}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Task) GetTaskId() string {
@@ -839,6 +978,20 @@ func (x *Task) GetTimeouts() *TaskTimeouts {
 	return nil
 }
 
+func (x *Task) GetConcurrencyKey() string {
+	if x != nil {
+		return x.ConcurrencyKey
+	}
+	return ""
+}
+
+func (x *Task) GetWaitReason() *TaskWaitReason {
+	if x != nil {
+		return x.WaitReason
+	}
+	return nil
+}
+
 // TaskTimeouts are a task's time limits, enforced by the service as operator
 // `system:timeout` on the task's one durable timer. Each is optional.
 type TaskTimeouts struct {
@@ -860,7 +1013,7 @@ type TaskTimeouts struct {
 
 func (x *TaskTimeouts) Reset() {
 	*x = TaskTimeouts{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[4]
+	mi := &file_tasklife_v1_task_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -872,7 +1025,7 @@ func (x *TaskTimeouts) String() string {
 func (*TaskTimeouts) ProtoMessage() {}
 
 func (x *TaskTimeouts) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[4]
+	mi := &file_tasklife_v1_task_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -885,7 +1038,7 @@ func (x *TaskTimeouts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskTimeouts.ProtoReflect.Descriptor instead.
 func (*TaskTimeouts) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{4}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TaskTimeouts) GetReadyTimeout() *durationpb.Duration {
@@ -961,7 +1114,7 @@ type TaskEvent struct {
 
 func (x *TaskEvent) Reset() {
 	*x = TaskEvent{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[5]
+	mi := &file_tasklife_v1_task_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +1126,7 @@ func (x *TaskEvent) String() string {
 func (*TaskEvent) ProtoMessage() {}
 
 func (x *TaskEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[5]
+	mi := &file_tasklife_v1_task_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +1139,7 @@ func (x *TaskEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskEvent.ProtoReflect.Descriptor instead.
 func (*TaskEvent) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{5}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *TaskEvent) GetTaskId() string {
@@ -1132,7 +1285,7 @@ type TaskAttempt struct {
 
 func (x *TaskAttempt) Reset() {
 	*x = TaskAttempt{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[6]
+	mi := &file_tasklife_v1_task_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1297,7 @@ func (x *TaskAttempt) String() string {
 func (*TaskAttempt) ProtoMessage() {}
 
 func (x *TaskAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[6]
+	mi := &file_tasklife_v1_task_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1310,7 @@ func (x *TaskAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskAttempt.ProtoReflect.Descriptor instead.
 func (*TaskAttempt) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{6}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TaskAttempt) GetAttempt() int32 {
@@ -1257,7 +1410,17 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\rnon_retryable\x18\x05 \x01(\bR\fnonRetryable\x122\n" +
 	"\adetails\x18\x06 \x01(\v2\x18.tasklife.v1.TaskPayloadR\adetailsB\f\n" +
 	"\n" +
-	"_exit_code\"\x96\t\n" +
+	"_exit_code\"\xab\x01\n" +
+	"\x0eTaskWaitReason\x12;\n" +
+	"\tupstreams\x18\x01 \x03(\v2\x1d.tasklife.v1.BlockingUpstreamR\tupstreams\x129\n" +
+	"\n" +
+	"not_before\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x12!\n" +
+	"\fauto_enqueue\x18\x03 \x01(\bR\vautoEnqueue\"z\n" +
+	"\x10BlockingUpstream\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x1f\n" +
+	"\vcan_succeed\x18\x03 \x01(\bR\n" +
+	"canSucceed\"\xfd\t\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -1286,7 +1449,10 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\bpriority\x18\x15 \x01(\x05R\bpriority\x129\n" +
 	"\n" +
 	"not_before\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x125\n" +
-	"\btimeouts\x18\x17 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x1a9\n" +
+	"\btimeouts\x18\x17 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x12'\n" +
+	"\x0fconcurrency_key\x18\x1a \x01(\tR\x0econcurrencyKey\x12<\n" +
+	"\vwait_reason\x18\x1b \x01(\v2\x1b.tasklife.v1.TaskWaitReasonR\n" +
+	"waitReason\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc2\x01\n" +
@@ -1385,7 +1551,7 @@ func file_tasklife_v1_task_proto_rawDescGZIP() []byte {
 }
 
 var file_tasklife_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_tasklife_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_tasklife_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_tasklife_v1_task_proto_goTypes = []any{
 	(TaskState)(0),                // 0: tasklife.v1.TaskState
 	(StateKind)(0),                // 1: tasklife.v1.StateKind
@@ -1394,50 +1560,56 @@ var file_tasklife_v1_task_proto_goTypes = []any{
 	(*RetryPolicy)(nil),           // 4: tasklife.v1.RetryPolicy
 	(*TaskPayload)(nil),           // 5: tasklife.v1.TaskPayload
 	(*TaskFailure)(nil),           // 6: tasklife.v1.TaskFailure
-	(*Task)(nil),                  // 7: tasklife.v1.Task
-	(*TaskTimeouts)(nil),          // 8: tasklife.v1.TaskTimeouts
-	(*TaskEvent)(nil),             // 9: tasklife.v1.TaskEvent
-	(*TaskAttempt)(nil),           // 10: tasklife.v1.TaskAttempt
-	nil,                           // 11: tasklife.v1.Task.LabelsEntry
-	(*durationpb.Duration)(nil),   // 12: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*TaskWaitReason)(nil),        // 7: tasklife.v1.TaskWaitReason
+	(*BlockingUpstream)(nil),      // 8: tasklife.v1.BlockingUpstream
+	(*Task)(nil),                  // 9: tasklife.v1.Task
+	(*TaskTimeouts)(nil),          // 10: tasklife.v1.TaskTimeouts
+	(*TaskEvent)(nil),             // 11: tasklife.v1.TaskEvent
+	(*TaskAttempt)(nil),           // 12: tasklife.v1.TaskAttempt
+	nil,                           // 13: tasklife.v1.Task.LabelsEntry
+	(*durationpb.Duration)(nil),   // 14: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
 }
 var file_tasklife_v1_task_proto_depIdxs = []int32{
-	12, // 0: tasklife.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	12, // 1: tasklife.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	14, // 0: tasklife.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	14, // 1: tasklife.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
 	5,  // 2: tasklife.v1.TaskFailure.details:type_name -> tasklife.v1.TaskPayload
-	0,  // 3: tasklife.v1.Task.state:type_name -> tasklife.v1.TaskState
-	11, // 4: tasklife.v1.Task.labels:type_name -> tasklife.v1.Task.LabelsEntry
-	4,  // 5: tasklife.v1.Task.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	13, // 6: tasklife.v1.Task.create_time:type_name -> google.protobuf.Timestamp
-	13, // 7: tasklife.v1.Task.update_time:type_name -> google.protobuf.Timestamp
-	13, // 8: tasklife.v1.Task.lease_expire_time:type_name -> google.protobuf.Timestamp
-	13, // 9: tasklife.v1.Task.last_heartbeat_time:type_name -> google.protobuf.Timestamp
-	13, // 10: tasklife.v1.Task.next_attempt_time:type_name -> google.protobuf.Timestamp
-	5,  // 11: tasklife.v1.Task.input:type_name -> tasklife.v1.TaskPayload
-	5,  // 12: tasklife.v1.Task.result:type_name -> tasklife.v1.TaskPayload
-	6,  // 13: tasklife.v1.Task.last_failure:type_name -> tasklife.v1.TaskFailure
-	4,  // 14: tasklife.v1.Task.effective_retry_policy:type_name -> tasklife.v1.RetryPolicy
-	13, // 15: tasklife.v1.Task.not_before:type_name -> google.protobuf.Timestamp
-	8,  // 16: tasklife.v1.Task.timeouts:type_name -> tasklife.v1.TaskTimeouts
-	12, // 17: tasklife.v1.TaskTimeouts.ready_timeout:type_name -> google.protobuf.Duration
-	12, // 18: tasklife.v1.TaskTimeouts.run_timeout:type_name -> google.protobuf.Duration
-	13, // 19: tasklife.v1.TaskTimeouts.deadline:type_name -> google.protobuf.Timestamp
-	0,  // 20: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
-	0,  // 21: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
-	2,  // 22: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
-	13, // 23: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
-	6,  // 24: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
-	13, // 25: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
-	13, // 26: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
-	2,  // 27: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
-	0,  // 28: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
-	6,  // 29: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
-	30, // [30:30] is the sub-list for method output_type
-	30, // [30:30] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	8,  // 3: tasklife.v1.TaskWaitReason.upstreams:type_name -> tasklife.v1.BlockingUpstream
+	15, // 4: tasklife.v1.TaskWaitReason.not_before:type_name -> google.protobuf.Timestamp
+	0,  // 5: tasklife.v1.BlockingUpstream.state:type_name -> tasklife.v1.TaskState
+	0,  // 6: tasklife.v1.Task.state:type_name -> tasklife.v1.TaskState
+	13, // 7: tasklife.v1.Task.labels:type_name -> tasklife.v1.Task.LabelsEntry
+	4,  // 8: tasklife.v1.Task.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	15, // 9: tasklife.v1.Task.create_time:type_name -> google.protobuf.Timestamp
+	15, // 10: tasklife.v1.Task.update_time:type_name -> google.protobuf.Timestamp
+	15, // 11: tasklife.v1.Task.lease_expire_time:type_name -> google.protobuf.Timestamp
+	15, // 12: tasklife.v1.Task.last_heartbeat_time:type_name -> google.protobuf.Timestamp
+	15, // 13: tasklife.v1.Task.next_attempt_time:type_name -> google.protobuf.Timestamp
+	5,  // 14: tasklife.v1.Task.input:type_name -> tasklife.v1.TaskPayload
+	5,  // 15: tasklife.v1.Task.result:type_name -> tasklife.v1.TaskPayload
+	6,  // 16: tasklife.v1.Task.last_failure:type_name -> tasklife.v1.TaskFailure
+	4,  // 17: tasklife.v1.Task.effective_retry_policy:type_name -> tasklife.v1.RetryPolicy
+	15, // 18: tasklife.v1.Task.not_before:type_name -> google.protobuf.Timestamp
+	10, // 19: tasklife.v1.Task.timeouts:type_name -> tasklife.v1.TaskTimeouts
+	7,  // 20: tasklife.v1.Task.wait_reason:type_name -> tasklife.v1.TaskWaitReason
+	14, // 21: tasklife.v1.TaskTimeouts.ready_timeout:type_name -> google.protobuf.Duration
+	14, // 22: tasklife.v1.TaskTimeouts.run_timeout:type_name -> google.protobuf.Duration
+	15, // 23: tasklife.v1.TaskTimeouts.deadline:type_name -> google.protobuf.Timestamp
+	0,  // 24: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
+	0,  // 25: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
+	2,  // 26: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
+	15, // 27: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
+	6,  // 28: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
+	15, // 29: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
+	15, // 30: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
+	2,  // 31: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
+	0,  // 32: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
+	6,  // 33: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
+	34, // [34:34] is the sub-list for method output_type
+	34, // [34:34] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_proto_init() }
@@ -1447,15 +1619,15 @@ func file_tasklife_v1_task_proto_init() {
 	}
 	file_tasklife_v1_task_proto_msgTypes[0].OneofWrappers = []any{}
 	file_tasklife_v1_task_proto_msgTypes[2].OneofWrappers = []any{}
-	file_tasklife_v1_task_proto_msgTypes[5].OneofWrappers = []any{}
-	file_tasklife_v1_task_proto_msgTypes[6].OneofWrappers = []any{}
+	file_tasklife_v1_task_proto_msgTypes[7].OneofWrappers = []any{}
+	file_tasklife_v1_task_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_proto_rawDesc), len(file_tasklife_v1_task_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -127,9 +127,14 @@ type CreateTaskRequest struct {
 	NotBefore *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
 	// The task's time limits (Task.timeouts); unset: none. Part of the spec a retried
 	// CreateTask must repeat.
-	Timeouts      *TaskTimeouts `protobuf:"bytes,22,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Timeouts *TaskTimeouts `protobuf:"bytes,22,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	// The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+	// namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+	// Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+	// letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+	ConcurrencyKey string `protobuf:"bytes,23,opt,name=concurrency_key,json=concurrencyKey,proto3" json:"concurrency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreateTaskRequest) Reset() {
@@ -258,6 +263,13 @@ func (x *CreateTaskRequest) GetTimeouts() *TaskTimeouts {
 		return x.Timeouts
 	}
 	return nil
+}
+
+func (x *CreateTaskRequest) GetConcurrencyKey() string {
+	if x != nil {
+		return x.ConcurrencyKey
+	}
+	return ""
 }
 
 // CreateTaskResponse is the created (or, on a retried create, the existing) task.
@@ -5001,11 +5013,308 @@ func (x *TaskActionCount) GetCount() int64 {
 	return 0
 }
 
+// ConcurrencyLimit is the limit of one concurrency key in a namespace, and its use now.
+type ConcurrencyLimit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace the limit applies in.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The concurrency key (Task.concurrency_key) it limits.
+	ConcurrencyKey string `protobuf:"bytes,2,opt,name=concurrency_key,json=concurrencyKey,proto3" json:"concurrency_key,omitempty"`
+	// At most this many of the key's tasks are TASK_STATE_RUNNING at once; 0 stops every start.
+	MaxRunning int32 `protobuf:"varint,3,opt,name=max_running,json=maxRunning,proto3" json:"max_running,omitempty"`
+	// How many of the key's tasks are TASK_STATE_RUNNING now (above max_running only after the
+	// limit was lowered: nothing is ended to meet it).
+	Running int32 `protobuf:"varint,4,opt,name=running,proto3" json:"running,omitempty"`
+	// When the limit was last set.
+	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConcurrencyLimit) Reset() {
+	*x = ConcurrencyLimit{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConcurrencyLimit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConcurrencyLimit) ProtoMessage() {}
+
+func (x *ConcurrencyLimit) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConcurrencyLimit.ProtoReflect.Descriptor instead.
+func (*ConcurrencyLimit) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ConcurrencyLimit) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ConcurrencyLimit) GetConcurrencyKey() string {
+	if x != nil {
+		return x.ConcurrencyKey
+	}
+	return ""
+}
+
+func (x *ConcurrencyLimit) GetMaxRunning() int32 {
+	if x != nil {
+		return x.MaxRunning
+	}
+	return 0
+}
+
+func (x *ConcurrencyLimit) GetRunning() int32 {
+	if x != nil {
+		return x.Running
+	}
+	return 0
+}
+
+func (x *ConcurrencyLimit) GetUpdateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdateTime
+	}
+	return nil
+}
+
+// SetConcurrencyLimitRequest sets or clears the limit of one concurrency key.
+type SetConcurrencyLimitRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The namespace, as on CreateTaskRequest.namespace. Empty: the caller's only namespace when
+	// it is granted exactly one, `default` otherwise.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The concurrency key, as on CreateTaskRequest.concurrency_key. Required.
+	ConcurrencyKey string `protobuf:"bytes,2,opt,name=concurrency_key,json=concurrencyKey,proto3" json:"concurrency_key,omitempty"`
+	// The most tasks of the key that may run at once, 0 to 1000000; 0 stops every start (a
+	// pause of the key). Must be 0 with `clear`.
+	MaxRunning int32 `protobuf:"varint,3,opt,name=max_running,json=maxRunning,proto3" json:"max_running,omitempty"`
+	// Removes the limit: the key's tasks start without one. Clearing a key with no limit does
+	// nothing.
+	Clear         bool `protobuf:"varint,4,opt,name=clear,proto3" json:"clear,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetConcurrencyLimitRequest) Reset() {
+	*x = SetConcurrencyLimitRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetConcurrencyLimitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetConcurrencyLimitRequest) ProtoMessage() {}
+
+func (x *SetConcurrencyLimitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetConcurrencyLimitRequest.ProtoReflect.Descriptor instead.
+func (*SetConcurrencyLimitRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *SetConcurrencyLimitRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *SetConcurrencyLimitRequest) GetConcurrencyKey() string {
+	if x != nil {
+		return x.ConcurrencyKey
+	}
+	return ""
+}
+
+func (x *SetConcurrencyLimitRequest) GetMaxRunning() int32 {
+	if x != nil {
+		return x.MaxRunning
+	}
+	return 0
+}
+
+func (x *SetConcurrencyLimitRequest) GetClear() bool {
+	if x != nil {
+		return x.Clear
+	}
+	return false
+}
+
+// SetConcurrencyLimitResponse is the limit as set.
+type SetConcurrencyLimitResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The limit now in force, with its running count; unset after `clear`.
+	Limit         *ConcurrencyLimit `protobuf:"bytes,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetConcurrencyLimitResponse) Reset() {
+	*x = SetConcurrencyLimitResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetConcurrencyLimitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetConcurrencyLimitResponse) ProtoMessage() {}
+
+func (x *SetConcurrencyLimitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetConcurrencyLimitResponse.ProtoReflect.Descriptor instead.
+func (*SetConcurrencyLimitResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *SetConcurrencyLimitResponse) GetLimit() *ConcurrencyLimit {
+	if x != nil {
+		return x.Limit
+	}
+	return nil
+}
+
+// ListConcurrencyLimitsRequest chooses whose limits to list.
+type ListConcurrencyLimitsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only this namespace's limits; empty: those of every namespace the caller reaches.
+	Namespace     string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListConcurrencyLimitsRequest) Reset() {
+	*x = ListConcurrencyLimitsRequest{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListConcurrencyLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListConcurrencyLimitsRequest) ProtoMessage() {}
+
+func (x *ListConcurrencyLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListConcurrencyLimitsRequest.ProtoReflect.Descriptor instead.
+func (*ListConcurrencyLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *ListConcurrencyLimitsRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+// ListConcurrencyLimitsResponse holds every limit set, by namespace then key.
+type ListConcurrencyLimitsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The limits, by namespace then concurrency key.
+	Limits        []*ConcurrencyLimit `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListConcurrencyLimitsResponse) Reset() {
+	*x = ListConcurrencyLimitsResponse{}
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListConcurrencyLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListConcurrencyLimitsResponse) ProtoMessage() {}
+
+func (x *ListConcurrencyLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_service_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListConcurrencyLimitsResponse.ProtoReflect.Descriptor instead.
+func (*ListConcurrencyLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_service_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *ListConcurrencyLimitsResponse) GetLimits() []*ConcurrencyLimit {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
 var File_tasklife_v1_task_service_proto protoreflect.FileDescriptor
 
 const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xf7\x04\n" +
+	"\x1etasklife/v1/task_service.proto\x12\vtasklife.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x16tasklife/v1/task.proto\"\xa0\x05\n" +
 	"\x11CreateTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12B\n" +
 	"\x06labels\x18\x02 \x03(\v2*.tasklife.v1.CreateTaskRequest.LabelsEntryR\x06labels\x12\x1d\n" +
@@ -5024,7 +5333,8 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\bpriority\x18\x14 \x01(\x05R\bpriority\x129\n" +
 	"\n" +
 	"not_before\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x125\n" +
-	"\btimeouts\x18\x16 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x1a9\n" +
+	"\btimeouts\x18\x16 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x12'\n" +
+	"\x0fconcurrency_key\x18\x17 \x01(\tR\x0econcurrencyKey\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"i\n" +
@@ -5417,13 +5727,33 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\aactions\x18\x03 \x03(\v2\x1c.tasklife.v1.TaskActionCountR\aactions\"X\n" +
 	"\x0fTaskActionCount\x12/\n" +
 	"\x06action\x18\x01 \x01(\x0e2\x17.tasklife.v1.TaskActionR\x06action\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count*\xc5\x01\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xd1\x01\n" +
+	"\x10ConcurrencyLimit\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12'\n" +
+	"\x0fconcurrency_key\x18\x02 \x01(\tR\x0econcurrencyKey\x12\x1f\n" +
+	"\vmax_running\x18\x03 \x01(\x05R\n" +
+	"maxRunning\x12\x18\n" +
+	"\arunning\x18\x04 \x01(\x05R\arunning\x12;\n" +
+	"\vupdate_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"updateTime\"\x9a\x01\n" +
+	"\x1aSetConcurrencyLimitRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12'\n" +
+	"\x0fconcurrency_key\x18\x02 \x01(\tR\x0econcurrencyKey\x12\x1f\n" +
+	"\vmax_running\x18\x03 \x01(\x05R\n" +
+	"maxRunning\x12\x14\n" +
+	"\x05clear\x18\x04 \x01(\bR\x05clear\"R\n" +
+	"\x1bSetConcurrencyLimitResponse\x123\n" +
+	"\x05limit\x18\x01 \x01(\v2\x1d.tasklife.v1.ConcurrencyLimitR\x05limit\"<\n" +
+	"\x1cListConcurrencyLimitsRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\"V\n" +
+	"\x1dListConcurrencyLimitsResponse\x125\n" +
+	"\x06limits\x18\x01 \x03(\v2\x1d.tasklife.v1.ConcurrencyLimitR\x06limits*\xc5\x01\n" +
 	"\x12BulkOperationState\x12$\n" +
 	" BULK_OPERATION_STATE_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cBULK_OPERATION_STATE_RUNNING\x10\x01\x12\"\n" +
 	"\x1eBULK_OPERATION_STATE_SUCCEEDED\x10\x02\x12\"\n" +
 	"\x1eBULK_OPERATION_STATE_CANCELLED\x10\x03\x12\x1f\n" +
-	"\x1bBULK_OPERATION_STATE_FAILED\x10\x042\x90\x12\n" +
+	"\x1bBULK_OPERATION_STATE_FAILED\x10\x042\xea\x13\n" +
 	"\vTaskService\x12M\n" +
 	"\n" +
 	"CreateTask\x12\x1e.tasklife.v1.CreateTaskRequest\x1a\x1f.tasklife.v1.CreateTaskResponse\x12D\n" +
@@ -5455,7 +5785,9 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x13CancelBulkOperation\x12'.tasklife.v1.CancelBulkOperationRequest\x1a\x1a.tasklife.v1.BulkOperation\x12M\n" +
 	"\n" +
 	"ClaimTasks\x12\x1e.tasklife.v1.ClaimTasksRequest\x1a\x1f.tasklife.v1.ClaimTasksResponse\x12\\\n" +
-	"\x0fCountTaskEvents\x12#.tasklife.v1.CountTaskEventsRequest\x1a$.tasklife.v1.CountTaskEventsResponseb\x06proto3"
+	"\x0fCountTaskEvents\x12#.tasklife.v1.CountTaskEventsRequest\x1a$.tasklife.v1.CountTaskEventsResponse\x12h\n" +
+	"\x13SetConcurrencyLimit\x12'.tasklife.v1.SetConcurrencyLimitRequest\x1a(.tasklife.v1.SetConcurrencyLimitResponse\x12n\n" +
+	"\x15ListConcurrencyLimits\x12).tasklife.v1.ListConcurrencyLimitsRequest\x1a*.tasklife.v1.ListConcurrencyLimitsResponseb\x06proto3"
 
 var (
 	file_tasklife_v1_task_service_proto_rawDescOnce sync.Once
@@ -5470,175 +5802,180 @@ func file_tasklife_v1_task_service_proto_rawDescGZIP() []byte {
 }
 
 var file_tasklife_v1_task_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 69)
+var file_tasklife_v1_task_service_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
 var file_tasklife_v1_task_service_proto_goTypes = []any{
-	(BulkOperationState)(0),              // 0: tasklife.v1.BulkOperationState
-	(*CreateTaskRequest)(nil),            // 1: tasklife.v1.CreateTaskRequest
-	(*CreateTaskResponse)(nil),           // 2: tasklife.v1.CreateTaskResponse
-	(*GetTaskRequest)(nil),               // 3: tasklife.v1.GetTaskRequest
-	(*GetTaskResponse)(nil),              // 4: tasklife.v1.GetTaskResponse
-	(*ListTasksRequest)(nil),             // 5: tasklife.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),            // 6: tasklife.v1.ListTasksResponse
-	(*CountTasksRequest)(nil),            // 7: tasklife.v1.CountTasksRequest
-	(*CountTasksResponse)(nil),           // 8: tasklife.v1.CountTasksResponse
-	(*TaskCount)(nil),                    // 9: tasklife.v1.TaskCount
-	(*ListTaskEventsRequest)(nil),        // 10: tasklife.v1.ListTaskEventsRequest
-	(*ListTaskAttemptsRequest)(nil),      // 11: tasklife.v1.ListTaskAttemptsRequest
-	(*ListTaskAttemptsResponse)(nil),     // 12: tasklife.v1.ListTaskAttemptsResponse
-	(*ListTaskFailuresRequest)(nil),      // 13: tasklife.v1.ListTaskFailuresRequest
-	(*ListTaskFailuresResponse)(nil),     // 14: tasklife.v1.ListTaskFailuresResponse
-	(*FailureCount)(nil),                 // 15: tasklife.v1.FailureCount
-	(*ListTaskEventsResponse)(nil),       // 16: tasklife.v1.ListTaskEventsResponse
-	(*WatchTaskEventsRequest)(nil),       // 17: tasklife.v1.WatchTaskEventsRequest
-	(*WatchTaskEventsResponse)(nil),      // 18: tasklife.v1.WatchTaskEventsResponse
-	(*HeartbeatRequest)(nil),             // 19: tasklife.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),            // 20: tasklife.v1.HeartbeatResponse
-	(*GetStateMachineRequest)(nil),       // 21: tasklife.v1.GetStateMachineRequest
-	(*GetStateMachineResponse)(nil),      // 22: tasklife.v1.GetStateMachineResponse
-	(*StateDescription)(nil),             // 23: tasklife.v1.StateDescription
-	(*ActionDescription)(nil),            // 24: tasklife.v1.ActionDescription
-	(*Transition)(nil),                   // 25: tasklife.v1.Transition
-	(*EnqueueTaskRequest)(nil),           // 26: tasklife.v1.EnqueueTaskRequest
-	(*EnqueueTaskResponse)(nil),          // 27: tasklife.v1.EnqueueTaskResponse
-	(*StartTaskRequest)(nil),             // 28: tasklife.v1.StartTaskRequest
-	(*StartTaskResponse)(nil),            // 29: tasklife.v1.StartTaskResponse
-	(*CompleteTaskRequest)(nil),          // 30: tasklife.v1.CompleteTaskRequest
-	(*CompleteTaskResponse)(nil),         // 31: tasklife.v1.CompleteTaskResponse
-	(*FailTaskRequest)(nil),              // 32: tasklife.v1.FailTaskRequest
-	(*FailTaskResponse)(nil),             // 33: tasklife.v1.FailTaskResponse
-	(*RetryTaskRequest)(nil),             // 34: tasklife.v1.RetryTaskRequest
-	(*RetryTaskResponse)(nil),            // 35: tasklife.v1.RetryTaskResponse
-	(*PauseTaskRequest)(nil),             // 36: tasklife.v1.PauseTaskRequest
-	(*PauseTaskResponse)(nil),            // 37: tasklife.v1.PauseTaskResponse
-	(*ResumeTaskRequest)(nil),            // 38: tasklife.v1.ResumeTaskRequest
-	(*ResumeTaskResponse)(nil),           // 39: tasklife.v1.ResumeTaskResponse
-	(*KillTaskRequest)(nil),              // 40: tasklife.v1.KillTaskRequest
-	(*KillTaskResponse)(nil),             // 41: tasklife.v1.KillTaskResponse
-	(*AbandonTaskRequest)(nil),           // 42: tasklife.v1.AbandonTaskRequest
-	(*AbandonTaskResponse)(nil),          // 43: tasklife.v1.AbandonTaskResponse
-	(*BatchCreateTasksRequest)(nil),      // 44: tasklife.v1.BatchCreateTasksRequest
-	(*BatchCreateTasksResponse)(nil),     // 45: tasklife.v1.BatchCreateTasksResponse
-	(*BatchCreateTasksResult)(nil),       // 46: tasklife.v1.BatchCreateTasksResult
-	(*BatchTransitionTasksRequest)(nil),  // 47: tasklife.v1.BatchTransitionTasksRequest
-	(*BatchTransitionTasksItem)(nil),     // 48: tasklife.v1.BatchTransitionTasksItem
-	(*BatchTransitionTasksResponse)(nil), // 49: tasklife.v1.BatchTransitionTasksResponse
-	(*BatchTransitionTasksResult)(nil),   // 50: tasklife.v1.BatchTransitionTasksResult
-	(*ClaimTasksRequest)(nil),            // 51: tasklife.v1.ClaimTasksRequest
-	(*ClaimTasksResponse)(nil),           // 52: tasklife.v1.ClaimTasksResponse
-	(*StartBulkOperationRequest)(nil),    // 53: tasklife.v1.StartBulkOperationRequest
-	(*BulkOperation)(nil),                // 54: tasklife.v1.BulkOperation
-	(*GetBulkOperationRequest)(nil),      // 55: tasklife.v1.GetBulkOperationRequest
-	(*ListBulkOperationsRequest)(nil),    // 56: tasklife.v1.ListBulkOperationsRequest
-	(*ListBulkOperationsResponse)(nil),   // 57: tasklife.v1.ListBulkOperationsResponse
-	(*CancelBulkOperationRequest)(nil),   // 58: tasklife.v1.CancelBulkOperationRequest
-	(*CountTaskEventsRequest)(nil),       // 59: tasklife.v1.CountTaskEventsRequest
-	(*CountTaskEventsResponse)(nil),      // 60: tasklife.v1.CountTaskEventsResponse
-	(*TaskEventBucket)(nil),              // 61: tasklife.v1.TaskEventBucket
-	(*TaskActionCount)(nil),              // 62: tasklife.v1.TaskActionCount
-	nil,                                  // 63: tasklife.v1.CreateTaskRequest.LabelsEntry
-	nil,                                  // 64: tasklife.v1.ListTasksRequest.LabelsEntry
-	nil,                                  // 65: tasklife.v1.CountTasksRequest.LabelsEntry
-	nil,                                  // 66: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	nil,                                  // 67: tasklife.v1.ClaimTasksRequest.LabelsEntry
-	nil,                                  // 68: tasklife.v1.StartBulkOperationRequest.LabelsEntry
-	nil,                                  // 69: tasklife.v1.BulkOperation.RefusedEntry
-	(*RetryPolicy)(nil),                  // 70: tasklife.v1.RetryPolicy
-	(*TaskPayload)(nil),                  // 71: tasklife.v1.TaskPayload
-	(*timestamppb.Timestamp)(nil),        // 72: google.protobuf.Timestamp
-	(*TaskTimeouts)(nil),                 // 73: tasklife.v1.TaskTimeouts
-	(*Task)(nil),                         // 74: tasklife.v1.Task
-	(*TaskEvent)(nil),                    // 75: tasklife.v1.TaskEvent
-	(TaskView)(0),                        // 76: tasklife.v1.TaskView
-	(TaskState)(0),                       // 77: tasklife.v1.TaskState
-	(*TaskAttempt)(nil),                  // 78: tasklife.v1.TaskAttempt
-	(*durationpb.Duration)(nil),          // 79: google.protobuf.Duration
-	(TaskAction)(0),                      // 80: tasklife.v1.TaskAction
-	(StateKind)(0),                       // 81: tasklife.v1.StateKind
-	(*TaskFailure)(nil),                  // 82: tasklife.v1.TaskFailure
-	(*status.Status)(nil),                // 83: google.rpc.Status
+	(BulkOperationState)(0),               // 0: tasklife.v1.BulkOperationState
+	(*CreateTaskRequest)(nil),             // 1: tasklife.v1.CreateTaskRequest
+	(*CreateTaskResponse)(nil),            // 2: tasklife.v1.CreateTaskResponse
+	(*GetTaskRequest)(nil),                // 3: tasklife.v1.GetTaskRequest
+	(*GetTaskResponse)(nil),               // 4: tasklife.v1.GetTaskResponse
+	(*ListTasksRequest)(nil),              // 5: tasklife.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),             // 6: tasklife.v1.ListTasksResponse
+	(*CountTasksRequest)(nil),             // 7: tasklife.v1.CountTasksRequest
+	(*CountTasksResponse)(nil),            // 8: tasklife.v1.CountTasksResponse
+	(*TaskCount)(nil),                     // 9: tasklife.v1.TaskCount
+	(*ListTaskEventsRequest)(nil),         // 10: tasklife.v1.ListTaskEventsRequest
+	(*ListTaskAttemptsRequest)(nil),       // 11: tasklife.v1.ListTaskAttemptsRequest
+	(*ListTaskAttemptsResponse)(nil),      // 12: tasklife.v1.ListTaskAttemptsResponse
+	(*ListTaskFailuresRequest)(nil),       // 13: tasklife.v1.ListTaskFailuresRequest
+	(*ListTaskFailuresResponse)(nil),      // 14: tasklife.v1.ListTaskFailuresResponse
+	(*FailureCount)(nil),                  // 15: tasklife.v1.FailureCount
+	(*ListTaskEventsResponse)(nil),        // 16: tasklife.v1.ListTaskEventsResponse
+	(*WatchTaskEventsRequest)(nil),        // 17: tasklife.v1.WatchTaskEventsRequest
+	(*WatchTaskEventsResponse)(nil),       // 18: tasklife.v1.WatchTaskEventsResponse
+	(*HeartbeatRequest)(nil),              // 19: tasklife.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),             // 20: tasklife.v1.HeartbeatResponse
+	(*GetStateMachineRequest)(nil),        // 21: tasklife.v1.GetStateMachineRequest
+	(*GetStateMachineResponse)(nil),       // 22: tasklife.v1.GetStateMachineResponse
+	(*StateDescription)(nil),              // 23: tasklife.v1.StateDescription
+	(*ActionDescription)(nil),             // 24: tasklife.v1.ActionDescription
+	(*Transition)(nil),                    // 25: tasklife.v1.Transition
+	(*EnqueueTaskRequest)(nil),            // 26: tasklife.v1.EnqueueTaskRequest
+	(*EnqueueTaskResponse)(nil),           // 27: tasklife.v1.EnqueueTaskResponse
+	(*StartTaskRequest)(nil),              // 28: tasklife.v1.StartTaskRequest
+	(*StartTaskResponse)(nil),             // 29: tasklife.v1.StartTaskResponse
+	(*CompleteTaskRequest)(nil),           // 30: tasklife.v1.CompleteTaskRequest
+	(*CompleteTaskResponse)(nil),          // 31: tasklife.v1.CompleteTaskResponse
+	(*FailTaskRequest)(nil),               // 32: tasklife.v1.FailTaskRequest
+	(*FailTaskResponse)(nil),              // 33: tasklife.v1.FailTaskResponse
+	(*RetryTaskRequest)(nil),              // 34: tasklife.v1.RetryTaskRequest
+	(*RetryTaskResponse)(nil),             // 35: tasklife.v1.RetryTaskResponse
+	(*PauseTaskRequest)(nil),              // 36: tasklife.v1.PauseTaskRequest
+	(*PauseTaskResponse)(nil),             // 37: tasklife.v1.PauseTaskResponse
+	(*ResumeTaskRequest)(nil),             // 38: tasklife.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),            // 39: tasklife.v1.ResumeTaskResponse
+	(*KillTaskRequest)(nil),               // 40: tasklife.v1.KillTaskRequest
+	(*KillTaskResponse)(nil),              // 41: tasklife.v1.KillTaskResponse
+	(*AbandonTaskRequest)(nil),            // 42: tasklife.v1.AbandonTaskRequest
+	(*AbandonTaskResponse)(nil),           // 43: tasklife.v1.AbandonTaskResponse
+	(*BatchCreateTasksRequest)(nil),       // 44: tasklife.v1.BatchCreateTasksRequest
+	(*BatchCreateTasksResponse)(nil),      // 45: tasklife.v1.BatchCreateTasksResponse
+	(*BatchCreateTasksResult)(nil),        // 46: tasklife.v1.BatchCreateTasksResult
+	(*BatchTransitionTasksRequest)(nil),   // 47: tasklife.v1.BatchTransitionTasksRequest
+	(*BatchTransitionTasksItem)(nil),      // 48: tasklife.v1.BatchTransitionTasksItem
+	(*BatchTransitionTasksResponse)(nil),  // 49: tasklife.v1.BatchTransitionTasksResponse
+	(*BatchTransitionTasksResult)(nil),    // 50: tasklife.v1.BatchTransitionTasksResult
+	(*ClaimTasksRequest)(nil),             // 51: tasklife.v1.ClaimTasksRequest
+	(*ClaimTasksResponse)(nil),            // 52: tasklife.v1.ClaimTasksResponse
+	(*StartBulkOperationRequest)(nil),     // 53: tasklife.v1.StartBulkOperationRequest
+	(*BulkOperation)(nil),                 // 54: tasklife.v1.BulkOperation
+	(*GetBulkOperationRequest)(nil),       // 55: tasklife.v1.GetBulkOperationRequest
+	(*ListBulkOperationsRequest)(nil),     // 56: tasklife.v1.ListBulkOperationsRequest
+	(*ListBulkOperationsResponse)(nil),    // 57: tasklife.v1.ListBulkOperationsResponse
+	(*CancelBulkOperationRequest)(nil),    // 58: tasklife.v1.CancelBulkOperationRequest
+	(*CountTaskEventsRequest)(nil),        // 59: tasklife.v1.CountTaskEventsRequest
+	(*CountTaskEventsResponse)(nil),       // 60: tasklife.v1.CountTaskEventsResponse
+	(*TaskEventBucket)(nil),               // 61: tasklife.v1.TaskEventBucket
+	(*TaskActionCount)(nil),               // 62: tasklife.v1.TaskActionCount
+	(*ConcurrencyLimit)(nil),              // 63: tasklife.v1.ConcurrencyLimit
+	(*SetConcurrencyLimitRequest)(nil),    // 64: tasklife.v1.SetConcurrencyLimitRequest
+	(*SetConcurrencyLimitResponse)(nil),   // 65: tasklife.v1.SetConcurrencyLimitResponse
+	(*ListConcurrencyLimitsRequest)(nil),  // 66: tasklife.v1.ListConcurrencyLimitsRequest
+	(*ListConcurrencyLimitsResponse)(nil), // 67: tasklife.v1.ListConcurrencyLimitsResponse
+	nil,                                   // 68: tasklife.v1.CreateTaskRequest.LabelsEntry
+	nil,                                   // 69: tasklife.v1.ListTasksRequest.LabelsEntry
+	nil,                                   // 70: tasklife.v1.CountTasksRequest.LabelsEntry
+	nil,                                   // 71: tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	nil,                                   // 72: tasklife.v1.ClaimTasksRequest.LabelsEntry
+	nil,                                   // 73: tasklife.v1.StartBulkOperationRequest.LabelsEntry
+	nil,                                   // 74: tasklife.v1.BulkOperation.RefusedEntry
+	(*RetryPolicy)(nil),                   // 75: tasklife.v1.RetryPolicy
+	(*TaskPayload)(nil),                   // 76: tasklife.v1.TaskPayload
+	(*timestamppb.Timestamp)(nil),         // 77: google.protobuf.Timestamp
+	(*TaskTimeouts)(nil),                  // 78: tasklife.v1.TaskTimeouts
+	(*Task)(nil),                          // 79: tasklife.v1.Task
+	(*TaskEvent)(nil),                     // 80: tasklife.v1.TaskEvent
+	(TaskView)(0),                         // 81: tasklife.v1.TaskView
+	(TaskState)(0),                        // 82: tasklife.v1.TaskState
+	(*TaskAttempt)(nil),                   // 83: tasklife.v1.TaskAttempt
+	(*durationpb.Duration)(nil),           // 84: google.protobuf.Duration
+	(TaskAction)(0),                       // 85: tasklife.v1.TaskAction
+	(StateKind)(0),                        // 86: tasklife.v1.StateKind
+	(*TaskFailure)(nil),                   // 87: tasklife.v1.TaskFailure
+	(*status.Status)(nil),                 // 88: google.rpc.Status
 }
 var file_tasklife_v1_task_service_proto_depIdxs = []int32{
-	63,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
-	70,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	71,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
-	72,  // 3: tasklife.v1.CreateTaskRequest.not_before:type_name -> google.protobuf.Timestamp
-	73,  // 4: tasklife.v1.CreateTaskRequest.timeouts:type_name -> tasklife.v1.TaskTimeouts
-	74,  // 5: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 6: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	72,  // 7: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
-	76,  // 8: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
-	74,  // 9: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
-	77,  // 10: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
-	64,  // 11: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
-	72,  // 12: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
-	76,  // 13: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
-	72,  // 14: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
-	72,  // 15: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
-	72,  // 16: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
-	72,  // 17: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
-	74,  // 18: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
-	77,  // 19: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
-	65,  // 20: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
-	72,  // 21: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
-	72,  // 22: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
-	72,  // 23: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
-	72,  // 24: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	68,  // 0: tasklife.v1.CreateTaskRequest.labels:type_name -> tasklife.v1.CreateTaskRequest.LabelsEntry
+	75,  // 1: tasklife.v1.CreateTaskRequest.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	76,  // 2: tasklife.v1.CreateTaskRequest.input:type_name -> tasklife.v1.TaskPayload
+	77,  // 3: tasklife.v1.CreateTaskRequest.not_before:type_name -> google.protobuf.Timestamp
+	78,  // 4: tasklife.v1.CreateTaskRequest.timeouts:type_name -> tasklife.v1.TaskTimeouts
+	79,  // 5: tasklife.v1.CreateTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 6: tasklife.v1.CreateTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	77,  // 7: tasklife.v1.GetTaskRequest.as_of:type_name -> google.protobuf.Timestamp
+	81,  // 8: tasklife.v1.GetTaskRequest.view:type_name -> tasklife.v1.TaskView
+	79,  // 9: tasklife.v1.GetTaskResponse.task:type_name -> tasklife.v1.Task
+	82,  // 10: tasklife.v1.ListTasksRequest.states:type_name -> tasklife.v1.TaskState
+	69,  // 11: tasklife.v1.ListTasksRequest.labels:type_name -> tasklife.v1.ListTasksRequest.LabelsEntry
+	77,  // 12: tasklife.v1.ListTasksRequest.as_of:type_name -> google.protobuf.Timestamp
+	81,  // 13: tasklife.v1.ListTasksRequest.view:type_name -> tasklife.v1.TaskView
+	77,  // 14: tasklife.v1.ListTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	77,  // 15: tasklife.v1.ListTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	77,  // 16: tasklife.v1.ListTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	77,  // 17: tasklife.v1.ListTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
+	79,  // 18: tasklife.v1.ListTasksResponse.tasks:type_name -> tasklife.v1.Task
+	82,  // 19: tasklife.v1.CountTasksRequest.states:type_name -> tasklife.v1.TaskState
+	70,  // 20: tasklife.v1.CountTasksRequest.labels:type_name -> tasklife.v1.CountTasksRequest.LabelsEntry
+	77,  // 21: tasklife.v1.CountTasksRequest.created_after:type_name -> google.protobuf.Timestamp
+	77,  // 22: tasklife.v1.CountTasksRequest.created_before:type_name -> google.protobuf.Timestamp
+	77,  // 23: tasklife.v1.CountTasksRequest.updated_after:type_name -> google.protobuf.Timestamp
+	77,  // 24: tasklife.v1.CountTasksRequest.updated_before:type_name -> google.protobuf.Timestamp
 	9,   // 25: tasklife.v1.CountTasksResponse.counts:type_name -> tasklife.v1.TaskCount
-	72,  // 26: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
-	72,  // 27: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	72,  // 28: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	72,  // 29: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
-	78,  // 30: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
-	72,  // 31: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
-	72,  // 32: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
-	75,  // 33: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
+	77,  // 26: tasklife.v1.CountTasksResponse.read_time:type_name -> google.protobuf.Timestamp
+	77,  // 27: tasklife.v1.ListTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	77,  // 28: tasklife.v1.ListTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	77,  // 29: tasklife.v1.ListTaskAttemptsRequest.as_of:type_name -> google.protobuf.Timestamp
+	83,  // 30: tasklife.v1.ListTaskAttemptsResponse.attempts:type_name -> tasklife.v1.TaskAttempt
+	77,  // 31: tasklife.v1.ListTaskFailuresRequest.start_time:type_name -> google.protobuf.Timestamp
+	77,  // 32: tasklife.v1.ListTaskFailuresRequest.end_time:type_name -> google.protobuf.Timestamp
+	80,  // 33: tasklife.v1.ListTaskFailuresResponse.failures:type_name -> tasklife.v1.TaskEvent
 	15,  // 34: tasklife.v1.ListTaskFailuresResponse.counts:type_name -> tasklife.v1.FailureCount
-	75,  // 35: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	77,  // 36: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
-	66,  // 37: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
-	79,  // 38: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
-	80,  // 39: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
-	75,  // 40: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
-	79,  // 41: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
-	74,  // 42: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
+	80,  // 35: tasklife.v1.ListTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	82,  // 36: tasklife.v1.WatchTaskEventsRequest.states:type_name -> tasklife.v1.TaskState
+	71,  // 37: tasklife.v1.WatchTaskEventsRequest.labels:type_name -> tasklife.v1.WatchTaskEventsRequest.LabelsEntry
+	84,  // 38: tasklife.v1.WatchTaskEventsRequest.progress_interval:type_name -> google.protobuf.Duration
+	85,  // 39: tasklife.v1.WatchTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	80,  // 40: tasklife.v1.WatchTaskEventsResponse.events:type_name -> tasklife.v1.TaskEvent
+	84,  // 41: tasklife.v1.HeartbeatRequest.lease_duration:type_name -> google.protobuf.Duration
+	79,  // 42: tasklife.v1.HeartbeatResponse.task:type_name -> tasklife.v1.Task
 	23,  // 43: tasklife.v1.GetStateMachineResponse.states:type_name -> tasklife.v1.StateDescription
 	24,  // 44: tasklife.v1.GetStateMachineResponse.actions:type_name -> tasklife.v1.ActionDescription
 	25,  // 45: tasklife.v1.GetStateMachineResponse.transitions:type_name -> tasklife.v1.Transition
-	77,  // 46: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
-	81,  // 47: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
-	80,  // 48: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
-	80,  // 49: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
-	77,  // 50: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
-	77,  // 51: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
-	77,  // 52: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
-	80,  // 53: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
-	77,  // 54: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
-	74,  // 55: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 56: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	79,  // 57: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
-	74,  // 58: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 59: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	71,  // 60: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
-	74,  // 61: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 62: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	82,  // 63: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
-	74,  // 64: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 65: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	74,  // 66: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 67: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	74,  // 68: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 69: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	74,  // 70: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 71: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	74,  // 72: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 73: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	74,  // 74: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	75,  // 75: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	82,  // 46: tasklife.v1.StateDescription.state:type_name -> tasklife.v1.TaskState
+	86,  // 47: tasklife.v1.StateDescription.kind:type_name -> tasklife.v1.StateKind
+	85,  // 48: tasklife.v1.StateDescription.allowed_actions:type_name -> tasklife.v1.TaskAction
+	85,  // 49: tasklife.v1.ActionDescription.action:type_name -> tasklife.v1.TaskAction
+	82,  // 50: tasklife.v1.ActionDescription.from_states:type_name -> tasklife.v1.TaskState
+	82,  // 51: tasklife.v1.ActionDescription.to_state:type_name -> tasklife.v1.TaskState
+	82,  // 52: tasklife.v1.Transition.from_state:type_name -> tasklife.v1.TaskState
+	85,  // 53: tasklife.v1.Transition.action:type_name -> tasklife.v1.TaskAction
+	82,  // 54: tasklife.v1.Transition.to_state:type_name -> tasklife.v1.TaskState
+	79,  // 55: tasklife.v1.EnqueueTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 56: tasklife.v1.EnqueueTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	84,  // 57: tasklife.v1.StartTaskRequest.lease_duration:type_name -> google.protobuf.Duration
+	79,  // 58: tasklife.v1.StartTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 59: tasklife.v1.StartTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	76,  // 60: tasklife.v1.CompleteTaskRequest.result:type_name -> tasklife.v1.TaskPayload
+	79,  // 61: tasklife.v1.CompleteTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 62: tasklife.v1.CompleteTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	87,  // 63: tasklife.v1.FailTaskRequest.failure:type_name -> tasklife.v1.TaskFailure
+	79,  // 64: tasklife.v1.FailTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 65: tasklife.v1.FailTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 66: tasklife.v1.RetryTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 67: tasklife.v1.RetryTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 68: tasklife.v1.PauseTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 69: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 70: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 71: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 72: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 73: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 74: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 75: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
 	1,   // 76: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
 	46,  // 77: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
-	74,  // 78: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
-	75,  // 79: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	83,  // 80: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	79,  // 78: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	80,  // 79: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	88,  // 80: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
 	48,  // 81: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
 	26,  // 82: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
 	28,  // 83: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
@@ -5650,97 +5987,104 @@ var file_tasklife_v1_task_service_proto_depIdxs = []int32{
 	40,  // 89: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
 	42,  // 90: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
 	50,  // 91: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
-	74,  // 92: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
-	75,  // 93: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	83,  // 94: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
-	79,  // 95: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
-	67,  // 96: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
-	79,  // 97: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	79,  // 92: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	80,  // 93: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	88,  // 94: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	84,  // 95: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	72,  // 96: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	84,  // 97: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
 	29,  // 98: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
-	77,  // 99: tasklife.v1.StartBulkOperationRequest.states:type_name -> tasklife.v1.TaskState
-	68,  // 100: tasklife.v1.StartBulkOperationRequest.labels:type_name -> tasklife.v1.StartBulkOperationRequest.LabelsEntry
-	72,  // 101: tasklife.v1.StartBulkOperationRequest.created_after:type_name -> google.protobuf.Timestamp
-	72,  // 102: tasklife.v1.StartBulkOperationRequest.created_before:type_name -> google.protobuf.Timestamp
-	72,  // 103: tasklife.v1.StartBulkOperationRequest.updated_after:type_name -> google.protobuf.Timestamp
-	72,  // 104: tasklife.v1.StartBulkOperationRequest.updated_before:type_name -> google.protobuf.Timestamp
-	80,  // 105: tasklife.v1.StartBulkOperationRequest.action:type_name -> tasklife.v1.TaskAction
+	82,  // 99: tasklife.v1.StartBulkOperationRequest.states:type_name -> tasklife.v1.TaskState
+	73,  // 100: tasklife.v1.StartBulkOperationRequest.labels:type_name -> tasklife.v1.StartBulkOperationRequest.LabelsEntry
+	77,  // 101: tasklife.v1.StartBulkOperationRequest.created_after:type_name -> google.protobuf.Timestamp
+	77,  // 102: tasklife.v1.StartBulkOperationRequest.created_before:type_name -> google.protobuf.Timestamp
+	77,  // 103: tasklife.v1.StartBulkOperationRequest.updated_after:type_name -> google.protobuf.Timestamp
+	77,  // 104: tasklife.v1.StartBulkOperationRequest.updated_before:type_name -> google.protobuf.Timestamp
+	85,  // 105: tasklife.v1.StartBulkOperationRequest.action:type_name -> tasklife.v1.TaskAction
 	0,   // 106: tasklife.v1.BulkOperation.state:type_name -> tasklife.v1.BulkOperationState
-	69,  // 107: tasklife.v1.BulkOperation.refused:type_name -> tasklife.v1.BulkOperation.RefusedEntry
-	72,  // 108: tasklife.v1.BulkOperation.create_time:type_name -> google.protobuf.Timestamp
-	72,  // 109: tasklife.v1.BulkOperation.end_time:type_name -> google.protobuf.Timestamp
-	80,  // 110: tasklife.v1.BulkOperation.action:type_name -> tasklife.v1.TaskAction
+	74,  // 107: tasklife.v1.BulkOperation.refused:type_name -> tasklife.v1.BulkOperation.RefusedEntry
+	77,  // 108: tasklife.v1.BulkOperation.create_time:type_name -> google.protobuf.Timestamp
+	77,  // 109: tasklife.v1.BulkOperation.end_time:type_name -> google.protobuf.Timestamp
+	85,  // 110: tasklife.v1.BulkOperation.action:type_name -> tasklife.v1.TaskAction
 	53,  // 111: tasklife.v1.BulkOperation.request:type_name -> tasklife.v1.StartBulkOperationRequest
 	54,  // 112: tasklife.v1.ListBulkOperationsResponse.operations:type_name -> tasklife.v1.BulkOperation
-	80,  // 113: tasklife.v1.CountTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
-	72,  // 114: tasklife.v1.CountTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	72,  // 115: tasklife.v1.CountTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	79,  // 116: tasklife.v1.CountTaskEventsRequest.bucket_width:type_name -> google.protobuf.Duration
+	85,  // 113: tasklife.v1.CountTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	77,  // 114: tasklife.v1.CountTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	77,  // 115: tasklife.v1.CountTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	84,  // 116: tasklife.v1.CountTaskEventsRequest.bucket_width:type_name -> google.protobuf.Duration
 	61,  // 117: tasklife.v1.CountTaskEventsResponse.buckets:type_name -> tasklife.v1.TaskEventBucket
-	72,  // 118: tasklife.v1.CountTaskEventsResponse.start_time:type_name -> google.protobuf.Timestamp
-	72,  // 119: tasklife.v1.CountTaskEventsResponse.end_time:type_name -> google.protobuf.Timestamp
-	72,  // 120: tasklife.v1.CountTaskEventsResponse.read_time:type_name -> google.protobuf.Timestamp
-	72,  // 121: tasklife.v1.TaskEventBucket.start_time:type_name -> google.protobuf.Timestamp
+	77,  // 118: tasklife.v1.CountTaskEventsResponse.start_time:type_name -> google.protobuf.Timestamp
+	77,  // 119: tasklife.v1.CountTaskEventsResponse.end_time:type_name -> google.protobuf.Timestamp
+	77,  // 120: tasklife.v1.CountTaskEventsResponse.read_time:type_name -> google.protobuf.Timestamp
+	77,  // 121: tasklife.v1.TaskEventBucket.start_time:type_name -> google.protobuf.Timestamp
 	62,  // 122: tasklife.v1.TaskEventBucket.actions:type_name -> tasklife.v1.TaskActionCount
-	80,  // 123: tasklife.v1.TaskActionCount.action:type_name -> tasklife.v1.TaskAction
-	1,   // 124: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	3,   // 125: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	5,   // 126: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	7,   // 127: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
-	10,  // 128: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	11,  // 129: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
-	13,  // 130: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
-	21,  // 131: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	17,  // 132: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	19,  // 133: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	26,  // 134: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	28,  // 135: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	30,  // 136: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	32,  // 137: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	34,  // 138: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	36,  // 139: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	38,  // 140: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	40,  // 141: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	42,  // 142: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	44,  // 143: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
-	47,  // 144: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
-	53,  // 145: tasklife.v1.TaskService.StartBulkOperation:input_type -> tasklife.v1.StartBulkOperationRequest
-	55,  // 146: tasklife.v1.TaskService.GetBulkOperation:input_type -> tasklife.v1.GetBulkOperationRequest
-	56,  // 147: tasklife.v1.TaskService.ListBulkOperations:input_type -> tasklife.v1.ListBulkOperationsRequest
-	58,  // 148: tasklife.v1.TaskService.CancelBulkOperation:input_type -> tasklife.v1.CancelBulkOperationRequest
-	51,  // 149: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
-	59,  // 150: tasklife.v1.TaskService.CountTaskEvents:input_type -> tasklife.v1.CountTaskEventsRequest
-	2,   // 151: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	4,   // 152: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	6,   // 153: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	8,   // 154: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
-	16,  // 155: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	12,  // 156: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
-	14,  // 157: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
-	22,  // 158: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	18,  // 159: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	20,  // 160: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	27,  // 161: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	29,  // 162: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	31,  // 163: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	33,  // 164: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	35,  // 165: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	37,  // 166: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	39,  // 167: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	41,  // 168: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	43,  // 169: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	45,  // 170: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
-	49,  // 171: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
-	54,  // 172: tasklife.v1.TaskService.StartBulkOperation:output_type -> tasklife.v1.BulkOperation
-	54,  // 173: tasklife.v1.TaskService.GetBulkOperation:output_type -> tasklife.v1.BulkOperation
-	57,  // 174: tasklife.v1.TaskService.ListBulkOperations:output_type -> tasklife.v1.ListBulkOperationsResponse
-	54,  // 175: tasklife.v1.TaskService.CancelBulkOperation:output_type -> tasklife.v1.BulkOperation
-	52,  // 176: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
-	60,  // 177: tasklife.v1.TaskService.CountTaskEvents:output_type -> tasklife.v1.CountTaskEventsResponse
-	151, // [151:178] is the sub-list for method output_type
-	124, // [124:151] is the sub-list for method input_type
-	124, // [124:124] is the sub-list for extension type_name
-	124, // [124:124] is the sub-list for extension extendee
-	0,   // [0:124] is the sub-list for field type_name
+	85,  // 123: tasklife.v1.TaskActionCount.action:type_name -> tasklife.v1.TaskAction
+	77,  // 124: tasklife.v1.ConcurrencyLimit.update_time:type_name -> google.protobuf.Timestamp
+	63,  // 125: tasklife.v1.SetConcurrencyLimitResponse.limit:type_name -> tasklife.v1.ConcurrencyLimit
+	63,  // 126: tasklife.v1.ListConcurrencyLimitsResponse.limits:type_name -> tasklife.v1.ConcurrencyLimit
+	1,   // 127: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	3,   // 128: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	5,   // 129: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	7,   // 130: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
+	10,  // 131: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	11,  // 132: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
+	13,  // 133: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
+	21,  // 134: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	17,  // 135: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	19,  // 136: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	26,  // 137: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	28,  // 138: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	30,  // 139: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	32,  // 140: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	34,  // 141: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	36,  // 142: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	38,  // 143: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	40,  // 144: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	42,  // 145: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	44,  // 146: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	47,  // 147: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	53,  // 148: tasklife.v1.TaskService.StartBulkOperation:input_type -> tasklife.v1.StartBulkOperationRequest
+	55,  // 149: tasklife.v1.TaskService.GetBulkOperation:input_type -> tasklife.v1.GetBulkOperationRequest
+	56,  // 150: tasklife.v1.TaskService.ListBulkOperations:input_type -> tasklife.v1.ListBulkOperationsRequest
+	58,  // 151: tasklife.v1.TaskService.CancelBulkOperation:input_type -> tasklife.v1.CancelBulkOperationRequest
+	51,  // 152: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	59,  // 153: tasklife.v1.TaskService.CountTaskEvents:input_type -> tasklife.v1.CountTaskEventsRequest
+	64,  // 154: tasklife.v1.TaskService.SetConcurrencyLimit:input_type -> tasklife.v1.SetConcurrencyLimitRequest
+	66,  // 155: tasklife.v1.TaskService.ListConcurrencyLimits:input_type -> tasklife.v1.ListConcurrencyLimitsRequest
+	2,   // 156: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	4,   // 157: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	6,   // 158: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	8,   // 159: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
+	16,  // 160: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	12,  // 161: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
+	14,  // 162: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
+	22,  // 163: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	18,  // 164: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	20,  // 165: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	27,  // 166: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	29,  // 167: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	31,  // 168: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	33,  // 169: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	35,  // 170: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	37,  // 171: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	39,  // 172: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	41,  // 173: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	43,  // 174: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	45,  // 175: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	49,  // 176: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	54,  // 177: tasklife.v1.TaskService.StartBulkOperation:output_type -> tasklife.v1.BulkOperation
+	54,  // 178: tasklife.v1.TaskService.GetBulkOperation:output_type -> tasklife.v1.BulkOperation
+	57,  // 179: tasklife.v1.TaskService.ListBulkOperations:output_type -> tasklife.v1.ListBulkOperationsResponse
+	54,  // 180: tasklife.v1.TaskService.CancelBulkOperation:output_type -> tasklife.v1.BulkOperation
+	52,  // 181: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	60,  // 182: tasklife.v1.TaskService.CountTaskEvents:output_type -> tasklife.v1.CountTaskEventsResponse
+	65,  // 183: tasklife.v1.TaskService.SetConcurrencyLimit:output_type -> tasklife.v1.SetConcurrencyLimitResponse
+	67,  // 184: tasklife.v1.TaskService.ListConcurrencyLimits:output_type -> tasklife.v1.ListConcurrencyLimitsResponse
+	156, // [156:185] is the sub-list for method output_type
+	127, // [127:156] is the sub-list for method input_type
+	127, // [127:127] is the sub-list for extension type_name
+	127, // [127:127] is the sub-list for extension extendee
+	0,   // [0:127] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }
@@ -5779,7 +6123,7 @@ func file_tasklife_v1_task_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_service_proto_rawDesc), len(file_tasklife_v1_task_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   69,
+			NumMessages:   74,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

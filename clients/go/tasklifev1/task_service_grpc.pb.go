@@ -19,33 +19,35 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TaskService_CreateTask_FullMethodName           = "/tasklife.v1.TaskService/CreateTask"
-	TaskService_GetTask_FullMethodName              = "/tasklife.v1.TaskService/GetTask"
-	TaskService_ListTasks_FullMethodName            = "/tasklife.v1.TaskService/ListTasks"
-	TaskService_CountTasks_FullMethodName           = "/tasklife.v1.TaskService/CountTasks"
-	TaskService_ListTaskEvents_FullMethodName       = "/tasklife.v1.TaskService/ListTaskEvents"
-	TaskService_ListTaskAttempts_FullMethodName     = "/tasklife.v1.TaskService/ListTaskAttempts"
-	TaskService_ListTaskFailures_FullMethodName     = "/tasklife.v1.TaskService/ListTaskFailures"
-	TaskService_GetStateMachine_FullMethodName      = "/tasklife.v1.TaskService/GetStateMachine"
-	TaskService_WatchTaskEvents_FullMethodName      = "/tasklife.v1.TaskService/WatchTaskEvents"
-	TaskService_Heartbeat_FullMethodName            = "/tasklife.v1.TaskService/Heartbeat"
-	TaskService_EnqueueTask_FullMethodName          = "/tasklife.v1.TaskService/EnqueueTask"
-	TaskService_StartTask_FullMethodName            = "/tasklife.v1.TaskService/StartTask"
-	TaskService_CompleteTask_FullMethodName         = "/tasklife.v1.TaskService/CompleteTask"
-	TaskService_FailTask_FullMethodName             = "/tasklife.v1.TaskService/FailTask"
-	TaskService_RetryTask_FullMethodName            = "/tasklife.v1.TaskService/RetryTask"
-	TaskService_PauseTask_FullMethodName            = "/tasklife.v1.TaskService/PauseTask"
-	TaskService_ResumeTask_FullMethodName           = "/tasklife.v1.TaskService/ResumeTask"
-	TaskService_KillTask_FullMethodName             = "/tasklife.v1.TaskService/KillTask"
-	TaskService_AbandonTask_FullMethodName          = "/tasklife.v1.TaskService/AbandonTask"
-	TaskService_BatchCreateTasks_FullMethodName     = "/tasklife.v1.TaskService/BatchCreateTasks"
-	TaskService_BatchTransitionTasks_FullMethodName = "/tasklife.v1.TaskService/BatchTransitionTasks"
-	TaskService_StartBulkOperation_FullMethodName   = "/tasklife.v1.TaskService/StartBulkOperation"
-	TaskService_GetBulkOperation_FullMethodName     = "/tasklife.v1.TaskService/GetBulkOperation"
-	TaskService_ListBulkOperations_FullMethodName   = "/tasklife.v1.TaskService/ListBulkOperations"
-	TaskService_CancelBulkOperation_FullMethodName  = "/tasklife.v1.TaskService/CancelBulkOperation"
-	TaskService_ClaimTasks_FullMethodName           = "/tasklife.v1.TaskService/ClaimTasks"
-	TaskService_CountTaskEvents_FullMethodName      = "/tasklife.v1.TaskService/CountTaskEvents"
+	TaskService_CreateTask_FullMethodName            = "/tasklife.v1.TaskService/CreateTask"
+	TaskService_GetTask_FullMethodName               = "/tasklife.v1.TaskService/GetTask"
+	TaskService_ListTasks_FullMethodName             = "/tasklife.v1.TaskService/ListTasks"
+	TaskService_CountTasks_FullMethodName            = "/tasklife.v1.TaskService/CountTasks"
+	TaskService_ListTaskEvents_FullMethodName        = "/tasklife.v1.TaskService/ListTaskEvents"
+	TaskService_ListTaskAttempts_FullMethodName      = "/tasklife.v1.TaskService/ListTaskAttempts"
+	TaskService_ListTaskFailures_FullMethodName      = "/tasklife.v1.TaskService/ListTaskFailures"
+	TaskService_GetStateMachine_FullMethodName       = "/tasklife.v1.TaskService/GetStateMachine"
+	TaskService_WatchTaskEvents_FullMethodName       = "/tasklife.v1.TaskService/WatchTaskEvents"
+	TaskService_Heartbeat_FullMethodName             = "/tasklife.v1.TaskService/Heartbeat"
+	TaskService_EnqueueTask_FullMethodName           = "/tasklife.v1.TaskService/EnqueueTask"
+	TaskService_StartTask_FullMethodName             = "/tasklife.v1.TaskService/StartTask"
+	TaskService_CompleteTask_FullMethodName          = "/tasklife.v1.TaskService/CompleteTask"
+	TaskService_FailTask_FullMethodName              = "/tasklife.v1.TaskService/FailTask"
+	TaskService_RetryTask_FullMethodName             = "/tasklife.v1.TaskService/RetryTask"
+	TaskService_PauseTask_FullMethodName             = "/tasklife.v1.TaskService/PauseTask"
+	TaskService_ResumeTask_FullMethodName            = "/tasklife.v1.TaskService/ResumeTask"
+	TaskService_KillTask_FullMethodName              = "/tasklife.v1.TaskService/KillTask"
+	TaskService_AbandonTask_FullMethodName           = "/tasklife.v1.TaskService/AbandonTask"
+	TaskService_BatchCreateTasks_FullMethodName      = "/tasklife.v1.TaskService/BatchCreateTasks"
+	TaskService_BatchTransitionTasks_FullMethodName  = "/tasklife.v1.TaskService/BatchTransitionTasks"
+	TaskService_StartBulkOperation_FullMethodName    = "/tasklife.v1.TaskService/StartBulkOperation"
+	TaskService_GetBulkOperation_FullMethodName      = "/tasklife.v1.TaskService/GetBulkOperation"
+	TaskService_ListBulkOperations_FullMethodName    = "/tasklife.v1.TaskService/ListBulkOperations"
+	TaskService_CancelBulkOperation_FullMethodName   = "/tasklife.v1.TaskService/CancelBulkOperation"
+	TaskService_ClaimTasks_FullMethodName            = "/tasklife.v1.TaskService/ClaimTasks"
+	TaskService_CountTaskEvents_FullMethodName       = "/tasklife.v1.TaskService/CountTaskEvents"
+	TaskService_SetConcurrencyLimit_FullMethodName   = "/tasklife.v1.TaskService/SetConcurrencyLimit"
+	TaskService_ListConcurrencyLimits_FullMethodName = "/tasklife.v1.TaskService/ListConcurrencyLimits"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -164,7 +166,8 @@ type TaskServiceClient interface {
 	EnqueueTask(ctx context.Context, in *EnqueueTaskRequest, opts ...grpc.CallOption) (*EnqueueTaskResponse, error)
 	// Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+	// FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+	// concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
 	// ALREADY_EXISTS (REQUEST_ID_REUSED).
 	StartTask(ctx context.Context, in *StartTaskRequest, opts ...grpc.CallOption) (*StartTaskResponse, error)
 	// Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
@@ -251,7 +254,8 @@ type TaskServiceClient interface {
 	CancelBulkOperation(ctx context.Context, in *CancelBulkOperationRequest, opts ...grpc.CallOption) (*BulkOperation, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
 	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-	// as a StartTask would record them). Concurrent claimers never receive the same task and
+	// as a StartTask would record them), passing over the tasks of a concurrency key that
+	// already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
 	// never wait for each other. With `wait`, the call returns as soon as at least one
 	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
 	// call with the same worker and request_id returns the tasks that call claimed and that
@@ -266,6 +270,17 @@ type TaskServiceClient interface {
 	// about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
 	// (NAMESPACE_NOT_GRANTED).
 	CountTaskEvents(ctx context.Context, in *CountTaskEventsRequest, opts ...grpc.CallOption) (*CountTaskEventsResponse, error)
+	// Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+	// every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+	// are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+	// of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+	// below the number running stops new starts and ends nothing. Role admin. Errors:
+	// INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+	SetConcurrencyLimit(ctx context.Context, in *SetConcurrencyLimitRequest, opts ...grpc.CallOption) (*SetConcurrencyLimitResponse, error)
+	// Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+	// the number of its key's tasks running now, by namespace then key. Errors:
+	// INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+	ListConcurrencyLimits(ctx context.Context, in *ListConcurrencyLimitsRequest, opts ...grpc.CallOption) (*ListConcurrencyLimitsResponse, error)
 }
 
 type taskServiceClient struct {
@@ -555,6 +570,26 @@ func (c *taskServiceClient) CountTaskEvents(ctx context.Context, in *CountTaskEv
 	return out, nil
 }
 
+func (c *taskServiceClient) SetConcurrencyLimit(ctx context.Context, in *SetConcurrencyLimitRequest, opts ...grpc.CallOption) (*SetConcurrencyLimitResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetConcurrencyLimitResponse)
+	err := c.cc.Invoke(ctx, TaskService_SetConcurrencyLimit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) ListConcurrencyLimits(ctx context.Context, in *ListConcurrencyLimitsRequest, opts ...grpc.CallOption) (*ListConcurrencyLimitsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListConcurrencyLimitsResponse)
+	err := c.cc.Invoke(ctx, TaskService_ListConcurrencyLimits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -671,7 +706,8 @@ type TaskServiceServer interface {
 	EnqueueTask(context.Context, *EnqueueTaskRequest) (*EnqueueTaskResponse, error)
 	// Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+	// FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+	// concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
 	// ALREADY_EXISTS (REQUEST_ID_REUSED).
 	StartTask(context.Context, *StartTaskRequest) (*StartTaskResponse, error)
 	// Moves a task from TASK_STATE_RUNNING to TASK_STATE_SUCCEEDED, as one atomic compare-and-swap that
@@ -758,7 +794,8 @@ type TaskServiceServer interface {
 	CancelBulkOperation(context.Context, *CancelBulkOperationRequest) (*BulkOperation, error)
 	// Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
 	// highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-	// as a StartTask would record them). Concurrent claimers never receive the same task and
+	// as a StartTask would record them), passing over the tasks of a concurrency key that
+	// already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
 	// never wait for each other. With `wait`, the call returns as soon as at least one
 	// matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
 	// call with the same worker and request_id returns the tasks that call claimed and that
@@ -773,6 +810,17 @@ type TaskServiceServer interface {
 	// about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
 	// (NAMESPACE_NOT_GRANTED).
 	CountTaskEvents(context.Context, *CountTaskEventsRequest) (*CountTaskEventsResponse, error)
+	// Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+	// every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+	// are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+	// of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+	// below the number running stops new starts and ends nothing. Role admin. Errors:
+	// INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+	SetConcurrencyLimit(context.Context, *SetConcurrencyLimitRequest) (*SetConcurrencyLimitResponse, error)
+	// Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+	// the number of its key's tasks running now, by namespace then key. Errors:
+	// INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+	ListConcurrencyLimits(context.Context, *ListConcurrencyLimitsRequest) (*ListConcurrencyLimitsResponse, error)
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -863,6 +911,12 @@ func (UnimplementedTaskServiceServer) ClaimTasks(context.Context, *ClaimTasksReq
 }
 func (UnimplementedTaskServiceServer) CountTaskEvents(context.Context, *CountTaskEventsRequest) (*CountTaskEventsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CountTaskEvents not implemented")
+}
+func (UnimplementedTaskServiceServer) SetConcurrencyLimit(context.Context, *SetConcurrencyLimitRequest) (*SetConcurrencyLimitResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetConcurrencyLimit not implemented")
+}
+func (UnimplementedTaskServiceServer) ListConcurrencyLimits(context.Context, *ListConcurrencyLimitsRequest) (*ListConcurrencyLimitsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListConcurrencyLimits not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -1364,6 +1418,42 @@ func _TaskService_CountTaskEvents_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_SetConcurrencyLimit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetConcurrencyLimitRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).SetConcurrencyLimit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_SetConcurrencyLimit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).SetConcurrencyLimit(ctx, req.(*SetConcurrencyLimitRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_ListConcurrencyLimits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListConcurrencyLimitsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).ListConcurrencyLimits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_ListConcurrencyLimits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).ListConcurrencyLimits(ctx, req.(*ListConcurrencyLimitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1474,6 +1564,14 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CountTaskEvents",
 			Handler:    _TaskService_CountTaskEvents_Handler,
+		},
+		{
+			MethodName: "SetConcurrencyLimit",
+			Handler:    _TaskService_SetConcurrencyLimit_Handler,
+		},
+		{
+			MethodName: "ListConcurrencyLimits",
+			Handler:    _TaskService_ListConcurrencyLimits_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -112,6 +112,14 @@ export class TasklifeClient {
   cancelBulkOperation(request: RequestOf<"cancelBulkOperation">, options?: CallOptions) {
     return this.#unary("cancelBulkOperation", request, options);
   }
+  /** Sets (or, with `clear`, removes) a concurrency key's limit in a namespace. Role admin. */
+  setConcurrencyLimit(request: RequestOf<"setConcurrencyLimit">, options?: CallOptions) {
+    return this.#unary("setConcurrencyLimit", request, options);
+  }
+  /** The limits set, each with its key's running count. */
+  listConcurrencyLimits(request: RequestOf<"listConcurrencyLimits"> = {}, options?: CallOptions) {
+    return this.#unary("listConcurrencyLimits", request, options);
+  }
   listTaskEvents(request: RequestOf<"listTaskEvents">, options?: CallOptions) {
     return this.#unary("listTaskEvents", request, options);
   }

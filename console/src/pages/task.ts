@@ -1,7 +1,7 @@
 // One task: its fields and links, the actions its state allows (from GetStateMachine), sent as
 // a compare-and-swap on the version shown; its attempts on a time axis, its input and result;
 // its full history and a timeline; live updates.
-import { StateKind, type Task, type TaskAttempt, type TaskEvent } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
+import { StateKind, type Task, type TaskAttempt, type TaskEvent, type TaskWaitReason } from "../../../clients/typescript/src/gen/tasklife/v1/task_pb.js";
 import { VersionMismatchError } from "../../../clients/typescript/src/errors.js";
 import { mayCall, notGrantedTitle } from "../access.js";
 import { asTasklifeError, describeError } from "../api.js";
@@ -66,6 +66,7 @@ export const taskPage: Page = (root, app, _params, path) => {
     replace(fields,
       ...field("namespace", t.namespace),
       ...field("state", stateBadge(t.state)),
+      ...(t.waitReason ? field("waits for", ...waitsFor(t.waitReason)) : []),
       ...field("version", String(t.version)),
       ...field("attempt", String(t.attempt)),
       ...field("labels", labelsText(t.labels)),
@@ -78,6 +79,7 @@ export const taskPage: Page = (root, app, _params, path) => {
       ...field("next attempt", ...(t.nextAttemptTime ? [when(t.nextAttemptTime)] : [])),
       ...field("last failure", ...(t.lastFailure ? [clipped(errorTypeName(t.lastFailure.errorType), "error-type")] : [])),
       ...field("priority", String(t.priority)),
+      ...field("concurrency key", ...(t.concurrencyKey ? [clipped(t.concurrencyKey)] : [])),
       ...field("not before", ...(t.notBefore ? [when(t.notBefore)] : [])),
       ...field("time limits", ...timeLimits(t)),
       ...field("retry policy", retryPolicyText(t)),
@@ -194,6 +196,22 @@ export const taskPage: Page = (root, app, _params, path) => {
 
 function durationOf(value: { seconds: bigint; nanos: number } | undefined): string {
   return value ? duration(Number(value.seconds) * 1000 + value.nanos / 1e6) : "";
+}
+
+/** What holds a created task back (GetTask's wait_reason), in words, each upstream a link. */
+function waitsFor(reason: TaskWaitReason): (Node | string)[] {
+  const held: (Node | string)[][] = [];
+  if (reason.upstreams.length) {
+    held.push(["upstreams ", ...reason.upstreams.flatMap((u, i) => [
+      i ? ", " : "", taskLink(u.taskId), ` (${stateName(u.state)}`,
+      u.canSucceed ? ")" : h("span", { class: "error", "data-cannot-succeed": u.taskId },
+        ", cannot succeed: a rerun of it that succeeds unblocks this task)"),
+    ])]);
+  }
+  if (reason.notBefore) held.push([`not before ${when(reason.notBefore)}`]);
+  const then = reason.autoEnqueue ? "the service enqueues it (auto enqueue)" : "an Enqueue (EnqueueTask)";
+  if (!held.length) return [reason.autoEnqueue ? `nothing holds it: ${then}` : `only ${then}`];
+  return [...held.flatMap((part, i) => (i ? ["; ", ...part] : part)), `; then ${then}`];
 }
 
 /** The time limits the service enforces on the task (TaskTimeouts); none: no entries. */

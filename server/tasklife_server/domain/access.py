@@ -37,7 +37,10 @@ class Role(enum.Enum):
 READ_METHODS = (
     "GetTask", "ListTasks", "CountTasks", "ListTaskEvents", "ListTaskAttempts", "ListTaskFailures", "WatchTaskEvents",
     "GetBulkOperation", "ListBulkOperations", "CountTaskEvents",
+    "ListConcurrencyLimits",
 )
+# Methods only an admin may call: they change how the service runs every task of a key.
+ADMIN_METHODS = ("SetConcurrencyLimit",)
 # Who takes each action: the scheduler drives a task's normal life, the operator acts by
 # hand (the seed's "ops manual actions").
 ACTION_ROLES: Mapping[Action, Role] = MappingProxyType(
@@ -77,7 +80,7 @@ def _role_methods() -> Mapping[Role, frozenset[str]]:
             methods[role].update(BULK_OPERATION_METHODS)
     for method, action in BULK_METHODS.items():
         methods[ACTION_ROLES[action]].add(method)
-    methods[Role.ADMIN] = set().union(*methods.values())
+    methods[Role.ADMIN] = set().union(*methods.values(), ADMIN_METHODS)
     return MappingProxyType({role: frozenset(names) for role, names in methods.items()})
 
 

@@ -219,6 +219,20 @@ class NotBefore(TasklifeError):
         )
 
 
+class ConcurrencyLimitReached(TasklifeError):
+    """StartTask of a task whose concurrency key already runs as many tasks as its limit allows."""
+
+    def __init__(self, task_id: str, namespace: str, concurrency_key: str, max_running: int):
+        self.task_id = task_id
+        self.namespace = namespace
+        self.concurrency_key = concurrency_key
+        self.max_running = max_running
+        super().__init__(
+            f"task {task_id!r} cannot start: concurrency key {concurrency_key!r} in namespace {namespace!r} "
+            f"already runs its limit of {max_running} task(s); it starts once one of them leaves running"
+        )
+
+
 class LeaseLost(TasklifeError):
     def __init__(self, task_id: str, worker: str, holder: str | None, state: State):
         self.task_id = task_id

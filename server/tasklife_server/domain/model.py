@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Mapping
 
+from tasklife_server.domain.errors import UnmetUpstream
 from tasklife_server.domain.states import Action, State
 
 ANONYMOUS_OPERATOR = "anonymous"
@@ -125,6 +126,8 @@ class TaskSpec:
     # The earliest time the task may leave CREATED; None: no such limit.
     not_before: datetime | None = None
     timeouts: Timeouts = Timeouts()
+    # At most the limit set on this key in the namespace of its tasks run at once; None: no key.
+    concurrency_key: str | None = None
 
     def differing_fields(self, other: TaskSpec) -> tuple[str, ...]:
         """The names of the fields in which two specs differ, for a clear ALREADY_EXISTS."""
@@ -142,6 +145,7 @@ class TaskSpec:
             ("priority", lambda s: str(s.priority)),
             ("not_before", lambda s: s.not_before.isoformat() if s.not_before else "none"),
             ("timeouts", lambda s: s.timeouts.describe()),
+            ("concurrency_key", lambda s: s.concurrency_key or "none"),
         )
         return [(name, show(self), show(other)) for name, show in fields if show(self) != show(other)]
 
@@ -334,3 +338,35 @@ class CountGroup:
 
     values: tuple[object, ...]
     count: int
+
+
+# SetConcurrencyLimit's max_running: 0 stops every start of the key.
+MAX_RUNNING_RANGE = range(0, 1_000_001)
+
+
+@dataclass(frozen=True, slots=True)
+class ConcurrencyLimit:
+    """A concurrency key's limit in a namespace (None: none) and how many of its tasks run now."""
+
+    namespace: str
+    concurrency_key: str
+    max_running: int | None
+    running: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class WaitReason:
+    """What holds a CREATED task back now: the upstreams that keep its gate shut, its
+    not_before if still to come, and whether the service will enqueue it itself."""
+
+    upstreams: tuple[UnmetUpstream, ...]
+    not_before: datetime | None
+    auto_enqueue: bool
+
+
+def wait_reason(task: Task, upstreams: tuple[UnmetUpstream, ...], now: datetime) -> WaitReason:
+    """Why `task`, CREATED, is not ready at `now`, given the upstreams that block its gate."""
+    not_before = task.spec.not_before
+    return WaitReason(upstreams, not_before if not_before is not None and not_before > now else None,
+                      task.spec.auto_enqueue)

@@ -12,7 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from tasklife.v1 import task_pb2, task_service_pb2
 
 from tasklife_server.domain import cursor
-from tasklife_server.domain.model import Attempt, Event, Failure, Payload, RetryPolicy, Task, Timeouts
+from tasklife_server.domain.model import Attempt, ConcurrencyLimit, WaitReason, Event, Failure, Payload, RetryPolicy, Task, Timeouts
 from tasklife_server.domain.policies import PolicySettings
 from tasklife_server.domain.states import (
     ACTION_RULES,
@@ -119,6 +119,26 @@ def task_to_pb(task: Task, policies: PolicySettings) -> task_pb2.Task:
         priority=spec.priority,
         not_before=_timestamp(spec.not_before) if spec.not_before else None,
         timeouts=_timeouts_to_pb(spec.timeouts),
+        concurrency_key=spec.concurrency_key or "",
+    )
+
+
+def wait_reason_to_pb(reason: WaitReason) -> task_pb2.TaskWaitReason:
+    return task_pb2.TaskWaitReason(
+        upstreams=[task_pb2.BlockingUpstream(task_id=u.task_id, state=STATE_TO_PB[u.state], can_succeed=u.can_succeed)
+                   for u in reason.upstreams],
+        not_before=_timestamp(reason.not_before) if reason.not_before else None,
+        auto_enqueue=reason.auto_enqueue,
+    )
+
+
+def concurrency_limit_to_pb(limit: ConcurrencyLimit) -> task_service_pb2.ConcurrencyLimit:
+    return task_service_pb2.ConcurrencyLimit(
+        namespace=limit.namespace,
+        concurrency_key=limit.concurrency_key,
+        max_running=limit.max_running or 0,
+        running=limit.running,
+        update_time=_timestamp(limit.updated_at),
     )
 
 

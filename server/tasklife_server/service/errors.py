@@ -24,6 +24,7 @@ from tasklife_server.domain.errors import (
     HistoryNotRetained,
     DependenciesNotMet,
     NotBefore,
+    ConcurrencyLimitReached,
     UnmetUpstream,
     InvalidRequest,
     InvalidTransition,
@@ -223,6 +224,12 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
     elif isinstance(error, NotBefore):
         code = code_pb2.FAILED_PRECONDITION
         details = _packed(_info("NOT_BEFORE", task_id=error.task_id, not_before=_rfc3339(error.not_before)))
+    elif isinstance(error, ConcurrencyLimitReached):
+        code = code_pb2.FAILED_PRECONDITION
+        details = _packed(_info(
+            "CONCURRENCY_LIMIT_REACHED", task_id=error.task_id, namespace=error.namespace,
+            concurrency_key=error.concurrency_key, max_running=str(error.max_running),
+        ))
     elif isinstance(error, LeaseLost):
         code = code_pb2.FAILED_PRECONDITION
         details = _packed(

@@ -16,7 +16,10 @@ from tasklife_server.domain.ids import is_valid_task_id, new_task_id
 from tasklife_server.domain.states import TRANSITION_ACTIONS, Action, State
 from tasklife_server.service import pagination, validation
 from tasklife_server.security.authenticator import Gate, require_role
-from tasklife_server.service.convert import ACTION_TO_PB, attempt_to_pb, bulk_operation_to_pb, event_to_pb, state_machine_pb, state_name, task_to_pb
+from tasklife_server.service.convert import (
+    ACTION_TO_PB, attempt_to_pb, bulk_operation_to_pb, concurrency_limit_to_pb, event_to_pb,
+    state_machine_pb, state_name, task_to_pb, wait_reason_to_pb,
+)
 from tasklife_server.service.errors import status_of
 from tasklife_server.storage.bulk import BulkStore, NewBulkOperation
 from tasklife_server.storage.store import TaskStore
@@ -72,7 +75,11 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         full = validation.view(request.view, "view", task_pb2.TASK_VIEW_FULL, problems)
         problems.raise_if_any()
         task = await self._store.get_task(request.task_id, caller.reach, as_of, full=full)
-        return task_service_pb2.GetTaskResponse(task=self._task_pb(task))
+        rendered = self._task_pb(task)
+        if task.state is State.CREATED and as_of is None:
+            # A second read, right after the task's: it says what holds the task as of then.
+            rendered.wait_reason.CopyFrom(wait_reason_to_pb(await self._store.wait_reason(task)))
+        return task_service_pb2.GetTaskResponse(task=rendered)
 
     async def ListTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "ListTasks")
@@ -306,6 +313,19 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         # Only a caller who may take the operation's action may stop it.
         require_role(caller, (await self._bulk.get(request.operation_id, caller.reach)).action.rpc_name)
         return bulk_operation_to_pb(await self._bulk.cancel(request.operation_id, caller.reach))
+
+    async def SetConcurrencyLimit(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "SetConcurrencyLimit")
+        namespace, key, max_running = validation.concurrency_limit(request, caller)
+        limit = await self._store.set_concurrency_limit(namespace, key, max_running)
+        if limit.max_running is None:
+            return task_service_pb2.SetConcurrencyLimitResponse()
+        return task_service_pb2.SetConcurrencyLimitResponse(limit=concurrency_limit_to_pb(limit))
+
+    async def ListConcurrencyLimits(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        caller = self._gate.admit(context, "ListConcurrencyLimits")
+        limits = await self._store.list_concurrency_limits(validation.limits_reach(request.namespace, caller))
+        return task_service_pb2.ListConcurrencyLimitsResponse(limits=[concurrency_limit_to_pb(x) for x in limits])
 
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, action.rpc_name)

@@ -26,6 +26,7 @@ from tasklife_server.domain.errors import (
 )
 from tasklife_server.domain.ids import TASK_ID_RULE, is_valid_task_id
 from tasklife_server.domain.model import (
+    MAX_RUNNING_RANGE,
     TaskFilter,
     ANONYMOUS_OPERATOR,
     ClaimCommand,
@@ -498,6 +499,7 @@ def create_task(
     behalf = on_behalf_of(request.on_behalf_of, problems)
     task_input = payload(request, "input", max_payload_bytes, problems)
     _check_priority(request.priority, problems)
+    check_concurrency_key(request.concurrency_key, problems, required=False)
     not_before = instant(request, "not_before", problems)
     timeouts = _timeouts(request, problems)
     problems.raise_if_any()
@@ -513,6 +515,7 @@ def create_task(
         priority=request.priority,
         not_before=not_before,
         timeouts=timeouts,
+        concurrency_key=request.concurrency_key or None,
     )
     return request.task_id or None, spec, operator, request.reason, behalf, task_input
 
@@ -546,6 +549,52 @@ def _limit_ms(limits: Message, field: str, problems: Violations) -> int | None:
 def _check_priority(priority: int, problems: Violations) -> None:
     if priority not in PRIORITY_RANGE:
         problems.add("priority", f"must be between {PRIORITY_RANGE.start} and {PRIORITY_RANGE.stop - 1}")
+
+
+CONCURRENCY_KEY_RULE = (
+    "must be 1 to 63 characters of letters, digits and '.', '_', '/', '-', starting and ending "
+    "with a letter or digit"
+)
+
+
+def check_concurrency_key(key: str, problems: Violations, required: bool = True) -> None:
+    """A concurrency key is written as a label key is (empty: none, where that is allowed)."""
+    if key or required:
+        if not _LABEL_KEY.fullmatch(key):
+            problems.add("concurrency_key", CONCURRENCY_KEY_RULE)
+
+
+def concurrency_limit(request: Message, caller: Principal) -> tuple[str, str, int | None]:
+    """SetConcurrencyLimitRequest as (namespace, key, max_running; None clears the limit).
+
+    Raises NamespaceNotGranted for a namespace outside the caller's reach.
+    """
+    problems = Violations()
+    namespace = namespace_to_create_in(request.namespace, caller, problems)
+    check_concurrency_key(request.concurrency_key, problems)
+    if request.clear and request.max_running != 0:
+        problems.add("max_running", "must be 0 (unset) with clear")
+    elif request.max_running not in MAX_RUNNING_RANGE:
+        problems.add(
+            "max_running", f"must be between {MAX_RUNNING_RANGE.start} and {MAX_RUNNING_RANGE.stop - 1}"
+        )
+    problems.raise_if_any()
+    if not caller.reaches(namespace):
+        raise NamespaceNotGranted(caller.name, namespace)
+    return namespace, request.concurrency_key, None if request.clear else request.max_running
+
+
+def limits_reach(namespace: str, caller: Principal) -> list[str] | None:
+    """The namespaces ListConcurrencyLimits covers: one, or the caller's whole reach (None: all)."""
+    if not namespace:
+        return caller.reach
+    problems = Violations()
+    if not is_valid_namespace(namespace):
+        problems.add("namespace", NAMESPACE_RULE)
+    problems.raise_if_any()
+    if not caller.reaches(namespace):
+        raise NamespaceNotGranted(caller.name, namespace)
+    return [namespace]
 
 
 def page_size(value: int, default: int, problems: Violations) -> int:

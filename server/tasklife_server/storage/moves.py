@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from tasklife_server.domain.errors import (
+    ConcurrencyLimitReached,
     DependenciesNotMet,
     NotBefore,
     UnmetUpstream,
@@ -42,7 +43,8 @@ _SOURCES = {action: sorted(s.value for s in sources_of(action)) for action in Ac
 
 # The row of transition_group: n, outcome, the task, the event, the input of a task it
 # started, then the refusal's details (the gate, holder and order checks, the holder, the
-# attempt, the upstreams not succeeded, the not_before not come) and whether the group
+# attempt, the upstreams not succeeded, the not_before not come, the namespace, key and
+# max_running of a concurrency limit reached), when the task had entered the state it left, and whether the group
 # armed downstream tasks.
 _TASK_AT = 2
 _EVENT_AT = _TASK_AT + TASK_WIDTH
@@ -162,7 +164,7 @@ def outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> tuple[C
 def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
     """Which refusal a refused row means."""
     state, version = State(row[_TASK_AT + 1]), row[_TASK_AT + 2]
-    gate_open, holder_ok, holder, _order_ok, attempt, unmet, not_before = row[_DETAILS_AT : _DETAILS_AT + 7]
+    gate_open, holder_ok, holder, _order_ok, attempt, unmet, not_before, full_key = row[_DETAILS_AT : _DETAILS_AT + 8]
     # A caller that named a version asked for a compare-and-swap: if someone else moved
     # the task first, "your view is stale, re-read" is the useful answer.
     if command.expected_version is not None and command.expected_version != version:
@@ -177,6 +179,9 @@ def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
         )
     if not_before is not None:
         return NotBefore(command.task_id, not_before)
+    if full_key is not None:
+        namespace, concurrency_key, max_running = full_key
+        return ConcurrencyLimitReached(command.task_id, namespace, concurrency_key, int(max_running))
     return InvalidTransition(command.task_id, state, command.action, allowed_actions(state))
 
 

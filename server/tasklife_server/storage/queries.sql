@@ -14,6 +14,18 @@
 SELECT {task:t}, {payloads_if:t:full} FROM tasks AS t
 WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]));
 
+-- name: blocking_upstreams
+-- The upstreams of a task that keep its dependency gate shut, as transition_group's gate
+-- finds them (neither succeeded nor rerun by a task that has: tasklife_upstream_outcome's
+-- 'can' or 'cannot'), each as (id, state, outcome), sorted by id, and the instant the answer
+-- holds for (the database's clock, which the gate's not_before check reads too). One row.
+SELECT clock_timestamp(), ARRAY(
+    SELECT ARRAY[u.id, u.state, o.outcome]
+    FROM tasks AS t JOIN tasks AS u ON u.id = ANY(t.depends_on)
+    CROSS JOIN LATERAL (SELECT tasklife_upstream_outcome(u.id, u.state) AS outcome OFFSET 0) AS o
+    WHERE t.id = %(task_id)s AND u.succeeded_at IS NULL AND o.outcome <> 'met'
+    ORDER BY u.id);
+
 -- name: existing_task_ids
 SELECT id FROM tasks WHERE id = ANY(%(task_ids)s::text[]) AND namespace = %(namespace)s;
 
@@ -32,7 +44,7 @@ WITH item AS (
         retry_max_backoff_ms bigint, retry_jitter float8, retry_non_retryable_error_types text[],
         auto_enqueue bool, namespace text, priority int, not_before timestamptz, ready_timeout_ms bigint,
         run_timeout_ms bigint, deadline timestamptz, operator text, reason text, on_behalf_of text,
-        input_content_type text)
+        input_content_type text, concurrency_key text)
 ), first AS (
     SELECT DISTINCT ON (task_id) * FROM item ORDER BY task_id, n
 ), inserted AS (
@@ -40,18 +52,26 @@ WITH item AS (
                        retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
                        retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
                        timer_action, timer_at, namespace, input_data, input_content_type, priority, not_before,
-                       ready_timeout_ms, run_timeout_ms, deadline)
+                       ready_timeout_ms, run_timeout_ms, deadline, concurrency_key)
     SELECT task_id, state, 1, labels, depends_on, rerun_of,
            retry_max_attempts, retry_initial_backoff_ms, retry_backoff_multiplier,
            retry_max_backoff_ms, retry_jitter, retry_non_retryable_error_types, auto_enqueue,
            CASE WHEN auto_enqueue THEN 'auto_enqueue' END,
            CASE WHEN auto_enqueue THEN GREATEST(clock_timestamp(), not_before) END,
            namespace, (%(inputs)b::bytea[])[n + 1], input_content_type, priority, not_before,
-           ready_timeout_ms, run_timeout_ms, deadline
+           ready_timeout_ms, run_timeout_ms, deadline, concurrency_key
     FROM first
     ORDER BY n
     ON CONFLICT (id) DO NOTHING
     RETURNING {task:tasks}
+), keyed AS (
+    -- The row of each new task's concurrency key, where every start and stop of the key's
+    -- tasks counts them (claim_ready, transition_group); no lock on one that exists. In key
+    -- order: two groups adding the same new keys wait for each other in one order, never a cycle.
+    INSERT INTO concurrency_limits (namespace, concurrency_key)
+    SELECT DISTINCT namespace, concurrency_key FROM inserted WHERE concurrency_key IS NOT NULL
+    ORDER BY namespace, concurrency_key
+    ON CONFLICT DO NOTHING
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason, created_at,
                              namespace, on_behalf_of)
@@ -81,6 +101,8 @@ WHERE t.id = %(task_id)s;
 --   (rerun_of, transitively) has (the dependency gate), and the task's not_before, if
 --   any, has come;
 --   for a worker's CompleteTask/FailTask: that worker holds the task and its lease is live;
+--   for StartTask of a task with a concurrency key: the key's running tasks, with the
+--   group's earlier starts of it, stay within its limit (concurrency_limits, read locked);
 --   the stream-order guard (docs/concepts/stream.md): the task's latest event comes from an
 --   older transaction than this one, or from this one.
 -- The same UPDATE records the attempt, worker and lease of a StartTask, the result of a
@@ -88,7 +110,8 @@ WHERE t.id = %(task_id)s;
 -- policy lists its type) with the count of failed attempts, and sets the task's one timer
 -- as the service's policies need it in the new state. The event records the worker the
 -- move named (or whose lease expired), the attempt, the failure and exit code, and the
--- task's lease and timer fields as the move left them. Every task that succeeds arms the
+-- task's lease and timer fields as the move left them. Each key's running count follows the
+-- moves of its tasks into and out of RUNNING. Every task that succeeds arms the
 -- timer of each downstream task waiting to enqueue itself on it or on a task it reruns
 -- (transitively), in id order, so that concurrent completions never deadlock. Returns one row per item, by its n:
 --   applied   the task moved; the task and the new event follow, the task's input if
@@ -99,7 +122,8 @@ WHERE t.id = %(task_id)s;
 --             holder and order checks, the worker holding it, its attempt, the
 --             upstreams not met when the gate is shut (id, state, and `can` or `cannot`:
 --             whether it or a rerun of it can still succeed), and the task's
---             not_before when that time has not come. order_ok false means a
+--             not_before when that time has not come, the key (namespace, key and
+--             max_running) when its limit is reached. order_ok false means a
 --             younger transaction wrote the task's latest event, so this one must not
 --             write the next: the item must run again, in a new transaction
 -- and no row for an item whose task does not exist (or is outside the item's reach).
@@ -123,7 +147,7 @@ WITH item AS (
 ), checks AS (
     -- Each item with its task as locked, and whether each guard holds.
     SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.not_before,
-           c.ready_timeout_ms, c.run_timeout_ms, c.deadline,
+           c.ready_timeout_ms, c.run_timeout_ms, c.deadline, c.namespace, c.concurrency_key,
            c.state = ANY(i.from_states) AS state_ok,
            (i.expected_version IS NULL OR c.version = i.expected_version) AS version_ok,
            (u.unmet IS NULL OR cardinality(u.unmet) = 0) AS gate_open, u.unmet,
@@ -152,6 +176,26 @@ WITH item AS (
             ORDER BY u.id) END AS unmet
         OFFSET 0
     ) AS u
+), slots AS (
+    -- The limits of the keys whose tasks the group starts or stops, locked in key order (as
+    -- claim_ready locks them, so that no two statements deadlock on them) and read as the
+    -- latest commit left them; not read at all when no item's task has a key.
+    SELECT l.namespace, l.concurrency_key, l.max_running, l.running FROM concurrency_limits AS l
+    WHERE EXISTS (SELECT FROM checks WHERE concurrency_key IS NOT NULL)
+      AND (l.namespace, l.concurrency_key) IN (SELECT namespace, concurrency_key FROM checks
+                                              WHERE concurrency_key IS NOT NULL AND (starting OR state = 'running'))
+    ORDER BY l.namespace, l.concurrency_key
+    FOR UPDATE
+), slotted AS (
+    -- Each item, and whether its key's limit lets it start: the starts of a key that every
+    -- other guard lets through, in item order, up to the limit less the key's running tasks.
+    SELECT k.*, s.max_running,
+           (NOT k.starting OR s.max_running IS NULL
+            OR s.running + row_number() OVER (
+                PARTITION BY k.namespace, k.concurrency_key,
+                             k.state_ok AND k.version_ok AND k.holder_ok AND k.order_ok AND NOT k.replay
+                ORDER BY k.n) <= s.max_running) AS slot_ok
+    FROM checks AS k LEFT JOIN slots AS s ON s.namespace = k.namespace AND s.concurrency_key = k.concurrency_key
 ), moved AS (
     UPDATE tasks AS t
     SET state = k.to_state,
@@ -176,14 +220,14 @@ WITH item AS (
         last_failure = CASE WHEN k.to_state = 'failed' THEN k.recorded_failure ELSE t.last_failure END,
         result_data = CASE WHEN k.result_content_type IS NOT NULL THEN (%(results)b::bytea[])[k.n + 1] ELSE t.result_data END,
         result_content_type = COALESCE(k.result_content_type, t.result_content_type)
-    FROM checks AS k
+    FROM slotted AS k
     CROSS JOIN LATERAL (
         SELECT LEAST(CASE WHEN 'ready_timeout' = ANY(k.timeouts) THEN k.now + k.ready_timeout_ms * interval '1ms' END,
                      CASE WHEN 'run_timeout' = ANY(k.timeouts) THEN k.now + k.run_timeout_ms * interval '1ms' END,
                      CASE WHEN 'deadline' = ANY(k.timeouts) THEN k.deadline END) AS timeout_at
     ) AS o
     WHERE t.id = k.id AND k.state_ok AND k.version_ok AND k.gate_open AND k.start_time_ok AND k.holder_ok
-      AND k.order_ok AND NOT k.replay
+      AND k.order_ok AND NOT k.replay AND k.slot_ok
     RETURNING k.n, {task:t}, k.action AS e_action, k.state AS e_from_state, k.operator AS e_operator,
               k.reason AS e_reason, k.request_id AS e_request_id, k.expected_version AS e_expected_version,
               k.on_behalf_of AS e_on_behalf_of, COALESCE(k.worker, CASE WHEN k.release_worker THEN k.holder END) AS e_worker,
@@ -210,6 +254,13 @@ WITH item AS (
            e_failure, e_exit_code, e_lease_expires_at, e_last_heartbeat_at, e_next_attempt_at
     FROM made
     ORDER BY n
+), counted AS (
+    -- Each key's running count, by the moves of its tasks into and out of RUNNING.
+    UPDATE concurrency_limits AS l SET running = l.running + d.delta
+    FROM (SELECT namespace, concurrency_key, sum(CASE WHEN state = 'running' THEN 1 ELSE -1 END) AS delta
+          FROM moved WHERE concurrency_key IS NOT NULL AND (state = 'running') <> (e_from_state = 'running')
+          GROUP BY 1, 2) AS d
+    WHERE l.namespace = d.namespace AND l.concurrency_key = d.concurrency_key
 ), waiting AS (
     -- Looked up through a partial GIN index on depends_on, and only when a task succeeded.
     SELECT d.id FROM tasks AS d
@@ -229,11 +280,11 @@ WITH item AS (
     RETURNING d.id
 )
 SELECT m.n, 'applied', {task:m}, {made_event:m}, m.input_data, m.input_content_type, NULL::bytea, NULL::text,
-       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], NULL::timestamptz, m.state_since,
+       NULL::bool, NULL::bool, NULL::text, NULL::bool, NULL::int, NULL::text[], NULL::timestamptz, NULL::text[], m.state_since,
        EXISTS (SELECT FROM armed)
 FROM made AS m
 UNION ALL
-SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT k.n, 'replayed', {task:c}, {event:p}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
 WHERE k.replay
 UNION ALL
@@ -242,8 +293,9 @@ SELECT k.n, 'refused', k.id, k.state, k.version, {nulls:task_after_version}, {nu
        k.gate_open, k.holder_ok, k.holder, k.order_ok, k.attempt,
        CASE WHEN NOT k.gate_open THEN k.unmet END,
        CASE WHEN NOT k.start_time_ok THEN k.not_before END,
+       CASE WHEN NOT k.slot_ok THEN ARRAY[k.namespace, k.concurrency_key, k.max_running::text] END,
        NULL, NULL
-FROM checks AS k
+FROM slotted AS k
 WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved));
 
 -- name: lock_tasks
@@ -272,10 +324,13 @@ FOR UPDATE;
 -- Such a task stays ready, locked but unmoved, as does one the stream-order guard excludes
 -- (docs/concepts/stream.md): the transaction took its id at its first lock, and a younger
 -- transaction may have written a task it locked later; that task stays ready for the next
--- claim.
+-- claim. A task whose concurrency key is full is passed over; of the keyed tasks locked,
+-- each key's first ones in claim order start, as many as its limit (read locked, in key
+-- order, as the latest commit left it) still allows, and the key's running count follows;
+-- the others stay ready.
 WITH locked AS (
     SELECT t.id, t.updated_at AS ready_at, t.event_xid, clock_timestamp() AS now,
-           t.run_timeout_ms, t.deadline FROM tasks AS t
+           t.run_timeout_ms, t.deadline, t.priority, t.namespace, t.concurrency_key FROM tasks AS t
     WHERE t.state = ANY(%(from_states)s::text[])
       AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
       AND t.labels @> %(labels)s::jsonb
@@ -283,9 +338,25 @@ WITH locked AS (
            OR t.id <> ALL (ARRAY(SELECT e.task_id FROM task_events AS e
                                  WHERE e.request_id = %(request_id)s AND e.action = 'start'
                                    AND e.request_id IS NOT NULL)))
+      AND (t.concurrency_key IS NULL
+           OR NOT EXISTS (SELECT FROM concurrency_limits AS l WHERE l.namespace = t.namespace
+                            AND l.concurrency_key = t.concurrency_key AND l.running >= l.max_running))
     ORDER BY t.priority DESC, t.updated_at, t.id
     LIMIT %(limit)s
     FOR UPDATE OF t SKIP LOCKED
+), slots AS (
+    -- Not read at all when no task locked has a key (a one-time filter).
+    SELECT l.namespace, l.concurrency_key, l.max_running - l.running AS free FROM concurrency_limits AS l
+    WHERE EXISTS (SELECT FROM locked WHERE concurrency_key IS NOT NULL)
+      AND (l.namespace, l.concurrency_key) IN (SELECT namespace, concurrency_key FROM locked)
+    ORDER BY l.namespace, l.concurrency_key
+    FOR UPDATE
+), fits AS (
+    SELECT id FROM (
+        SELECT c.id, s.free, row_number() OVER (PARTITION BY c.namespace, c.concurrency_key
+                                                ORDER BY c.priority DESC, c.ready_at, c.id) AS r
+        FROM locked AS c JOIN slots AS s USING (namespace, concurrency_key)) AS x
+    WHERE free IS NULL OR r <= free
 ), moved AS (
     UPDATE tasks AS t
     SET state = %(to_state)s,
@@ -308,9 +379,14 @@ WITH locked AS (
                      CASE WHEN 'deadline' = ANY(%(timeouts)s::text[]) THEN c.deadline END) AS timeout_at
     ) AS o
     WHERE t.id = c.id AND c.event_xid < pg_current_xact_id()
+      AND (c.concurrency_key IS NULL OR c.id IN (SELECT id FROM fits))
       AND (%(request_id)s::text IS NULL
            OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = c.id AND e.request_id = %(request_id)s))
     RETURNING {task:t}, {payloads:t}, c.ready_at
+), counted AS (
+    UPDATE concurrency_limits AS l SET running = l.running + m.n
+    FROM (SELECT namespace, concurrency_key, count(*) AS n FROM moved GROUP BY 1, 2) AS m
+    WHERE l.namespace = m.namespace AND l.concurrency_key = m.concurrency_key
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
                              request_id, created_at, namespace, on_behalf_of, worker, attempt,
@@ -322,7 +398,8 @@ WITH locked AS (
     ORDER BY priority DESC, ready_at, id
     RETURNING *
 )
-SELECT {task:m}, {event:r}, {payloads:m}, m.ready_at FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
+-- Each row: the task, its payloads and when it became ready (moved's columns), then its start.
+SELECT m.*, {event:r} FROM moved AS m JOIN recorded AS r ON r.task_id = m.id
 ORDER BY m.priority DESC, m.ready_at, m.id;
 
 -- name: claimed_by_request
@@ -946,3 +1023,18 @@ WHERE id = %(operation_id)s;
 UPDATE bulk_operations SET state = 'succeeded', ended_at = now()
 WHERE id = %(operation_id)s AND state = 'running'
   AND NOT EXISTS (SELECT FROM bulk_operation_items WHERE operation_id = %(operation_id)s AND outcome IS NULL);
+
+-- name: set_concurrency_limit
+-- Sets (or, with a NULL max_running, clears) a key's limit; its running count stays the one
+-- the moves keep. Returns the row as it now stands.
+INSERT INTO concurrency_limits AS l (namespace, concurrency_key, max_running, updated_at)
+VALUES (%(namespace)s, %(concurrency_key)s, %(max_running)s, now())
+ON CONFLICT (namespace, concurrency_key)
+DO UPDATE SET max_running = EXCLUDED.max_running, updated_at = EXCLUDED.updated_at
+RETURNING l.namespace, l.concurrency_key, l.max_running, l.running, l.updated_at;
+
+-- name: list_concurrency_limits
+-- Every limit set in the namespaces reached, by namespace then key.
+SELECT namespace, concurrency_key, max_running, running, updated_at FROM concurrency_limits
+WHERE max_running IS NOT NULL AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
+ORDER BY namespace, concurrency_key;

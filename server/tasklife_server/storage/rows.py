@@ -24,6 +24,7 @@ TASK_COLUMNS = (
     "retry_max_backoff_ms", "retry_jitter", "retry_non_retryable_error_types", "created_at", "updated_at",
     "auto_enqueue", "attempt", "worker", "lease_expires_at", "last_heartbeat_at", "next_attempt_at", "namespace",
     "failures", "last_failure", "priority", "not_before", "ready_timeout_ms", "run_timeout_ms", "deadline",
+    "concurrency_key",
 )
 EVENT_COLUMNS = (
     "id", "xid::text", "task_id", "version", "action", "from_state", "to_state",
@@ -44,7 +45,7 @@ def task_from(row: Sequence[Any], at: int = 0, payloads_at: int | None = None) -
      multiplier, max_backoff_ms, jitter, non_retryable_types, created_at, updated_at, auto_enqueue,
      attempt, worker, lease_expires_at, last_heartbeat_at, next_attempt_at, namespace,
      failures, last_failure, priority, not_before, ready_timeout_ms, run_timeout_ms,
-     deadline) = row[at : at + TASK_WIDTH]
+     deadline, concurrency_key) = row[at : at + TASK_WIDTH]
     spec = TaskSpec(
         labels=labels,
         depends_on=tuple(depends_on),
@@ -57,6 +58,7 @@ def task_from(row: Sequence[Any], at: int = 0, payloads_at: int | None = None) -
         priority=priority,
         not_before=not_before,
         timeouts=Timeouts(ready_timeout_ms, run_timeout_ms, deadline),
+        concurrency_key=concurrency_key,
     )
     return Task(
         task_id, State(state), version, spec, created_at, updated_at,

@@ -126,6 +126,8 @@ tasks = Table(
     Column("ready_timeout_ms", BigInteger, nullable=True),
     Column("run_timeout_ms", BigInteger, nullable=True),
     Column("deadline", DateTime(timezone=True), nullable=True),
+    # The concurrency key given at creation (NULL: none); its limit is in concurrency_limits.
+    Column("concurrency_key", Text, nullable=True),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint("version >= 1", name="version_positive"),
@@ -328,4 +330,20 @@ task_event_counts = Table(
     Column("namespace", Text, primary_key=True),
     Column("action", Text, primary_key=True),
     Column("events", BigInteger, nullable=False),
+)
+
+# One row per (namespace, concurrency key) a task was created with or a limit was set on
+# (docs/concepts/policies.md): the limit (NULL: none) and how many of the key's tasks are
+# RUNNING now, kept exact by every move into and out of RUNNING in the same statement.
+# No CHECK running <= max_running: a lowered limit ends nothing; the starts' guard holds it.
+concurrency_limits = Table(
+    "concurrency_limits",
+    metadata,
+    Column("namespace", Text, primary_key=True),
+    Column("concurrency_key", Text, primary_key=True),
+    Column("max_running", Integer, nullable=True),
+    Column("running", Integer, nullable=False, server_default=text("0")),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint("running >= 0", name="running_nonnegative"),
+    CheckConstraint("max_running >= 0", name="max_running_nonnegative"),
 )

@@ -25,11 +25,13 @@ from tasklife_server.domain.errors import (
     TaskAlreadyExists,
     TaskNotFound,
     TaskNotYetCreated,
+    UnmetUpstream,
 )
 from tasklife_server.domain.model import (
     Attempt,
     ClaimCommand,
     Change,
+    ConcurrencyLimit,
     Event,
     NewTask,
     Payload,
@@ -37,6 +39,8 @@ from tasklife_server.domain.model import (
     TaskFilter,
     TaskSpec,
     TransitionCommand,
+    WaitReason,
+    wait_reason,
 )
 from tasklife_server.domain.policies import TIMEOUTS_BY_STATE, PolicySettings, Timer, TimerAction, timer_after
 from tasklife_server.domain.states import INITIAL_STATE, Action, State, sources_of, target_of
@@ -45,6 +49,7 @@ from tasklife_server.domain.watch import ORIGIN, Position
 from tasklife_server.storage import moves
 from tasklife_server.storage.rows import (
     EVENT_WIDTH,
+    PAYLOAD_WIDTH,
     TASK_WIDTH,
     attempt_from,
     event_from,
@@ -576,11 +581,27 @@ class TaskStore:
         (rows,) = await self._write([(claim_query(bool(claim.labels)), params)])
         if rows and timer is not None:
             self._timer_set(timer.delay_ms)
-        changes = [_claimed(row) for row in rows]
+        changes = [_started(row) for row in rows]
         for change, row in zip(changes, rows):
             self.observe(Action.START, "applied")
-            self._state_left(change, Action.START, row[-1])  # the claim_ready row ends with ready_at
+            self._state_left(change, Action.START, row[_READY_AT])
         return changes
+
+    async def wait_reason(self, task: Task) -> WaitReason:
+        """What holds `task` (CREATED) back now: its gate's blocking upstreams and not_before."""
+        ((now, blocking),) = await self._fetchall("blocking_upstreams", {"task_id": task.task_id})
+        upstreams = tuple(UnmetUpstream(u, State(s), outcome == "can") for u, s, outcome in blocking)
+        return wait_reason(task, upstreams, now)
+
+    async def set_concurrency_limit(self, namespace: str, key: str, max_running: int | None) -> ConcurrencyLimit:
+        """Sets (None: clears) a key's limit; its running count is the one the moves keep."""
+        params = {"namespace": namespace, "concurrency_key": key, "max_running": max_running}
+        (row,) = await self._fetchall("set_concurrency_limit", params)
+        return ConcurrencyLimit(*row)
+
+    async def list_concurrency_limits(self, reach: list[str] | None) -> list[ConcurrencyLimit]:
+        rows = await self._fetchall("list_concurrency_limits", {"reach": reach})
+        return [ConcurrencyLimit(*row) for row in rows]
 
     async def heartbeat(self, task_id: str, worker: str, lease_ms: int | None, reach: list[str] | None = None) -> Task:
         params = {"task_id": task_id, "worker": worker, "lease_ms": lease_ms, "reach": reach,
@@ -896,6 +917,15 @@ def _claimed(row: TupleRow) -> Change:
     return Change(task_from(row, 0, TASK_WIDTH + EVENT_WIDTH), event_from(row, TASK_WIDTH))
 
 
+# A claim_ready row: the task, its payloads, when it became ready, then its start event.
+_READY_AT = TASK_WIDTH + PAYLOAD_WIDTH
+
+
+def _started(row: TupleRow) -> Change:
+    """A task a claim started (with its input) and its start, from a claim_ready row."""
+    return Change(task_from(row, 0, TASK_WIDTH), event_from(row, _READY_AT + 1))
+
+
 def _references(spec: TaskSpec) -> set[str]:
     """The tasks a new task names, which must exist."""
     return set(spec.depends_on) | ({spec.rerun_of} if spec.rerun_of else set())
@@ -928,6 +958,7 @@ def _create_item(new: NewTask) -> dict[str, Any]:
         "reason": new.reason,
         "on_behalf_of": new.on_behalf_of,
         "input_content_type": new.input.content_type if new.input is not None else None,
+        "concurrency_key": spec.concurrency_key,
     }
 
 

@@ -190,6 +190,7 @@ class TasklifeClient:
         priority: int | None = None,
         not_before: Instant | None = None,
         timeouts: task_pb2.TaskTimeouts | Mapping[str, Any] | None = None,
+        concurrency_key: str | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.CreateTaskResponse:
         """Creates a task in TASK_STATE_CREATED at version 1 (the server picks an id if none).
@@ -197,12 +198,13 @@ class TasklifeClient:
         `priority` (0 to 1000, higher claimed first) and `not_before` (the earliest time it
         may be enqueued) are fixed for good, as are `timeouts` (a TaskTimeouts or a dict of its
         fields: ready_timeout and run_timeout as timedelta, deadline as datetime), which the
-        service enforces itself. (`timeout` is this call's own.)"""
+        service enforces itself, and `concurrency_key` (at most its limit of the key's tasks run
+        at once: set_concurrency_limit). (`timeout` is this call's own.)"""
         request = _request(
             pb.CreateTaskRequest, task_id=task_id, labels=labels, depends_on=depends_on, rerun_of=rerun_of,
             retry_policy=retry_policy, reason=reason, operator=operator, auto_enqueue=auto_enqueue,
             namespace=namespace, on_behalf_of=on_behalf_of, input=to_payload(input), priority=priority,
-            not_before=not_before, timeouts=timeouts,
+            not_before=not_before, timeouts=timeouts, concurrency_key=concurrency_key,
         )
         return self._unary("CreateTask", request, timeout)
 
@@ -321,6 +323,24 @@ class TasklifeClient:
     def cancel_bulk_operation(self, operation_id: str, *, timeout: Timeout = _Default.TIMEOUT) -> pb.BulkOperation:
         """Stops a running bulk operation; the moves already applied stay."""
         return self._unary("CancelBulkOperation", pb.CancelBulkOperationRequest(operation_id=operation_id), timeout)
+
+    def set_concurrency_limit(
+        self, concurrency_key: str, max_running: int | None = None, *, namespace: str | None = None,
+        clear: bool | None = None, timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.SetConcurrencyLimitResponse:
+        """At most `max_running` tasks of `concurrency_key` run at once in the namespace (0: none
+        starts); `clear=True` removes the limit. Role admin."""
+        request = _request(
+            pb.SetConcurrencyLimitRequest, namespace=namespace, concurrency_key=concurrency_key,
+            max_running=max_running, clear=clear,
+        )
+        return self._unary("SetConcurrencyLimit", request, timeout)
+
+    def list_concurrency_limits(
+        self, *, namespace: str | None = None, timeout: Timeout = _Default.TIMEOUT,
+    ) -> pb.ListConcurrencyLimitsResponse:
+        """The limits set (in one namespace, or every one reached), each with its running count."""
+        return self._unary("ListConcurrencyLimits", _request(pb.ListConcurrencyLimitsRequest, namespace=namespace), timeout)
 
     def iter_tasks(
         self,

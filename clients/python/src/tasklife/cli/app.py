@@ -133,6 +133,14 @@ def priority(text: str) -> int:
     return value
 
 
+def max_running(text: str) -> int:
+    """A concurrency limit: 0 to 1000000, as the server checks it (checked here for a usage error)."""
+    value = _whole_number(text)
+    if not 0 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError("must be between 0 and 1000000")
+    return value
+
+
 def label(text: str) -> tuple[str, str]:
     """"team=data" -> ("team", "data")."""
     key, sep, value = text.partition("=")
@@ -356,7 +364,7 @@ def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], 
 
 
 def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
-    from tasklife.cli import bulk, exporting, leases, machine, serving, tasks, watching, working
+    from tasklife.cli import bulk, exporting, leases, limits, machine, serving, tasks, watching, working
 
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(
@@ -397,6 +405,7 @@ def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParse
 
     tasks.register(add)
     bulk.register(add)
+    limits.register(add)
     leases.register(add)
     exporting.register(add, env)  # `history export`, after `history`
     watching.register(add)

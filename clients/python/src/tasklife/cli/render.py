@@ -258,19 +258,43 @@ def timeouts(value: task_pb2.TaskTimeouts) -> str:
     return ",".join(parts)
 
 
+def wait_reason(reason: task_pb2.TaskWaitReason) -> str:
+    """What holds a created task back, in words: "upstreams extract-1 (running); not_before ...;
+    then the service enqueues it", or what it waits for when nothing holds it."""
+    held = []
+    if reason.upstreams:
+        held.append("upstreams " + ", ".join(_blocking(u) for u in reason.upstreams))
+    if reason.HasField("not_before"):
+        held.append(f"not_before {local_time(reason.not_before)}")
+    then = "the service enqueues it (auto_enqueue)" if reason.auto_enqueue else "an EnqueueTask (tasklife enqueue)"
+    if not held:
+        return f"nothing holds it: {then}" if reason.auto_enqueue else f"only {then}"
+    return "; ".join(held) + f"; then {then}"
+
+
+def _blocking(upstream: task_pb2.BlockingUpstream) -> str:
+    if upstream.can_succeed:
+        return f"{upstream.task_id} ({state(upstream.state)})"
+    return f"{upstream.task_id} ({state(upstream.state)}, cannot succeed: a rerun of it that succeeds unblocks this task)"
+
+
 def task_details(task: task_pb2.Task) -> str:
-    """Every field of a task, one per line, in a fixed order."""
+    """Every field of a task, one per line, in a fixed order (waits_for only while it is created
+    and the server said why)."""
+    waits = [("waits_for", wait_reason(task.wait_reason))] if task.HasField("wait_reason") else []
     return fields(
         [
             ("task_id", task.task_id),
             ("namespace", task.namespace or NONE),
             ("state", state(task.state)),
+            *waits,
             ("version", task.version),
             ("labels", labels(task.labels)),
             ("depends_on", ",".join(task.depends_on) or NONE),
             ("rerun_of", task.rerun_of or NONE),
             ("auto_enqueue", "yes" if task.auto_enqueue else "no"),
             ("priority", task.priority),
+            ("concurrency_key", task.concurrency_key or NONE),
             ("not_before", optional_time(task, "not_before")),
             ("timeouts", timeouts(task.timeouts) if task.HasField("timeouts") else NONE),
             ("retry_policy", retry_policy(task.retry_policy, task.effective_retry_policy)),

@@ -85,6 +85,10 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         "--not-before", type=instant, metavar="TIME", help=f"the earliest time the task may be enqueued; {TIME_HELP}"
     )
     create.add_argument(
+        "--concurrency-key", metavar="KEY",
+        help="at most the limit set on KEY (`tasklife limits set`) of its tasks run at once",
+    )
+    create.add_argument(
         "--ready-timeout", type=duration, metavar="DURATION",
         help="the server abandons the task if it stays ready longer, e.g. 10m",
     )
@@ -108,7 +112,7 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         run_rerun,
         "create a new task that runs a finished one again (rerun_of)",
         description="Create a task that runs task ID again: the same namespace, labels, upstreams, retry policy, "
-        "auto-enqueue, priority, ready and run timeouts and input (not its deadline or not-before, which may "
+        "auto-enqueue, priority, concurrency key, ready and run timeouts and input (not its deadline or not-before, which may "
         "have passed), with rerun_of naming ID. The old task keeps its own history.",
     )
     rerun.add_argument("task_id", metavar="ID")
@@ -276,10 +280,13 @@ def run_create(args: argparse.Namespace, session: Session) -> int:
         priority=args.priority,
         not_before=args.not_before,
         timeouts=_timeouts(args),
+        concurrency_key=args.concurrency_key,
     )
     if args.input is not None and not session.json:
-        # A create answers without the input (the BASIC view): read it back to show it.
+        # A create answers without the input (the BASIC view): read it back to show it, as
+        # created (without what the read adds of its own: why it waits).
         response = session.client.get_task(response.task.task_id)
+        response.task.ClearField("wait_reason")
     _emit_task(session, response)
     return 0
 
@@ -317,6 +324,7 @@ def run_rerun(args: argparse.Namespace, session: Session) -> int:
         input=old.input if old.HasField("input") else None,
         priority=old.priority or None,
         timeouts=_rerun_timeouts(old),
+        concurrency_key=old.concurrency_key or None,
     )
     task = response.task
     if args.enqueue:

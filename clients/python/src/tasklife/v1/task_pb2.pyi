@@ -121,8 +121,28 @@ class TaskFailure(_message.Message):
     details: TaskPayload
     def __init__(self, error_type: _Optional[str] = ..., message: _Optional[str] = ..., stack_trace: _Optional[str] = ..., exit_code: _Optional[int] = ..., non_retryable: _Optional[bool] = ..., details: _Optional[_Union[TaskPayload, _Mapping]] = ...) -> None: ...
 
+class TaskWaitReason(_message.Message):
+    __slots__ = ("upstreams", "not_before", "auto_enqueue")
+    UPSTREAMS_FIELD_NUMBER: _ClassVar[int]
+    NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AUTO_ENQUEUE_FIELD_NUMBER: _ClassVar[int]
+    upstreams: _containers.RepeatedCompositeFieldContainer[BlockingUpstream]
+    not_before: _timestamp_pb2.Timestamp
+    auto_enqueue: bool
+    def __init__(self, upstreams: _Optional[_Iterable[_Union[BlockingUpstream, _Mapping]]] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ...) -> None: ...
+
+class BlockingUpstream(_message.Message):
+    __slots__ = ("task_id", "state", "can_succeed")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    CAN_SUCCEED_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    state: TaskState
+    can_succeed: bool
+    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., can_succeed: _Optional[bool] = ...) -> None: ...
+
 class Task(_message.Message):
-    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue", "namespace", "input", "result", "last_failure", "effective_retry_policy", "priority", "not_before", "timeouts")
+    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue", "namespace", "input", "result", "last_failure", "effective_retry_policy", "priority", "not_before", "timeouts", "concurrency_key", "wait_reason")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -153,6 +173,8 @@ class Task(_message.Message):
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    WAIT_REASON_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     state: TaskState
     version: int
@@ -176,7 +198,9 @@ class Task(_message.Message):
     priority: int
     not_before: _timestamp_pb2.Timestamp
     timeouts: TaskTimeouts
-    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., input: _Optional[_Union[TaskPayload, _Mapping]] = ..., result: _Optional[_Union[TaskPayload, _Mapping]] = ..., last_failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., effective_retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[TaskTimeouts, _Mapping]] = ...) -> None: ...
+    concurrency_key: str
+    wait_reason: TaskWaitReason
+    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., input: _Optional[_Union[TaskPayload, _Mapping]] = ..., result: _Optional[_Union[TaskPayload, _Mapping]] = ..., last_failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., effective_retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[TaskTimeouts, _Mapping]] = ..., concurrency_key: _Optional[str] = ..., wait_reason: _Optional[_Union[TaskWaitReason, _Mapping]] = ...) -> None: ...
 
 class TaskTimeouts(_message.Message):
     __slots__ = ("ready_timeout", "run_timeout", "deadline")

@@ -27,7 +27,7 @@ BULK_OPERATION_STATE_CANCELLED: BulkOperationState
 BULK_OPERATION_STATE_FAILED: BulkOperationState
 
 class CreateTaskRequest(_message.Message):
-    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue", "namespace", "on_behalf_of", "input", "priority", "not_before", "timeouts")
+    __slots__ = ("task_id", "labels", "depends_on", "rerun_of", "retry_policy", "reason", "operator", "auto_enqueue", "namespace", "on_behalf_of", "input", "priority", "not_before", "timeouts", "concurrency_key")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -49,6 +49,7 @@ class CreateTaskRequest(_message.Message):
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     labels: _containers.ScalarMap[str, str]
     depends_on: _containers.RepeatedScalarFieldContainer[str]
@@ -63,7 +64,8 @@ class CreateTaskRequest(_message.Message):
     priority: int
     not_before: _timestamp_pb2.Timestamp
     timeouts: _task_pb2.TaskTimeouts
-    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., input: _Optional[_Union[_task_pb2.TaskPayload, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[_task_pb2.TaskTimeouts, _Mapping]] = ...) -> None: ...
+    concurrency_key: str
+    def __init__(self, task_id: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[_task_pb2.RetryPolicy, _Mapping]] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., input: _Optional[_Union[_task_pb2.TaskPayload, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[_task_pb2.TaskTimeouts, _Mapping]] = ..., concurrency_key: _Optional[str] = ...) -> None: ...
 
 class CreateTaskResponse(_message.Message):
     __slots__ = ("task", "event")
@@ -834,3 +836,47 @@ class TaskActionCount(_message.Message):
     action: _task_pb2.TaskAction
     count: int
     def __init__(self, action: _Optional[_Union[_task_pb2.TaskAction, str]] = ..., count: _Optional[int] = ...) -> None: ...
+
+class ConcurrencyLimit(_message.Message):
+    __slots__ = ("namespace", "concurrency_key", "max_running", "running", "update_time")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    MAX_RUNNING_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    concurrency_key: str
+    max_running: int
+    running: int
+    update_time: _timestamp_pb2.Timestamp
+    def __init__(self, namespace: _Optional[str] = ..., concurrency_key: _Optional[str] = ..., max_running: _Optional[int] = ..., running: _Optional[int] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SetConcurrencyLimitRequest(_message.Message):
+    __slots__ = ("namespace", "concurrency_key", "max_running", "clear")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    MAX_RUNNING_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    concurrency_key: str
+    max_running: int
+    clear: bool
+    def __init__(self, namespace: _Optional[str] = ..., concurrency_key: _Optional[str] = ..., max_running: _Optional[int] = ..., clear: _Optional[bool] = ...) -> None: ...
+
+class SetConcurrencyLimitResponse(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: ConcurrencyLimit
+    def __init__(self, limit: _Optional[_Union[ConcurrencyLimit, _Mapping]] = ...) -> None: ...
+
+class ListConcurrencyLimitsRequest(_message.Message):
+    __slots__ = ("namespace",)
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    def __init__(self, namespace: _Optional[str] = ...) -> None: ...
+
+class ListConcurrencyLimitsResponse(_message.Message):
+    __slots__ = ("limits",)
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    limits: _containers.RepeatedCompositeFieldContainer[ConcurrencyLimit]
+    def __init__(self, limits: _Optional[_Iterable[_Union[ConcurrencyLimit, _Mapping]]] = ...) -> None: ...

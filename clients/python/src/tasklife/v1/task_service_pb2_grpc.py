@@ -224,6 +224,16 @@ class TaskServiceStub:
                 request_serializer=tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsRequest.SerializeToString,
                 response_deserializer=tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsResponse.FromString,
                 _registered_method=True)
+        self.SetConcurrencyLimit = channel.unary_unary(
+                '/tasklife.v1.TaskService/SetConcurrencyLimit',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitResponse.FromString,
+                _registered_method=True)
+        self.ListConcurrencyLimits = channel.unary_unary(
+                '/tasklife.v1.TaskService/ListConcurrencyLimits',
+                request_serializer=tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsRequest.SerializeToString,
+                response_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsResponse.FromString,
+                _registered_method=True)
 
 
 class TaskServiceServicer:
@@ -394,7 +404,8 @@ class TaskServiceServicer:
     def StartTask(self, request, context):
         """Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
         also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-        FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+        FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+        concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
         ALREADY_EXISTS (REQUEST_ID_REUSED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -551,7 +562,8 @@ class TaskServiceServicer:
     def ClaimTasks(self, request, context):
         """Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
         highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-        as a StartTask would record them). Concurrent claimers never receive the same task and
+        as a StartTask would record them), passing over the tasks of a concurrency key that
+        already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
         never wait for each other. With `wait`, the call returns as soon as at least one
         matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
         call with the same worker and request_id returns the tasks that call claimed and that
@@ -570,6 +582,27 @@ class TaskServiceServicer:
         one snapshot from per-minute counts the server keeps, so that a window of hours costs
         about as little as one of minutes. Errors: INVALID_ARGUMENT, PERMISSION_DENIED
         (NAMESPACE_NOT_GRANTED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetConcurrencyLimit(self, request, context):
+        """Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+        every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+        are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+        of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+        below the number running stops new starts and ends nothing. Role admin. Errors:
+        INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListConcurrencyLimits(self, request, context):
+        """Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+        the number of its key's tasks running now, by namespace then key. Errors:
+        INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -712,6 +745,16 @@ def add_TaskServiceServicer_to_server(servicer, server):
                     servicer.CountTaskEvents,
                     request_deserializer=tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsRequest.FromString,
                     response_serializer=tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsResponse.SerializeToString,
+            ),
+            'SetConcurrencyLimit': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetConcurrencyLimit,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitResponse.SerializeToString,
+            ),
+            'ListConcurrencyLimits': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListConcurrencyLimits,
+                    request_deserializer=tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsRequest.FromString,
+                    response_serializer=tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1498,6 +1541,60 @@ class TaskService:
             '/tasklife.v1.TaskService/CountTaskEvents',
             tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsRequest.SerializeToString,
             tasklife_dot_v1_dot_task__service__pb2.CountTaskEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetConcurrencyLimit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/SetConcurrencyLimit',
+            tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.SetConcurrencyLimitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListConcurrencyLimits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tasklife.v1.TaskService/ListConcurrencyLimits',
+            tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsRequest.SerializeToString,
+            tasklife_dot_v1_dot_task__service__pb2.ListConcurrencyLimitsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -21,7 +21,7 @@ from alembic import op
 from tasklife_server.storage.schema import PgSnapshot
 
 revision = "0014"
-down_revision = "0009"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tasklife/v1/task.proto.
  */
 export const file_tasklife_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSKCBwoEVGFzaxIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEg8KB3ZlcnNpb24YAyABKAMSLQoGbGFiZWxzGAQgAygLMh0udGFza2xpZmUudjEuVGFzay5MYWJlbHNFbnRyeRISCgpkZXBlbmRzX29uGAUgAygJEhAKCHJlcnVuX29mGAYgASgJEi4KDHJldHJ5X3BvbGljeRgHIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5Ei8KC2NyZWF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRIOCgZ3b3JrZXIYCyABKAkSNQoRbGVhc2VfZXhwaXJlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2xhc3RfaGVhcnRiZWF0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEW5leHRfYXR0ZW1wdF90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYDyABKAgSEQoJbmFtZXNwYWNlGBAgASgJEicKBWlucHV0GBEgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSKAoGcmVzdWx0GBIgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSLgoMbGFzdF9mYWlsdXJlGBMgASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSOAoWZWZmZWN0aXZlX3JldHJ5X3BvbGljeRgUIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5EhAKCHByaW9yaXR5GBUgASgFEi4KCm5vdF9iZWZvcmUYFiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKCHRpbWVvdXRzGBcgASgLMhkudGFza2xpZmUudjEuVGFza1RpbWVvdXRzGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEingEKDFRhc2tUaW1lb3V0cxIwCg1yZWFkeV90aW1lb3V0GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3J1bl90aW1lb3V0GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCGRlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK+AwoJVGFza0V2ZW50Eg8KB3Rhc2tfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIOCgZjdXJzb3IYAyABKAkSKgoKZnJvbV9zdGF0ZRgEIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIoCgh0b19zdGF0ZRgFIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRInCgZhY3Rpb24YBiABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEhAKCG9wZXJhdG9yGAcgASgJEg4KBnJlYXNvbhgIIAEoCRISCgpyZXF1ZXN0X2lkGAkgASgJEi8KC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCgluYW1lc3BhY2UYCyABKAkSFAoMb25fYmVoYWxmX29mGAwgASgJEg4KBndvcmtlchgNIAEoCRIPCgdhdHRlbXB0GA4gASgFEikKB2ZhaWx1cmUYDyABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRIWCglleGl0X2NvZGUYECABKAVIAIgBAUIMCgpfZXhpdF9jb2RlIt8CCgtUYXNrQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEg4KBndvcmtlchgCIAEoCRIuCgpzdGFydF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoKZW5kX2FjdGlvbhgFIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SKQoJZW5kX3N0YXRlGAYgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEhQKDGVuZF9vcGVyYXRvchgHIAEoCRIpCgdmYWlsdXJlGAggASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSFgoJZXhpdF9jb2RlGAkgASgFSACIAQESEgoKaGFzX3Jlc3VsdBgKIAEoCEIMCgpfZXhpdF9jb2RlKv8BCglUYXNrU3RhdGUSGgoWVEFTS19TVEFURV9VTlNQRUNJRklFRBAAEhYKElRBU0tfU1RBVEVfQ1JFQVRFRBABEhQKEFRBU0tfU1RBVEVfUkVBRFkQAhIWChJUQVNLX1NUQVRFX1JVTk5JTkcQAxIYChRUQVNLX1NUQVRFX1NVQ0NFRURFRBAEEhUKEVRBU0tfU1RBVEVfRkFJTEVEEAUSFwoTVEFTS19TVEFURV9SRVRSWUlORxAGEhUKEVRBU0tfU1RBVEVfUEFVU0VEEAcSFQoRVEFTS19TVEFURV9LSUxMRUQQCBIYChRUQVNLX1NUQVRFX0FCQU5ET05FRBAJKowBCglTdGF0ZUtpbmQSGgoWU1RBVEVfS0lORF9VTlNQRUNJRklFRBAAEhYKElNUQVRFX0tJTkRfSU5JVElBTBABEhUKEVNUQVRFX0tJTkRfU1RBQkxFEAISGwoXU1RBVEVfS0lORF9UUkFOU0lUSU9OQUwQAxIXChNTVEFURV9LSU5EX1RFUk1JTkFMEAQqlgIKClRhc2tBY3Rpb24SGwoXVEFTS19BQ1RJT05fVU5TUEVDSUZJRUQQABIWChJUQVNLX0FDVElPTl9DUkVBVEUQARIXChNUQVNLX0FDVElPTl9FTlFVRVVFEAISFQoRVEFTS19BQ1RJT05fU1RBUlQQAxIYChRUQVNLX0FDVElPTl9DT01QTEVURRAEEhQKEFRBU0tfQUNUSU9OX0ZBSUwQBRIVChFUQVNLX0FDVElPTl9SRVRSWRAGEhUKEVRBU0tfQUNUSU9OX1BBVVNFEAcSFgoSVEFTS19BQ1RJT05fUkVTVU1FEAgSFAoQVEFTS19BQ1RJT05fS0lMTBAJEhcKE1RBU0tfQUNUSU9OX0FCQU5ET04QCipOCghUYXNrVmlldxIZChVUQVNLX1ZJRVdfVU5TUEVDSUZJRUQQABITCg9UQVNLX1ZJRVdfQkFTSUMQARISCg5UQVNLX1ZJRVdfRlVMTBACYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSKIAQoOVGFza1dhaXRSZWFzb24SMAoJdXBzdHJlYW1zGAEgAygLMh0udGFza2xpZmUudjEuQmxvY2tpbmdVcHN0cmVhbRIuCgpub3RfYmVmb3JlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYAyABKAgiXwoQQmxvY2tpbmdVcHN0cmVhbRIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEhMKC2Nhbl9zdWNjZWVkGAMgASgIIs0HCgRUYXNrEg8KB3Rhc2tfaWQYASABKAkSJQoFc3RhdGUYAiABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSDwoHdmVyc2lvbhgDIAEoAxItCgZsYWJlbHMYBCADKAsyHS50YXNrbGlmZS52MS5UYXNrLkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YBSADKAkSEAoIcmVydW5fb2YYBiABKAkSLgoMcmV0cnlfcG9saWN5GAcgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhdHRlbXB0GAogASgFEg4KBndvcmtlchgLIAEoCRI1ChFsZWFzZV9leHBpcmVfdGltZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNwoTbGFzdF9oZWFydGJlYXRfdGltZRgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRbmV4dF9hdHRlbXB0X3RpbWUYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGF1dG9fZW5xdWV1ZRgPIAEoCBIRCgluYW1lc3BhY2UYECABKAkSJwoFaW5wdXQYESABKAsyGC50YXNrbGlmZS52MS5UYXNrUGF5bG9hZBIoCgZyZXN1bHQYEiABKAsyGC50YXNrbGlmZS52MS5UYXNrUGF5bG9hZBIuCgxsYXN0X2ZhaWx1cmUYEyABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRI4ChZlZmZlY3RpdmVfcmV0cnlfcG9saWN5GBQgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSEAoIcHJpb3JpdHkYFSABKAUSLgoKbm90X2JlZm9yZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoIdGltZW91dHMYFyABKAsyGS50YXNrbGlmZS52MS5UYXNrVGltZW91dHMSFwoPY29uY3VycmVuY3lfa2V5GBogASgJEjAKC3dhaXRfcmVhc29uGBsgASgLMhsudGFza2xpZmUudjEuVGFza1dhaXRSZWFzb24aLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKeAQoMVGFza1RpbWVvdXRzEjAKDXJlYWR5X3RpbWVvdXQYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLgoLcnVuX3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIr4DCglUYXNrRXZlbnQSDwoHdGFza19pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgDEg4KBmN1cnNvchgDIAEoCRIqCgpmcm9tX3N0YXRlGAQgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEigKCHRvX3N0YXRlGAUgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEicKBmFjdGlvbhgGIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SEAoIb3BlcmF0b3IYByABKAkSDgoGcmVhc29uGAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkSLwoLY3JlYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCW5hbWVzcGFjZRgLIAEoCRIUCgxvbl9iZWhhbGZfb2YYDCABKAkSDgoGd29ya2VyGA0gASgJEg8KB2F0dGVtcHQYDiABKAUSKQoHZmFpbHVyZRgPIAEoCzIYLnRhc2tsaWZlLnYxLlRhc2tGYWlsdXJlEhYKCWV4aXRfY29kZRgQIAEoBUgAiAEBQgwKCl9leGl0X2NvZGUi3wIKC1Rhc2tBdHRlbXB0Eg8KB2F0dGVtcHQYASABKAUSDgoGd29ya2VyGAIgASgJEi4KCnN0YXJ0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgplbmRfYWN0aW9uGAUgASgOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhIpCgllbmRfc3RhdGUYBiABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSFAoMZW5kX29wZXJhdG9yGAcgASgJEikKB2ZhaWx1cmUYCCABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRIWCglleGl0X2NvZGUYCSABKAVIAIgBARISCgpoYXNfcmVzdWx0GAogASgIQgwKCl9leGl0X2NvZGUq/wEKCVRhc2tTdGF0ZRIaChZUQVNLX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSVEFTS19TVEFURV9DUkVBVEVEEAESFAoQVEFTS19TVEFURV9SRUFEWRACEhYKElRBU0tfU1RBVEVfUlVOTklORxADEhgKFFRBU0tfU1RBVEVfU1VDQ0VFREVEEAQSFQoRVEFTS19TVEFURV9GQUlMRUQQBRIXChNUQVNLX1NUQVRFX1JFVFJZSU5HEAYSFQoRVEFTS19TVEFURV9QQVVTRUQQBxIVChFUQVNLX1NUQVRFX0tJTExFRBAIEhgKFFRBU0tfU1RBVEVfQUJBTkRPTkVEEAkqjAEKCVN0YXRlS2luZBIaChZTVEFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSU1RBVEVfS0lORF9JTklUSUFMEAESFQoRU1RBVEVfS0lORF9TVEFCTEUQAhIbChdTVEFURV9LSU5EX1RSQU5TSVRJT05BTBADEhcKE1NUQVRFX0tJTkRfVEVSTUlOQUwQBCqWAgoKVGFza0FjdGlvbhIbChdUQVNLX0FDVElPTl9VTlNQRUNJRklFRBAAEhYKElRBU0tfQUNUSU9OX0NSRUFURRABEhcKE1RBU0tfQUNUSU9OX0VOUVVFVUUQAhIVChFUQVNLX0FDVElPTl9TVEFSVBADEhgKFFRBU0tfQUNUSU9OX0NPTVBMRVRFEAQSFAoQVEFTS19BQ1RJT05fRkFJTBAFEhUKEVRBU0tfQUNUSU9OX1JFVFJZEAYSFQoRVEFTS19BQ1RJT05fUEFVU0UQBxIWChJUQVNLX0FDVElPTl9SRVNVTUUQCBIUChBUQVNLX0FDVElPTl9LSUxMEAkSFwoTVEFTS19BQ1RJT05fQUJBTkRPThAKKk4KCFRhc2tWaWV3EhkKFVRBU0tfVklFV19VTlNQRUNJRklFRBAAEhMKD1RBU0tfVklFV19CQVNJQxABEhIKDlRBU0tfVklFV19GVUxMEAJiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * RetryPolicy is how the service re-schedules a failed task: while attempts remain it
@@ -172,6 +172,80 @@ export type TaskFailure = Message<"tasklife.v1.TaskFailure"> & {
  */
 export const TaskFailureSchema: GenMessage<TaskFailure> = /*@__PURE__*/
   messageDesc(file_tasklife_v1_task, 2);
+
+/**
+ * TaskWaitReason says what holds a TASK_STATE_CREATED task back from TASK_STATE_READY now.
+ *
+ * @generated from message tasklife.v1.TaskWaitReason
+ */
+export type TaskWaitReason = Message<"tasklife.v1.TaskWaitReason"> & {
+  /**
+   * The upstreams (depends_on) that have not succeeded, nor has a task that reruns them
+   * (rerun_of, transitively), by task id: the dependency gate stays shut while one is left.
+   *
+   * @generated from field: repeated tasklife.v1.BlockingUpstream upstreams = 1;
+   */
+  upstreams: BlockingUpstream[];
+
+  /**
+   * The task's not_before, when it has not come yet: EnqueueTask is refused (NOT_BEFORE) until then.
+   *
+   * @generated from field: google.protobuf.Timestamp not_before = 2;
+   */
+  notBefore?: Timestamp | undefined;
+
+  /**
+   * Whether the service enqueues the task itself once nothing above holds it (auto_enqueue).
+   * False with no upstream and no not_before left: the task waits only for an EnqueueTask call.
+   *
+   * @generated from field: bool auto_enqueue = 3;
+   */
+  autoEnqueue: boolean;
+};
+
+/**
+ * Describes the message tasklife.v1.TaskWaitReason.
+ * Use `create(TaskWaitReasonSchema)` to create a new message.
+ */
+export const TaskWaitReasonSchema: GenMessage<TaskWaitReason> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task, 3);
+
+/**
+ * BlockingUpstream is an upstream that keeps a task's dependency gate shut.
+ *
+ * @generated from message tasklife.v1.BlockingUpstream
+ */
+export type BlockingUpstream = Message<"tasklife.v1.BlockingUpstream"> & {
+  /**
+   * The upstream's id.
+   *
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * Its state now.
+   *
+   * @generated from field: tasklife.v1.TaskState state = 2;
+   */
+  state: TaskState;
+
+  /**
+   * Whether it, or a task that reruns it, may still succeed. False when it and every rerun of
+   * it are killed or abandoned: only a new rerun of it (CreateTask with rerun_of) that
+   * succeeds can open the gate.
+   *
+   * @generated from field: bool can_succeed = 3;
+   */
+  canSucceed: boolean;
+};
+
+/**
+ * Describes the message tasklife.v1.BlockingUpstream.
+ * Use `create(BlockingUpstreamSchema)` to create a new message.
+ */
+export const BlockingUpstreamSchema: GenMessage<BlockingUpstream> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task, 4);
 
 /**
  * Task is one task instance and the state it stands in now.
@@ -364,6 +438,23 @@ export type Task = Message<"tasklife.v1.Task"> & {
    * @generated from field: tasklife.v1.TaskTimeouts timeouts = 23;
    */
   timeouts?: TaskTimeouts | undefined;
+
+  /**
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   *
+   * @generated from field: string concurrency_key = 26;
+   */
+  concurrencyKey: string;
+
+  /**
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   *
+   * @generated from field: tasklife.v1.TaskWaitReason wait_reason = 27;
+   */
+  waitReason?: TaskWaitReason | undefined;
 };
 
 /**
@@ -371,7 +462,7 @@ export type Task = Message<"tasklife.v1.Task"> & {
  * Use `create(TaskSchema)` to create a new message.
  */
 export const TaskSchema: GenMessage<Task> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 3);
+  messageDesc(file_tasklife_v1_task, 5);
 
 /**
  * TaskTimeouts are a task's time limits, enforced by the service as operator
@@ -412,7 +503,7 @@ export type TaskTimeouts = Message<"tasklife.v1.TaskTimeouts"> & {
  * Use `create(TaskTimeoutsSchema)` to create a new message.
  */
 export const TaskTimeoutsSchema: GenMessage<TaskTimeouts> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 4);
+  messageDesc(file_tasklife_v1_task, 6);
 
 /**
  * TaskEvent is one row of a task's audited history: a single state change. Events
@@ -549,7 +640,7 @@ export type TaskEvent = Message<"tasklife.v1.TaskEvent"> & {
  * Use `create(TaskEventSchema)` to create a new message.
  */
 export const TaskEventSchema: GenMessage<TaskEvent> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 5);
+  messageDesc(file_tasklife_v1_task, 7);
 
 /**
  * TaskAttempt is one attempt of a task: one start, and the move that ended it. Derived from
@@ -635,7 +726,7 @@ export type TaskAttempt = Message<"tasklife.v1.TaskAttempt"> & {
  * Use `create(TaskAttemptSchema)` to create a new message.
  */
 export const TaskAttemptSchema: GenMessage<TaskAttempt> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 6);
+  messageDesc(file_tasklife_v1_task, 8);
 
 /**
  * TaskState is where a task instance stands. The allowed moves between states are

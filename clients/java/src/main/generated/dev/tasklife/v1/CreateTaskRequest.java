@@ -40,6 +40,7 @@ private static final long serialVersionUID = 0L;
     operator_ = "";
     namespace_ = "";
     onBehalfOf_ = "";
+    concurrencyKey_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -714,6 +715,59 @@ java.lang.String defaultValue) {
     return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
   }
 
+  public static final int CONCURRENCY_KEY_FIELD_NUMBER = 23;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object concurrencyKey_ = "";
+  /**
+   * <pre>
+   * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+   * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+   * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+   * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+   * @return The concurrencyKey.
+   */
+  @java.lang.Override
+  public java.lang.String getConcurrencyKey() {
+    java.lang.Object ref = concurrencyKey_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      concurrencyKey_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+   * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+   * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+   * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+   * @return The bytes for concurrencyKey.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getConcurrencyKeyBytes() {
+    java.lang.Object ref = concurrencyKey_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      concurrencyKey_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -772,6 +826,9 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000008) != 0)) {
       output.writeMessage(22, getTimeouts());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 23, concurrencyKey_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -837,6 +894,9 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(22, getTimeouts());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(23, concurrencyKey_);
+    }
     return size;
   }
   @java.lang.Override
@@ -901,6 +961,8 @@ java.lang.String defaultValue) {
       if (!getTimeouts()
           .equals(other.getTimeouts())) return false;
     }
+    if (!getConcurrencyKey()
+        .equals(other.getConcurrencyKey())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -953,6 +1015,8 @@ java.lang.String defaultValue) {
       hash = (37 * hash) + TIMEOUTS_FIELD_NUMBER;
       hash = (53 * hash) + getTimeouts().hashCode();
     }
+    hash = (37 * hash) + CONCURRENCY_KEY_FIELD_NUMBER;
+    hash = (53 * hash) + getConcurrencyKey().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1150,6 +1214,7 @@ java.lang.String defaultValue) {
         timeoutsBuilder_.dispose();
         timeoutsBuilder_ = null;
       }
+      concurrencyKey_ = "";
       return this;
     }
 
@@ -1240,6 +1305,9 @@ java.lang.String defaultValue) {
             : timeoutsBuilder_.build();
         to_bitField0_ |= 0x00000008;
       }
+      if (((from_bitField0_ & 0x00004000) != 0)) {
+        result.concurrencyKey_ = concurrencyKey_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1315,6 +1383,11 @@ java.lang.String defaultValue) {
       }
       if (other.hasTimeouts()) {
         mergeTimeouts(other.getTimeouts());
+      }
+      if (!other.getConcurrencyKey().isEmpty()) {
+        concurrencyKey_ = other.concurrencyKey_;
+        bitField0_ |= 0x00004000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1422,6 +1495,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00002000;
               break;
             } // case 178
+            case 186: {
+              concurrencyKey_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00004000;
+              break;
+            } // case 186
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3075,6 +3153,113 @@ java.lang.String defaultValue) {
         timeouts_ = null;
       }
       return timeoutsBuilder_;
+    }
+
+    private java.lang.Object concurrencyKey_ = "";
+    /**
+     * <pre>
+     * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+     * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+     * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+     * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+     * @return The concurrencyKey.
+     */
+    public java.lang.String getConcurrencyKey() {
+      java.lang.Object ref = concurrencyKey_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        concurrencyKey_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+     * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+     * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+     * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+     * @return The bytes for concurrencyKey.
+     */
+    public com.google.protobuf.ByteString
+        getConcurrencyKeyBytes() {
+      java.lang.Object ref = concurrencyKey_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        concurrencyKey_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+     * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+     * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+     * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+     * @param value The concurrencyKey to set.
+     * @return This builder for chaining.
+     */
+    public Builder setConcurrencyKey(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      concurrencyKey_ = value;
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+     * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+     * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+     * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearConcurrencyKey() {
+      concurrencyKey_ = getDefaultInstance().getConcurrencyKey();
+      bitField0_ = (bitField0_ & ~0x00004000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+     * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+     * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+     * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+     * </pre>
+     *
+     * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+     * @param value The bytes for concurrencyKey to set.
+     * @return This builder for chaining.
+     */
+    public Builder setConcurrencyKeyBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      concurrencyKey_ = value;
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.CreateTaskRequest)

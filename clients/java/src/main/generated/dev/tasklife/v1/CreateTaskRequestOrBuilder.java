@@ -382,4 +382,30 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.TaskTimeouts timeouts = 22 [json_name = "timeouts"];</code>
    */
   dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder();
+
+  /**
+   * <pre>
+   * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+   * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+   * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+   * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+   * @return The concurrencyKey.
+   */
+  java.lang.String getConcurrencyKey();
+  /**
+   * <pre>
+   * The task's concurrency key (Task.concurrency_key): with a limit set on it in the task's
+   * namespace (SetConcurrencyLimit), at most that many of its tasks run at once. Empty: none.
+   * Up to 63 characters of letters, digits and `.`, `_`, `/`, `-`, starting and ending with a
+   * letter or digit (as a label key). Part of the spec a retried CreateTask must repeat.
+   * </pre>
+   *
+   * <code>string concurrency_key = 23 [json_name = "concurrencyKey"];</code>
+   * @return The bytes for concurrencyKey.
+   */
+  com.google.protobuf.ByteString
+      getConcurrencyKeyBytes();
 }

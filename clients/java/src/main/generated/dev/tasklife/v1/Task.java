@@ -39,6 +39,7 @@ private static final long serialVersionUID = 0L;
     rerunOf_ = "";
     worker_ = "";
     namespace_ = "";
+    concurrencyKey_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -1011,6 +1012,99 @@ java.lang.String defaultValue) {
     return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
   }
 
+  public static final int CONCURRENCY_KEY_FIELD_NUMBER = 26;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object concurrencyKey_ = "";
+  /**
+   * <pre>
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   * </pre>
+   *
+   * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+   * @return The concurrencyKey.
+   */
+  @java.lang.Override
+  public java.lang.String getConcurrencyKey() {
+    java.lang.Object ref = concurrencyKey_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      concurrencyKey_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   * </pre>
+   *
+   * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+   * @return The bytes for concurrencyKey.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getConcurrencyKeyBytes() {
+    java.lang.Object ref = concurrencyKey_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      concurrencyKey_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int WAIT_REASON_FIELD_NUMBER = 27;
+  private dev.tasklife.v1.TaskWaitReason waitReason_;
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   * @return Whether the waitReason field is set.
+   */
+  @java.lang.Override
+  public boolean hasWaitReason() {
+    return ((bitField0_ & 0x00001000) != 0);
+  }
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   * @return The waitReason.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskWaitReason getWaitReason() {
+    return waitReason_ == null ? dev.tasklife.v1.TaskWaitReason.getDefaultInstance() : waitReason_;
+  }
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.TaskWaitReasonOrBuilder getWaitReasonOrBuilder() {
+    return waitReason_ == null ? dev.tasklife.v1.TaskWaitReason.getDefaultInstance() : waitReason_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1096,6 +1190,12 @@ java.lang.String defaultValue) {
     }
     if (((bitField0_ & 0x00000800) != 0)) {
       output.writeMessage(23, getTimeouts());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 26, concurrencyKey_);
+    }
+    if (((bitField0_ & 0x00001000) != 0)) {
+      output.writeMessage(27, getWaitReason());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1198,6 +1298,13 @@ java.lang.String defaultValue) {
     if (((bitField0_ & 0x00000800) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(23, getTimeouts());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(26, concurrencyKey_);
+    }
+    if (((bitField0_ & 0x00001000) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(27, getWaitReason());
     }
     return size;
   }
@@ -1304,6 +1411,13 @@ java.lang.String defaultValue) {
       if (!getTimeouts()
           .equals(other.getTimeouts())) return false;
     }
+    if (!getConcurrencyKey()
+        .equals(other.getConcurrencyKey())) return false;
+    if (hasWaitReason() != other.hasWaitReason()) return false;
+    if (hasWaitReason()) {
+      if (!getWaitReason()
+          .equals(other.getWaitReason())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1390,6 +1504,12 @@ java.lang.String defaultValue) {
     if (hasTimeouts()) {
       hash = (37 * hash) + TIMEOUTS_FIELD_NUMBER;
       hash = (53 * hash) + getTimeouts().hashCode();
+    }
+    hash = (37 * hash) + CONCURRENCY_KEY_FIELD_NUMBER;
+    hash = (53 * hash) + getConcurrencyKey().hashCode();
+    if (hasWaitReason()) {
+      hash = (37 * hash) + WAIT_REASON_FIELD_NUMBER;
+      hash = (53 * hash) + getWaitReason().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1559,6 +1679,7 @@ java.lang.String defaultValue) {
         internalGetEffectiveRetryPolicyFieldBuilder();
         internalGetNotBeforeFieldBuilder();
         internalGetTimeoutsFieldBuilder();
+        internalGetWaitReasonFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1636,6 +1757,12 @@ java.lang.String defaultValue) {
       if (timeoutsBuilder_ != null) {
         timeoutsBuilder_.dispose();
         timeoutsBuilder_ = null;
+      }
+      concurrencyKey_ = "";
+      waitReason_ = null;
+      if (waitReasonBuilder_ != null) {
+        waitReasonBuilder_.dispose();
+        waitReasonBuilder_ = null;
       }
       return this;
     }
@@ -1778,6 +1905,15 @@ java.lang.String defaultValue) {
             : timeoutsBuilder_.build();
         to_bitField0_ |= 0x00000800;
       }
+      if (((from_bitField0_ & 0x00800000) != 0)) {
+        result.concurrencyKey_ = concurrencyKey_;
+      }
+      if (((from_bitField0_ & 0x01000000) != 0)) {
+        result.waitReason_ = waitReasonBuilder_ == null
+            ? waitReason_
+            : waitReasonBuilder_.build();
+        to_bitField0_ |= 0x00001000;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1876,6 +2012,14 @@ java.lang.String defaultValue) {
       }
       if (other.hasTimeouts()) {
         mergeTimeouts(other.getTimeouts());
+      }
+      if (!other.getConcurrencyKey().isEmpty()) {
+        concurrencyKey_ = other.concurrencyKey_;
+        bitField0_ |= 0x00800000;
+        onChanged();
+      }
+      if (other.hasWaitReason()) {
+        mergeWaitReason(other.getWaitReason());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -2044,6 +2188,18 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00400000;
               break;
             } // case 186
+            case 210: {
+              concurrencyKey_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00800000;
+              break;
+            } // case 210
+            case 218: {
+              input.readMessage(
+                  internalGetWaitReasonFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x01000000;
+              break;
+            } // case 218
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -5008,6 +5164,276 @@ java.lang.String defaultValue) {
         timeouts_ = null;
       }
       return timeoutsBuilder_;
+    }
+
+    private java.lang.Object concurrencyKey_ = "";
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @return The concurrencyKey.
+     */
+    public java.lang.String getConcurrencyKey() {
+      java.lang.Object ref = concurrencyKey_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        concurrencyKey_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @return The bytes for concurrencyKey.
+     */
+    public com.google.protobuf.ByteString
+        getConcurrencyKeyBytes() {
+      java.lang.Object ref = concurrencyKey_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        concurrencyKey_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @param value The concurrencyKey to set.
+     * @return This builder for chaining.
+     */
+    public Builder setConcurrencyKey(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      concurrencyKey_ = value;
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearConcurrencyKey() {
+      concurrencyKey_ = getDefaultInstance().getConcurrencyKey();
+      bitField0_ = (bitField0_ & ~0x00800000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The concurrency key given at creation (empty: none): at most the limit set on it in the
+     * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+     * </pre>
+     *
+     * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+     * @param value The bytes for concurrencyKey to set.
+     * @return This builder for chaining.
+     */
+    public Builder setConcurrencyKeyBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      concurrencyKey_ = value;
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+
+    private dev.tasklife.v1.TaskWaitReason waitReason_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskWaitReason, dev.tasklife.v1.TaskWaitReason.Builder, dev.tasklife.v1.TaskWaitReasonOrBuilder> waitReasonBuilder_;
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     * @return Whether the waitReason field is set.
+     */
+    public boolean hasWaitReason() {
+      return ((bitField0_ & 0x01000000) != 0);
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     * @return The waitReason.
+     */
+    public dev.tasklife.v1.TaskWaitReason getWaitReason() {
+      if (waitReasonBuilder_ == null) {
+        return waitReason_ == null ? dev.tasklife.v1.TaskWaitReason.getDefaultInstance() : waitReason_;
+      } else {
+        return waitReasonBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public Builder setWaitReason(dev.tasklife.v1.TaskWaitReason value) {
+      if (waitReasonBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        waitReason_ = value;
+      } else {
+        waitReasonBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public Builder setWaitReason(
+        dev.tasklife.v1.TaskWaitReason.Builder builderForValue) {
+      if (waitReasonBuilder_ == null) {
+        waitReason_ = builderForValue.build();
+      } else {
+        waitReasonBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public Builder mergeWaitReason(dev.tasklife.v1.TaskWaitReason value) {
+      if (waitReasonBuilder_ == null) {
+        if (((bitField0_ & 0x01000000) != 0) &&
+          waitReason_ != null &&
+          waitReason_ != dev.tasklife.v1.TaskWaitReason.getDefaultInstance()) {
+          getWaitReasonBuilder().mergeFrom(value);
+        } else {
+          waitReason_ = value;
+        }
+      } else {
+        waitReasonBuilder_.mergeFrom(value);
+      }
+      if (waitReason_ != null) {
+        bitField0_ |= 0x01000000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public Builder clearWaitReason() {
+      bitField0_ = (bitField0_ & ~0x01000000);
+      waitReason_ = null;
+      if (waitReasonBuilder_ != null) {
+        waitReasonBuilder_.dispose();
+        waitReasonBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public dev.tasklife.v1.TaskWaitReason.Builder getWaitReasonBuilder() {
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return internalGetWaitReasonFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    public dev.tasklife.v1.TaskWaitReasonOrBuilder getWaitReasonOrBuilder() {
+      if (waitReasonBuilder_ != null) {
+        return waitReasonBuilder_.getMessageOrBuilder();
+      } else {
+        return waitReason_ == null ?
+            dev.tasklife.v1.TaskWaitReason.getDefaultInstance() : waitReason_;
+      }
+    }
+    /**
+     * <pre>
+     * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+     * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+     * the moves, reads at as_of) and on a task in any other state.
+     * </pre>
+     *
+     * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.TaskWaitReason, dev.tasklife.v1.TaskWaitReason.Builder, dev.tasklife.v1.TaskWaitReasonOrBuilder> 
+        internalGetWaitReasonFieldBuilder() {
+      if (waitReasonBuilder_ == null) {
+        waitReasonBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.TaskWaitReason, dev.tasklife.v1.TaskWaitReason.Builder, dev.tasklife.v1.TaskWaitReasonOrBuilder>(
+                getWaitReason(),
+                getParentForChildren(),
+                isClean());
+        waitReason_ = null;
+      }
+      return waitReasonBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.Task)

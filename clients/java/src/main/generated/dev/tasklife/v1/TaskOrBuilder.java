@@ -628,4 +628,59 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
    */
   dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder();
+
+  /**
+   * <pre>
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   * </pre>
+   *
+   * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+   * @return The concurrencyKey.
+   */
+  java.lang.String getConcurrencyKey();
+  /**
+   * <pre>
+   * The concurrency key given at creation (empty: none): at most the limit set on it in the
+   * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
+   * </pre>
+   *
+   * <code>string concurrency_key = 26 [json_name = "concurrencyKey"];</code>
+   * @return The bytes for concurrencyKey.
+   */
+  com.google.protobuf.ByteString
+      getConcurrencyKeyBytes();
+
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   * @return Whether the waitReason field is set.
+   */
+  boolean hasWaitReason();
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   * @return The waitReason.
+   */
+  dev.tasklife.v1.TaskWaitReason getWaitReason();
+  /**
+   * <pre>
+   * What holds the task back, while it is TASK_STATE_CREATED: set by GetTask (without as_of)
+   * on a CREATED task, computed as the read happens; unset in every other answer (ListTasks,
+   * the moves, reads at as_of) and on a task in any other state.
+   * </pre>
+   *
+   * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
+   */
+  dev.tasklife.v1.TaskWaitReasonOrBuilder getWaitReasonOrBuilder();
 }

@@ -42,6 +42,16 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_TaskFailure_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_TaskWaitReason_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_TaskWaitReason_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_BlockingUpstream_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_BlockingUpstream_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_tasklife_v1_Task_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -93,88 +103,98 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "ace\022 \n\texit_code\030\004 \001(\005H\000R\010exitCode\210\001\001\022#\n" +
       "\rnon_retryable\030\005 \001(\010R\014nonRetryable\0222\n\007de" +
       "tails\030\006 \001(\0132\030.tasklife.v1.TaskPayloadR\007d" +
-      "etailsB\014\n\n_exit_code\"\226\t\n\004Task\022\027\n\007task_id" +
-      "\030\001 \001(\tR\006taskId\022,\n\005state\030\002 \001(\0162\026.tasklife" +
-      ".v1.TaskStateR\005state\022\030\n\007version\030\003 \001(\003R\007v" +
-      "ersion\0225\n\006labels\030\004 \003(\0132\035.tasklife.v1.Tas" +
-      "k.LabelsEntryR\006labels\022\035\n\ndepends_on\030\005 \003(" +
-      "\tR\tdependsOn\022\031\n\010rerun_of\030\006 \001(\tR\007rerunOf\022" +
-      ";\n\014retry_policy\030\007 \001(\0132\030.tasklife.v1.Retr" +
-      "yPolicyR\013retryPolicy\022;\n\013create_time\030\010 \001(" +
-      "\0132\032.google.protobuf.TimestampR\ncreateTim" +
-      "e\022;\n\013update_time\030\t \001(\0132\032.google.protobuf" +
-      ".TimestampR\nupdateTime\022\030\n\007attempt\030\n \001(\005R" +
-      "\007attempt\022\026\n\006worker\030\013 \001(\tR\006worker\022F\n\021leas" +
-      "e_expire_time\030\014 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\017leaseExpireTime\022J\n\023last_heartbe" +
-      "at_time\030\r \001(\0132\032.google.protobuf.Timestam" +
-      "pR\021lastHeartbeatTime\022F\n\021next_attempt_tim" +
-      "e\030\016 \001(\0132\032.google.protobuf.TimestampR\017nex" +
-      "tAttemptTime\022!\n\014auto_enqueue\030\017 \001(\010R\013auto" +
-      "Enqueue\022\034\n\tnamespace\030\020 \001(\tR\tnamespace\022.\n" +
-      "\005input\030\021 \001(\0132\030.tasklife.v1.TaskPayloadR\005" +
-      "input\0220\n\006result\030\022 \001(\0132\030.tasklife.v1.Task" +
-      "PayloadR\006result\022;\n\014last_failure\030\023 \001(\0132\030." +
-      "tasklife.v1.TaskFailureR\013lastFailure\022N\n\026" +
-      "effective_retry_policy\030\024 \001(\0132\030.tasklife." +
-      "v1.RetryPolicyR\024effectiveRetryPolicy\022\032\n\010" +
-      "priority\030\025 \001(\005R\010priority\0229\n\nnot_before\030\026" +
-      " \001(\0132\032.google.protobuf.TimestampR\tnotBef" +
-      "ore\0225\n\010timeouts\030\027 \001(\0132\031.tasklife.v1.Task" +
-      "TimeoutsR\010timeouts\0329\n\013LabelsEntry\022\020\n\003key" +
-      "\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\302\001" +
-      "\n\014TaskTimeouts\022>\n\rready_timeout\030\001 \001(\0132\031." +
-      "google.protobuf.DurationR\014readyTimeout\022:" +
-      "\n\013run_timeout\030\002 \001(\0132\031.google.protobuf.Du" +
-      "rationR\nrunTimeout\0226\n\010deadline\030\003 \001(\0132\032.g" +
-      "oogle.protobuf.TimestampR\010deadline\"\327\004\n\tT" +
-      "askEvent\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\030\n\007ver" +
-      "sion\030\002 \001(\003R\007version\022\026\n\006cursor\030\003 \001(\tR\006cur" +
-      "sor\0225\n\nfrom_state\030\004 \001(\0162\026.tasklife.v1.Ta" +
-      "skStateR\tfromState\0221\n\010to_state\030\005 \001(\0162\026.t" +
-      "asklife.v1.TaskStateR\007toState\022/\n\006action\030" +
-      "\006 \001(\0162\027.tasklife.v1.TaskActionR\006action\022\032" +
-      "\n\010operator\030\007 \001(\tR\010operator\022\026\n\006reason\030\010 \001" +
-      "(\tR\006reason\022\035\n\nrequest_id\030\t \001(\tR\trequestI" +
-      "d\022;\n\013create_time\030\n \001(\0132\032.google.protobuf" +
-      ".TimestampR\ncreateTime\022\034\n\tnamespace\030\013 \001(" +
-      "\tR\tnamespace\022 \n\014on_behalf_of\030\014 \001(\tR\nonBe" +
-      "halfOf\022\026\n\006worker\030\r \001(\tR\006worker\022\030\n\007attemp" +
-      "t\030\016 \001(\005R\007attempt\0222\n\007failure\030\017 \001(\0132\030.task" +
-      "life.v1.TaskFailureR\007failure\022 \n\texit_cod" +
-      "e\030\020 \001(\005H\000R\010exitCode\210\001\001B\014\n\n_exit_code\"\304\003\n" +
-      "\013TaskAttempt\022\030\n\007attempt\030\001 \001(\005R\007attempt\022\026" +
-      "\n\006worker\030\002 \001(\tR\006worker\0229\n\nstart_time\030\003 \001" +
-      "(\0132\032.google.protobuf.TimestampR\tstartTim" +
-      "e\0225\n\010end_time\030\004 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\007endTime\0226\n\nend_action\030\005 \001(\0162\027.t" +
-      "asklife.v1.TaskActionR\tendAction\0223\n\tend_" +
-      "state\030\006 \001(\0162\026.tasklife.v1.TaskStateR\010end" +
-      "State\022!\n\014end_operator\030\007 \001(\tR\013endOperator" +
-      "\0222\n\007failure\030\010 \001(\0132\030.tasklife.v1.TaskFail" +
-      "ureR\007failure\022 \n\texit_code\030\t \001(\005H\000R\010exitC" +
-      "ode\210\001\001\022\035\n\nhas_result\030\n \001(\010R\thasResultB\014\n" +
-      "\n_exit_code*\377\001\n\tTaskState\022\032\n\026TASK_STATE_" +
-      "UNSPECIFIED\020\000\022\026\n\022TASK_STATE_CREATED\020\001\022\024\n" +
-      "\020TASK_STATE_READY\020\002\022\026\n\022TASK_STATE_RUNNIN" +
-      "G\020\003\022\030\n\024TASK_STATE_SUCCEEDED\020\004\022\025\n\021TASK_ST" +
-      "ATE_FAILED\020\005\022\027\n\023TASK_STATE_RETRYING\020\006\022\025\n" +
-      "\021TASK_STATE_PAUSED\020\007\022\025\n\021TASK_STATE_KILLE" +
-      "D\020\010\022\030\n\024TASK_STATE_ABANDONED\020\t*\214\001\n\tStateK" +
-      "ind\022\032\n\026STATE_KIND_UNSPECIFIED\020\000\022\026\n\022STATE" +
-      "_KIND_INITIAL\020\001\022\025\n\021STATE_KIND_STABLE\020\002\022\033" +
-      "\n\027STATE_KIND_TRANSITIONAL\020\003\022\027\n\023STATE_KIN" +
-      "D_TERMINAL\020\004*\226\002\n\nTaskAction\022\033\n\027TASK_ACTI" +
-      "ON_UNSPECIFIED\020\000\022\026\n\022TASK_ACTION_CREATE\020\001" +
-      "\022\027\n\023TASK_ACTION_ENQUEUE\020\002\022\025\n\021TASK_ACTION" +
-      "_START\020\003\022\030\n\024TASK_ACTION_COMPLETE\020\004\022\024\n\020TA" +
-      "SK_ACTION_FAIL\020\005\022\025\n\021TASK_ACTION_RETRY\020\006\022" +
-      "\025\n\021TASK_ACTION_PAUSE\020\007\022\026\n\022TASK_ACTION_RE" +
-      "SUME\020\010\022\024\n\020TASK_ACTION_KILL\020\t\022\027\n\023TASK_ACT" +
-      "ION_ABANDON\020\n*N\n\010TaskView\022\031\n\025TASK_VIEW_U" +
-      "NSPECIFIED\020\000\022\023\n\017TASK_VIEW_BASIC\020\001\022\022\n\016TAS" +
-      "K_VIEW_FULL\020\002B\036\n\017dev.tasklife.v1B\tTaskPr" +
-      "otoP\001b\006proto3"
+      "etailsB\014\n\n_exit_code\"\253\001\n\016TaskWaitReason\022" +
+      ";\n\tupstreams\030\001 \003(\0132\035.tasklife.v1.Blockin" +
+      "gUpstreamR\tupstreams\0229\n\nnot_before\030\002 \001(\013" +
+      "2\032.google.protobuf.TimestampR\tnotBefore\022" +
+      "!\n\014auto_enqueue\030\003 \001(\010R\013autoEnqueue\"z\n\020Bl" +
+      "ockingUpstream\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
+      ",\n\005state\030\002 \001(\0162\026.tasklife.v1.TaskStateR\005" +
+      "state\022\037\n\013can_succeed\030\003 \001(\010R\ncanSucceed\"\375" +
+      "\t\n\004Task\022\027\n\007task_id\030\001 \001(\tR\006taskId\022,\n\005stat" +
+      "e\030\002 \001(\0162\026.tasklife.v1.TaskStateR\005state\022\030" +
+      "\n\007version\030\003 \001(\003R\007version\0225\n\006labels\030\004 \003(\013" +
+      "2\035.tasklife.v1.Task.LabelsEntryR\006labels\022" +
+      "\035\n\ndepends_on\030\005 \003(\tR\tdependsOn\022\031\n\010rerun_" +
+      "of\030\006 \001(\tR\007rerunOf\022;\n\014retry_policy\030\007 \001(\0132" +
+      "\030.tasklife.v1.RetryPolicyR\013retryPolicy\022;" +
+      "\n\013create_time\030\010 \001(\0132\032.google.protobuf.Ti" +
+      "mestampR\ncreateTime\022;\n\013update_time\030\t \001(\013" +
+      "2\032.google.protobuf.TimestampR\nupdateTime" +
+      "\022\030\n\007attempt\030\n \001(\005R\007attempt\022\026\n\006worker\030\013 \001" +
+      "(\tR\006worker\022F\n\021lease_expire_time\030\014 \001(\0132\032." +
+      "google.protobuf.TimestampR\017leaseExpireTi" +
+      "me\022J\n\023last_heartbeat_time\030\r \001(\0132\032.google" +
+      ".protobuf.TimestampR\021lastHeartbeatTime\022F" +
+      "\n\021next_attempt_time\030\016 \001(\0132\032.google.proto" +
+      "buf.TimestampR\017nextAttemptTime\022!\n\014auto_e" +
+      "nqueue\030\017 \001(\010R\013autoEnqueue\022\034\n\tnamespace\030\020" +
+      " \001(\tR\tnamespace\022.\n\005input\030\021 \001(\0132\030.tasklif" +
+      "e.v1.TaskPayloadR\005input\0220\n\006result\030\022 \001(\0132" +
+      "\030.tasklife.v1.TaskPayloadR\006result\022;\n\014las" +
+      "t_failure\030\023 \001(\0132\030.tasklife.v1.TaskFailur" +
+      "eR\013lastFailure\022N\n\026effective_retry_policy" +
+      "\030\024 \001(\0132\030.tasklife.v1.RetryPolicyR\024effect" +
+      "iveRetryPolicy\022\032\n\010priority\030\025 \001(\005R\010priori" +
+      "ty\0229\n\nnot_before\030\026 \001(\0132\032.google.protobuf" +
+      ".TimestampR\tnotBefore\0225\n\010timeouts\030\027 \001(\0132" +
+      "\031.tasklife.v1.TaskTimeoutsR\010timeouts\022\'\n\017" +
+      "concurrency_key\030\032 \001(\tR\016concurrencyKey\022<\n" +
+      "\013wait_reason\030\033 \001(\0132\033.tasklife.v1.TaskWai" +
+      "tReasonR\nwaitReason\0329\n\013LabelsEntry\022\020\n\003ke" +
+      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\302" +
+      "\001\n\014TaskTimeouts\022>\n\rready_timeout\030\001 \001(\0132\031" +
+      ".google.protobuf.DurationR\014readyTimeout\022" +
+      ":\n\013run_timeout\030\002 \001(\0132\031.google.protobuf.D" +
+      "urationR\nrunTimeout\0226\n\010deadline\030\003 \001(\0132\032." +
+      "google.protobuf.TimestampR\010deadline\"\327\004\n\t" +
+      "TaskEvent\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\030\n\007ve" +
+      "rsion\030\002 \001(\003R\007version\022\026\n\006cursor\030\003 \001(\tR\006cu" +
+      "rsor\0225\n\nfrom_state\030\004 \001(\0162\026.tasklife.v1.T" +
+      "askStateR\tfromState\0221\n\010to_state\030\005 \001(\0162\026." +
+      "tasklife.v1.TaskStateR\007toState\022/\n\006action" +
+      "\030\006 \001(\0162\027.tasklife.v1.TaskActionR\006action\022" +
+      "\032\n\010operator\030\007 \001(\tR\010operator\022\026\n\006reason\030\010 " +
+      "\001(\tR\006reason\022\035\n\nrequest_id\030\t \001(\tR\trequest" +
+      "Id\022;\n\013create_time\030\n \001(\0132\032.google.protobu" +
+      "f.TimestampR\ncreateTime\022\034\n\tnamespace\030\013 \001" +
+      "(\tR\tnamespace\022 \n\014on_behalf_of\030\014 \001(\tR\nonB" +
+      "ehalfOf\022\026\n\006worker\030\r \001(\tR\006worker\022\030\n\007attem" +
+      "pt\030\016 \001(\005R\007attempt\0222\n\007failure\030\017 \001(\0132\030.tas" +
+      "klife.v1.TaskFailureR\007failure\022 \n\texit_co" +
+      "de\030\020 \001(\005H\000R\010exitCode\210\001\001B\014\n\n_exit_code\"\304\003" +
+      "\n\013TaskAttempt\022\030\n\007attempt\030\001 \001(\005R\007attempt\022" +
+      "\026\n\006worker\030\002 \001(\tR\006worker\0229\n\nstart_time\030\003 " +
+      "\001(\0132\032.google.protobuf.TimestampR\tstartTi" +
+      "me\0225\n\010end_time\030\004 \001(\0132\032.google.protobuf.T" +
+      "imestampR\007endTime\0226\n\nend_action\030\005 \001(\0162\027." +
+      "tasklife.v1.TaskActionR\tendAction\0223\n\tend" +
+      "_state\030\006 \001(\0162\026.tasklife.v1.TaskStateR\010en" +
+      "dState\022!\n\014end_operator\030\007 \001(\tR\013endOperato" +
+      "r\0222\n\007failure\030\010 \001(\0132\030.tasklife.v1.TaskFai" +
+      "lureR\007failure\022 \n\texit_code\030\t \001(\005H\000R\010exit" +
+      "Code\210\001\001\022\035\n\nhas_result\030\n \001(\010R\thasResultB\014" +
+      "\n\n_exit_code*\377\001\n\tTaskState\022\032\n\026TASK_STATE" +
+      "_UNSPECIFIED\020\000\022\026\n\022TASK_STATE_CREATED\020\001\022\024" +
+      "\n\020TASK_STATE_READY\020\002\022\026\n\022TASK_STATE_RUNNI" +
+      "NG\020\003\022\030\n\024TASK_STATE_SUCCEEDED\020\004\022\025\n\021TASK_S" +
+      "TATE_FAILED\020\005\022\027\n\023TASK_STATE_RETRYING\020\006\022\025" +
+      "\n\021TASK_STATE_PAUSED\020\007\022\025\n\021TASK_STATE_KILL" +
+      "ED\020\010\022\030\n\024TASK_STATE_ABANDONED\020\t*\214\001\n\tState" +
+      "Kind\022\032\n\026STATE_KIND_UNSPECIFIED\020\000\022\026\n\022STAT" +
+      "E_KIND_INITIAL\020\001\022\025\n\021STATE_KIND_STABLE\020\002\022" +
+      "\033\n\027STATE_KIND_TRANSITIONAL\020\003\022\027\n\023STATE_KI" +
+      "ND_TERMINAL\020\004*\226\002\n\nTaskAction\022\033\n\027TASK_ACT" +
+      "ION_UNSPECIFIED\020\000\022\026\n\022TASK_ACTION_CREATE\020" +
+      "\001\022\027\n\023TASK_ACTION_ENQUEUE\020\002\022\025\n\021TASK_ACTIO" +
+      "N_START\020\003\022\030\n\024TASK_ACTION_COMPLETE\020\004\022\024\n\020T" +
+      "ASK_ACTION_FAIL\020\005\022\025\n\021TASK_ACTION_RETRY\020\006" +
+      "\022\025\n\021TASK_ACTION_PAUSE\020\007\022\026\n\022TASK_ACTION_R" +
+      "ESUME\020\010\022\024\n\020TASK_ACTION_KILL\020\t\022\027\n\023TASK_AC" +
+      "TION_ABANDON\020\n*N\n\010TaskView\022\031\n\025TASK_VIEW_" +
+      "UNSPECIFIED\020\000\022\023\n\017TASK_VIEW_BASIC\020\001\022\022\n\016TA" +
+      "SK_VIEW_FULL\020\002B\036\n\017dev.tasklife.v1B\tTaskP" +
+      "rotoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -200,12 +220,24 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskFailure_descriptor,
         new java.lang.String[] { "ErrorType", "Message", "StackTrace", "ExitCode", "NonRetryable", "Details", });
-    internal_static_tasklife_v1_Task_descriptor =
+    internal_static_tasklife_v1_TaskWaitReason_descriptor =
       getDescriptor().getMessageType(3);
+    internal_static_tasklife_v1_TaskWaitReason_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_TaskWaitReason_descriptor,
+        new java.lang.String[] { "Upstreams", "NotBefore", "AutoEnqueue", });
+    internal_static_tasklife_v1_BlockingUpstream_descriptor =
+      getDescriptor().getMessageType(4);
+    internal_static_tasklife_v1_BlockingUpstream_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_BlockingUpstream_descriptor,
+        new java.lang.String[] { "TaskId", "State", "CanSucceed", });
+    internal_static_tasklife_v1_Task_descriptor =
+      getDescriptor().getMessageType(5);
     internal_static_tasklife_v1_Task_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_Task_descriptor,
-        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", "Priority", "NotBefore", "Timeouts", });
+        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", "Priority", "NotBefore", "Timeouts", "ConcurrencyKey", "WaitReason", });
     internal_static_tasklife_v1_Task_LabelsEntry_descriptor =
       internal_static_tasklife_v1_Task_descriptor.getNestedType(0);
     internal_static_tasklife_v1_Task_LabelsEntry_fieldAccessorTable = new
@@ -213,19 +245,19 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
         internal_static_tasklife_v1_Task_LabelsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_tasklife_v1_TaskTimeouts_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(6);
     internal_static_tasklife_v1_TaskTimeouts_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskTimeouts_descriptor,
         new java.lang.String[] { "ReadyTimeout", "RunTimeout", "Deadline", });
     internal_static_tasklife_v1_TaskEvent_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(7);
     internal_static_tasklife_v1_TaskEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskEvent_descriptor,
         new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", "Worker", "Attempt", "Failure", "ExitCode", });
     internal_static_tasklife_v1_TaskAttempt_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(8);
     internal_static_tasklife_v1_TaskAttempt_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskAttempt_descriptor,

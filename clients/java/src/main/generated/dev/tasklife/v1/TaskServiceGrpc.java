@@ -905,6 +905,68 @@ public final class TaskServiceGrpc {
     return getCountTaskEventsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.SetConcurrencyLimitRequest,
+      dev.tasklife.v1.SetConcurrencyLimitResponse> getSetConcurrencyLimitMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetConcurrencyLimit",
+      requestType = dev.tasklife.v1.SetConcurrencyLimitRequest.class,
+      responseType = dev.tasklife.v1.SetConcurrencyLimitResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.SetConcurrencyLimitRequest,
+      dev.tasklife.v1.SetConcurrencyLimitResponse> getSetConcurrencyLimitMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.SetConcurrencyLimitRequest, dev.tasklife.v1.SetConcurrencyLimitResponse> getSetConcurrencyLimitMethod;
+    if ((getSetConcurrencyLimitMethod = TaskServiceGrpc.getSetConcurrencyLimitMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getSetConcurrencyLimitMethod = TaskServiceGrpc.getSetConcurrencyLimitMethod) == null) {
+          TaskServiceGrpc.getSetConcurrencyLimitMethod = getSetConcurrencyLimitMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.SetConcurrencyLimitRequest, dev.tasklife.v1.SetConcurrencyLimitResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetConcurrencyLimit"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.SetConcurrencyLimitRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.SetConcurrencyLimitResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("SetConcurrencyLimit"))
+              .build();
+        }
+      }
+    }
+    return getSetConcurrencyLimitMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.tasklife.v1.ListConcurrencyLimitsRequest,
+      dev.tasklife.v1.ListConcurrencyLimitsResponse> getListConcurrencyLimitsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListConcurrencyLimits",
+      requestType = dev.tasklife.v1.ListConcurrencyLimitsRequest.class,
+      responseType = dev.tasklife.v1.ListConcurrencyLimitsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.tasklife.v1.ListConcurrencyLimitsRequest,
+      dev.tasklife.v1.ListConcurrencyLimitsResponse> getListConcurrencyLimitsMethod() {
+    io.grpc.MethodDescriptor<dev.tasklife.v1.ListConcurrencyLimitsRequest, dev.tasklife.v1.ListConcurrencyLimitsResponse> getListConcurrencyLimitsMethod;
+    if ((getListConcurrencyLimitsMethod = TaskServiceGrpc.getListConcurrencyLimitsMethod) == null) {
+      synchronized (TaskServiceGrpc.class) {
+        if ((getListConcurrencyLimitsMethod = TaskServiceGrpc.getListConcurrencyLimitsMethod) == null) {
+          TaskServiceGrpc.getListConcurrencyLimitsMethod = getListConcurrencyLimitsMethod =
+              io.grpc.MethodDescriptor.<dev.tasklife.v1.ListConcurrencyLimitsRequest, dev.tasklife.v1.ListConcurrencyLimitsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListConcurrencyLimits"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListConcurrencyLimitsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.tasklife.v1.ListConcurrencyLimitsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new TaskServiceMethodDescriptorSupplier("ListConcurrencyLimits"))
+              .build();
+        }
+      }
+    }
+    return getListConcurrencyLimitsMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -1168,7 +1230,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+     * concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
@@ -1367,7 +1430,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
      * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * as a StartTask would record them), passing over the tasks of a concurrency key that
+     * already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
      * call with the same worker and request_id returns the tasks that call claimed and that
@@ -1394,6 +1458,33 @@ public final class TaskServiceGrpc {
     default void countTaskEvents(dev.tasklife.v1.CountTaskEventsRequest request,
         io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTaskEventsResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCountTaskEventsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    default void setConcurrencyLimit(dev.tasklife.v1.SetConcurrencyLimitRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.SetConcurrencyLimitResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetConcurrencyLimitMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    default void listConcurrencyLimits(dev.tasklife.v1.ListConcurrencyLimitsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListConcurrencyLimitsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListConcurrencyLimitsMethod(), responseObserver);
     }
   }
 
@@ -1691,7 +1782,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+     * concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
@@ -1904,7 +1996,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
      * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * as a StartTask would record them), passing over the tasks of a concurrency key that
+     * already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
      * call with the same worker and request_id returns the tasks that call claimed and that
@@ -1933,6 +2026,35 @@ public final class TaskServiceGrpc {
         io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTaskEventsResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getCountTaskEventsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public void setConcurrencyLimit(dev.tasklife.v1.SetConcurrencyLimitRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.SetConcurrencyLimitResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetConcurrencyLimitMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public void listConcurrencyLimits(dev.tasklife.v1.ListConcurrencyLimitsRequest request,
+        io.grpc.stub.StreamObserver<dev.tasklife.v1.ListConcurrencyLimitsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListConcurrencyLimitsMethod(), getCallOptions()), request, responseObserver);
     }
   }
 
@@ -2154,7 +2276,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+     * concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
@@ -2353,7 +2476,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
      * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * as a StartTask would record them), passing over the tasks of a concurrency key that
+     * already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
      * call with the same worker and request_id returns the tasks that call claimed and that
@@ -2380,6 +2504,33 @@ public final class TaskServiceGrpc {
     public dev.tasklife.v1.CountTaskEventsResponse countTaskEvents(dev.tasklife.v1.CountTaskEventsRequest request) throws io.grpc.StatusException {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getCountTaskEventsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.SetConcurrencyLimitResponse setConcurrencyLimit(dev.tasklife.v1.SetConcurrencyLimitRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSetConcurrencyLimitMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListConcurrencyLimitsResponse listConcurrencyLimits(dev.tasklife.v1.ListConcurrencyLimitsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListConcurrencyLimitsMethod(), getCallOptions(), request);
     }
   }
 
@@ -2600,7 +2751,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+     * concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
@@ -2799,7 +2951,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
      * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * as a StartTask would record them), passing over the tasks of a concurrency key that
+     * already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
      * call with the same worker and request_id returns the tasks that call claimed and that
@@ -2826,6 +2979,33 @@ public final class TaskServiceGrpc {
     public dev.tasklife.v1.CountTaskEventsResponse countTaskEvents(dev.tasklife.v1.CountTaskEventsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getCountTaskEventsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.SetConcurrencyLimitResponse setConcurrencyLimit(dev.tasklife.v1.SetConcurrencyLimitRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetConcurrencyLimitMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public dev.tasklife.v1.ListConcurrencyLimitsResponse listConcurrencyLimits(dev.tasklife.v1.ListConcurrencyLimitsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListConcurrencyLimitsMethod(), getCallOptions(), request);
     }
   }
 
@@ -3038,7 +3218,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves a task from TASK_STATE_READY to TASK_STATE_RUNNING, as one atomic compare-and-swap that
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
-     * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
+     * FAILED_PRECONDITION (INVALID_TRANSITION; CONCURRENCY_LIMIT_REACHED when the task's
+     * concurrency key already runs its limit), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
      * </pre>
      */
@@ -3251,7 +3432,8 @@ public final class TaskServiceGrpc {
      * <pre>
      * Moves up to max_tasks TASK_STATE_READY tasks to TASK_STATE_RUNNING for one worker,
      * highest Task.priority first, then oldest-ready first, each with an ordinary StartTask event (operator, reason and lease
-     * as a StartTask would record them). Concurrent claimers never receive the same task and
+     * as a StartTask would record them), passing over the tasks of a concurrency key that
+     * already runs its limit (SetConcurrencyLimit). Concurrent claimers never receive the same task and
      * never wait for each other. With `wait`, the call returns as soon as at least one
      * matching task could be claimed, or with no tasks when `wait` has passed. Repeating a
      * call with the same worker and request_id returns the tasks that call claimed and that
@@ -3280,6 +3462,35 @@ public final class TaskServiceGrpc {
         dev.tasklife.v1.CountTaskEventsRequest request) {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getCountTaskEventsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Sets, replaces or clears (`clear`) the limit of one concurrency key in a namespace: at
+     * every commit at most max_running tasks created with that key (CreateTaskRequest.concurrency_key)
+     * are TASK_STATE_RUNNING, across every replica and claimer. ClaimTasks passes over the tasks
+     * of a full key; StartTask on one is refused (CONCURRENCY_LIMIT_REACHED). Lowering a limit
+     * below the number running stops new starts and ends nothing. Role admin. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (ROLE_NOT_GRANTED, NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.SetConcurrencyLimitResponse> setConcurrencyLimit(
+        dev.tasklife.v1.SetConcurrencyLimitRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetConcurrencyLimitMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Lists the concurrency limits of the namespaces the caller reaches (or of one), each with
+     * the number of its key's tasks running now, by namespace then key. Errors:
+     * INVALID_ARGUMENT, PERMISSION_DENIED (NAMESPACE_NOT_GRANTED).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.ListConcurrencyLimitsResponse> listConcurrencyLimits(
+        dev.tasklife.v1.ListConcurrencyLimitsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListConcurrencyLimitsMethod(), getCallOptions()), request);
     }
   }
 
@@ -3310,6 +3521,8 @@ public final class TaskServiceGrpc {
   private static final int METHODID_CANCEL_BULK_OPERATION = 24;
   private static final int METHODID_CLAIM_TASKS = 25;
   private static final int METHODID_COUNT_TASK_EVENTS = 26;
+  private static final int METHODID_SET_CONCURRENCY_LIMIT = 27;
+  private static final int METHODID_LIST_CONCURRENCY_LIMITS = 28;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -3435,6 +3648,14 @@ public final class TaskServiceGrpc {
         case METHODID_COUNT_TASK_EVENTS:
           serviceImpl.countTaskEvents((dev.tasklife.v1.CountTaskEventsRequest) request,
               (io.grpc.stub.StreamObserver<dev.tasklife.v1.CountTaskEventsResponse>) responseObserver);
+          break;
+        case METHODID_SET_CONCURRENCY_LIMIT:
+          serviceImpl.setConcurrencyLimit((dev.tasklife.v1.SetConcurrencyLimitRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.SetConcurrencyLimitResponse>) responseObserver);
+          break;
+        case METHODID_LIST_CONCURRENCY_LIMITS:
+          serviceImpl.listConcurrencyLimits((dev.tasklife.v1.ListConcurrencyLimitsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.tasklife.v1.ListConcurrencyLimitsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -3643,6 +3864,20 @@ public final class TaskServiceGrpc {
               dev.tasklife.v1.CountTaskEventsRequest,
               dev.tasklife.v1.CountTaskEventsResponse>(
                 service, METHODID_COUNT_TASK_EVENTS)))
+        .addMethod(
+          getSetConcurrencyLimitMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.SetConcurrencyLimitRequest,
+              dev.tasklife.v1.SetConcurrencyLimitResponse>(
+                service, METHODID_SET_CONCURRENCY_LIMIT)))
+        .addMethod(
+          getListConcurrencyLimitsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.tasklife.v1.ListConcurrencyLimitsRequest,
+              dev.tasklife.v1.ListConcurrencyLimitsResponse>(
+                service, METHODID_LIST_CONCURRENCY_LIMITS)))
         .build();
   }
 
@@ -3718,6 +3953,8 @@ public final class TaskServiceGrpc {
               .addMethod(getCancelBulkOperationMethod())
               .addMethod(getClaimTasksMethod())
               .addMethod(getCountTaskEventsMethod())
+              .addMethod(getSetConcurrencyLimitMethod())
+              .addMethod(getListConcurrencyLimitsMethod())
               .build();
         }
       }

@@ -18,6 +18,10 @@ import dev.tasklife.v1.CreateTaskRequest;
 import dev.tasklife.v1.GetBulkOperationRequest;
 import dev.tasklife.v1.ListBulkOperationsRequest;
 import dev.tasklife.v1.ListBulkOperationsResponse;
+import dev.tasklife.v1.ListConcurrencyLimitsRequest;
+import dev.tasklife.v1.ListConcurrencyLimitsResponse;
+import dev.tasklife.v1.SetConcurrencyLimitRequest;
+import dev.tasklife.v1.SetConcurrencyLimitResponse;
 import dev.tasklife.v1.StartBulkOperationRequest;
 import dev.tasklife.v1.CreateTaskResponse;
 import dev.tasklife.v1.EnqueueTaskRequest;
@@ -234,6 +238,16 @@ public final class TasklifeClient implements AutoCloseable {
   /** Stops a running bulk operation; moves already applied stay. */
   public BulkOperation cancelBulkOperation(CancelBulkOperationRequest request) {
     return unary(() -> stub.cancelBulkOperation(request));
+  }
+
+  /** Sets (or, with {@code clear}, removes) a concurrency key's limit in a namespace. Role admin. */
+  public SetConcurrencyLimitResponse setConcurrencyLimit(SetConcurrencyLimitRequest request) {
+    return unary(() -> stub.setConcurrencyLimit(request));
+  }
+
+  /** The limits set, each with its key's running count. */
+  public ListConcurrencyLimitsResponse listConcurrencyLimits(ListConcurrencyLimitsRequest request) {
+    return unary(() -> stub.listConcurrencyLimits(request));
   }
 
   /** FAIL events across tasks, newest first, with every match counted by error type. */
