@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tasklife/v1/task.proto.
  */
 export const file_tasklife_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSKCBwoEVGFzaxIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEg8KB3ZlcnNpb24YAyABKAMSLQoGbGFiZWxzGAQgAygLMh0udGFza2xpZmUudjEuVGFzay5MYWJlbHNFbnRyeRISCgpkZXBlbmRzX29uGAUgAygJEhAKCHJlcnVuX29mGAYgASgJEi4KDHJldHJ5X3BvbGljeRgHIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5Ei8KC2NyZWF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRIOCgZ3b3JrZXIYCyABKAkSNQoRbGVhc2VfZXhwaXJlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2xhc3RfaGVhcnRiZWF0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEW5leHRfYXR0ZW1wdF90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYDyABKAgSEQoJbmFtZXNwYWNlGBAgASgJEicKBWlucHV0GBEgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSKAoGcmVzdWx0GBIgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSLgoMbGFzdF9mYWlsdXJlGBMgASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSOAoWZWZmZWN0aXZlX3JldHJ5X3BvbGljeRgUIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5EhAKCHByaW9yaXR5GBUgASgFEi4KCm5vdF9iZWZvcmUYFiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKCHRpbWVvdXRzGBcgASgLMhkudGFza2xpZmUudjEuVGFza1RpbWVvdXRzGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEingEKDFRhc2tUaW1lb3V0cxIwCg1yZWFkeV90aW1lb3V0GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3J1bl90aW1lb3V0GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCGRlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK+AwoJVGFza0V2ZW50Eg8KB3Rhc2tfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIOCgZjdXJzb3IYAyABKAkSKgoKZnJvbV9zdGF0ZRgEIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIoCgh0b19zdGF0ZRgFIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRInCgZhY3Rpb24YBiABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEhAKCG9wZXJhdG9yGAcgASgJEg4KBnJlYXNvbhgIIAEoCRISCgpyZXF1ZXN0X2lkGAkgASgJEi8KC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCgluYW1lc3BhY2UYCyABKAkSFAoMb25fYmVoYWxmX29mGAwgASgJEg4KBndvcmtlchgNIAEoCRIPCgdhdHRlbXB0GA4gASgFEikKB2ZhaWx1cmUYDyABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRIWCglleGl0X2NvZGUYECABKAVIAIgBAUIMCgpfZXhpdF9jb2RlIt8CCgtUYXNrQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEg4KBndvcmtlchgCIAEoCRIuCgpzdGFydF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoKZW5kX2FjdGlvbhgFIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SKQoJZW5kX3N0YXRlGAYgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEhQKDGVuZF9vcGVyYXRvchgHIAEoCRIpCgdmYWlsdXJlGAggASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSFgoJZXhpdF9jb2RlGAkgASgFSACIAQESEgoKaGFzX3Jlc3VsdBgKIAEoCEIMCgpfZXhpdF9jb2RlKv8BCglUYXNrU3RhdGUSGgoWVEFTS19TVEFURV9VTlNQRUNJRklFRBAAEhYKElRBU0tfU1RBVEVfQ1JFQVRFRBABEhQKEFRBU0tfU1RBVEVfUkVBRFkQAhIWChJUQVNLX1NUQVRFX1JVTk5JTkcQAxIYChRUQVNLX1NUQVRFX1NVQ0NFRURFRBAEEhUKEVRBU0tfU1RBVEVfRkFJTEVEEAUSFwoTVEFTS19TVEFURV9SRVRSWUlORxAGEhUKEVRBU0tfU1RBVEVfUEFVU0VEEAcSFQoRVEFTS19TVEFURV9LSUxMRUQQCBIYChRUQVNLX1NUQVRFX0FCQU5ET05FRBAJKowBCglTdGF0ZUtpbmQSGgoWU1RBVEVfS0lORF9VTlNQRUNJRklFRBAAEhYKElNUQVRFX0tJTkRfSU5JVElBTBABEhUKEVNUQVRFX0tJTkRfU1RBQkxFEAISGwoXU1RBVEVfS0lORF9UUkFOU0lUSU9OQUwQAxIXChNTVEFURV9LSU5EX1RFUk1JTkFMEAQqlgIKClRhc2tBY3Rpb24SGwoXVEFTS19BQ1RJT05fVU5TUEVDSUZJRUQQABIWChJUQVNLX0FDVElPTl9DUkVBVEUQARIXChNUQVNLX0FDVElPTl9FTlFVRVVFEAISFQoRVEFTS19BQ1RJT05fU1RBUlQQAxIYChRUQVNLX0FDVElPTl9DT01QTEVURRAEEhQKEFRBU0tfQUNUSU9OX0ZBSUwQBRIVChFUQVNLX0FDVElPTl9SRVRSWRAGEhUKEVRBU0tfQUNUSU9OX1BBVVNFEAcSFgoSVEFTS19BQ1RJT05fUkVTVU1FEAgSFAoQVEFTS19BQ1RJT05fS0lMTBAJEhcKE1RBU0tfQUNUSU9OX0FCQU5ET04QCipOCghUYXNrVmlldxIZChVUQVNLX1ZJRVdfVU5TUEVDSUZJRUQQABITCg9UQVNLX1ZJRVdfQkFTSUMQARISCg5UQVNLX1ZJRVdfRlVMTBACYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSLuBwoEVGFzaxIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEg8KB3ZlcnNpb24YAyABKAMSLQoGbGFiZWxzGAQgAygLMh0udGFza2xpZmUudjEuVGFzay5MYWJlbHNFbnRyeRISCgpkZXBlbmRzX29uGAUgAygJEhAKCHJlcnVuX29mGAYgASgJEi4KDHJldHJ5X3BvbGljeRgHIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5Ei8KC2NyZWF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgKIAEoBRIOCgZ3b3JrZXIYCyABKAkSNQoRbGVhc2VfZXhwaXJlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2xhc3RfaGVhcnRiZWF0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEW5leHRfYXR0ZW1wdF90aW1lGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYDyABKAgSEQoJbmFtZXNwYWNlGBAgASgJEicKBWlucHV0GBEgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSKAoGcmVzdWx0GBIgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWQSLgoMbGFzdF9mYWlsdXJlGBMgASgLMhgudGFza2xpZmUudjEuVGFza0ZhaWx1cmUSOAoWZWZmZWN0aXZlX3JldHJ5X3BvbGljeRgUIAEoCzIYLnRhc2tsaWZlLnYxLlJldHJ5UG9saWN5EhAKCHByaW9yaXR5GBUgASgFEi4KCm5vdF9iZWZvcmUYFiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKCHRpbWVvdXRzGBcgASgLMhkudGFza2xpZmUudjEuVGFza1RpbWVvdXRzEjcKE2tpbGxfcmVxdWVzdGVkX3RpbWUYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjEKDWtpbGxfZGVhZGxpbmUYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEingEKDFRhc2tUaW1lb3V0cxIwCg1yZWFkeV90aW1lb3V0GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi4KC3J1bl90aW1lb3V0GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEiwKCGRlYWRsaW5lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLwAwoJVGFza0V2ZW50Eg8KB3Rhc2tfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIOCgZjdXJzb3IYAyABKAkSKgoKZnJvbV9zdGF0ZRgEIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIoCgh0b19zdGF0ZRgFIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRInCgZhY3Rpb24YBiABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEhAKCG9wZXJhdG9yGAcgASgJEg4KBnJlYXNvbhgIIAEoCRISCgpyZXF1ZXN0X2lkGAkgASgJEi8KC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCgluYW1lc3BhY2UYCyABKAkSFAoMb25fYmVoYWxmX29mGAwgASgJEg4KBndvcmtlchgNIAEoCRIPCgdhdHRlbXB0GA4gASgFEikKB2ZhaWx1cmUYDyABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRIWCglleGl0X2NvZGUYECABKAVIAIgBARIwCg1ncmFjZWZ1bF9raWxsGBEgASgLMhkudGFza2xpZmUudjEuR3JhY2VmdWxLaWxsQgwKCl9leGl0X2NvZGUi1QEKDEdyYWNlZnVsS2lsbBIUCgxyZXF1ZXN0ZWRfYnkYASABKAkSDgoGcmVhc29uGAIgASgJEhQKDG9uX2JlaGFsZl9vZhgDIAEoCRIwCgxyZXF1ZXN0X3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGRlYWRsaW5lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgdvdXRjb21lGAYgASgOMhgudGFza2xpZmUudjEuS2lsbE91dGNvbWUi3wIKC1Rhc2tBdHRlbXB0Eg8KB2F0dGVtcHQYASABKAUSDgoGd29ya2VyGAIgASgJEi4KCnN0YXJ0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgplbmRfYWN0aW9uGAUgASgOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhIpCgllbmRfc3RhdGUYBiABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSFAoMZW5kX29wZXJhdG9yGAcgASgJEikKB2ZhaWx1cmUYCCABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRIWCglleGl0X2NvZGUYCSABKAVIAIgBARISCgpoYXNfcmVzdWx0GAogASgIQgwKCl9leGl0X2NvZGUq/wEKCVRhc2tTdGF0ZRIaChZUQVNLX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSVEFTS19TVEFURV9DUkVBVEVEEAESFAoQVEFTS19TVEFURV9SRUFEWRACEhYKElRBU0tfU1RBVEVfUlVOTklORxADEhgKFFRBU0tfU1RBVEVfU1VDQ0VFREVEEAQSFQoRVEFTS19TVEFURV9GQUlMRUQQBRIXChNUQVNLX1NUQVRFX1JFVFJZSU5HEAYSFQoRVEFTS19TVEFURV9QQVVTRUQQBxIVChFUQVNLX1NUQVRFX0tJTExFRBAIEhgKFFRBU0tfU1RBVEVfQUJBTkRPTkVEEAkqjAEKCVN0YXRlS2luZBIaChZTVEFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSU1RBVEVfS0lORF9JTklUSUFMEAESFQoRU1RBVEVfS0lORF9TVEFCTEUQAhIbChdTVEFURV9LSU5EX1RSQU5TSVRJT05BTBADEhcKE1NUQVRFX0tJTkRfVEVSTUlOQUwQBCqWAgoKVGFza0FjdGlvbhIbChdUQVNLX0FDVElPTl9VTlNQRUNJRklFRBAAEhYKElRBU0tfQUNUSU9OX0NSRUFURRABEhcKE1RBU0tfQUNUSU9OX0VOUVVFVUUQAhIVChFUQVNLX0FDVElPTl9TVEFSVBADEhgKFFRBU0tfQUNUSU9OX0NPTVBMRVRFEAQSFAoQVEFTS19BQ1RJT05fRkFJTBAFEhUKEVRBU0tfQUNUSU9OX1JFVFJZEAYSFQoRVEFTS19BQ1RJT05fUEFVU0UQBxIWChJUQVNLX0FDVElPTl9SRVNVTUUQCBIUChBUQVNLX0FDVElPTl9LSUxMEAkSFwoTVEFTS19BQ1RJT05fQUJBTkRPThAKKk4KCFRhc2tWaWV3EhkKFVRBU0tfVklFV19VTlNQRUNJRklFRBAAEhMKD1RBU0tfVklFV19CQVNJQxABEhIKDlRBU0tfVklFV19GVUxMEAIqZwoLS2lsbE91dGNvbWUSHAoYS0lMTF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGgoWS0lMTF9PVVRDT01FX0NPTkZJUk1FRBABEh4KGktJTExfT1VUQ09NRV9HUkFDRV9FWFBJUkVEEAJiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * RetryPolicy is how the service re-schedules a failed task: while attempts remain it
@@ -364,6 +364,25 @@ export type Task = Message<"tasklife.v1.Task"> & {
    * @generated from field: tasklife.v1.TaskTimeouts timeouts = 23;
    */
   timeouts?: TaskTimeouts | undefined;
+
+  /**
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   *
+   * @generated from field: google.protobuf.Timestamp kill_requested_time = 24;
+   */
+  killRequestedTime?: Timestamp | undefined;
+
+  /**
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   *
+   * @generated from field: google.protobuf.Timestamp kill_deadline = 25;
+   */
+  killDeadline?: Timestamp | undefined;
 };
 
 /**
@@ -542,6 +561,15 @@ export type TaskEvent = Message<"tasklife.v1.TaskEvent"> & {
    * @generated from field: optional int32 exit_code = 16;
    */
   exitCode?: number | undefined;
+
+  /**
+   * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+   * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+   * other move, and on a kill asked without a grace period.
+   *
+   * @generated from field: tasklife.v1.GracefulKill graceful_kill = 17;
+   */
+  gracefulKill?: GracefulKill | undefined;
 };
 
 /**
@@ -550,6 +578,63 @@ export type TaskEvent = Message<"tasklife.v1.TaskEvent"> & {
  */
 export const TaskEventSchema: GenMessage<TaskEvent> = /*@__PURE__*/
   messageDesc(file_tasklife_v1_task, 5);
+
+/**
+ * GracefulKill is the record of a kill asked with a grace period (KillTaskRequest.grace_period),
+ * kept on the KILL event that ended it.
+ *
+ * @generated from message tasklife.v1.GracefulKill
+ */
+export type GracefulKill = Message<"tasklife.v1.GracefulKill"> & {
+  /**
+   * Who asked for the kill: the operator of the KillTask that set the grace period.
+   *
+   * @generated from field: string requested_by = 1;
+   */
+  requestedBy: string;
+
+  /**
+   * Why, in the asker's words; may be empty.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * Who the asker said it acted for; empty when not given.
+   *
+   * @generated from field: string on_behalf_of = 3;
+   */
+  onBehalfOf: string;
+
+  /**
+   * When the kill was asked (Task.kill_requested_time then).
+   *
+   * @generated from field: google.protobuf.Timestamp request_time = 4;
+   */
+  requestTime?: Timestamp | undefined;
+
+  /**
+   * When the grace period was to run out (Task.kill_deadline then).
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 5;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * How the kill ended.
+   *
+   * @generated from field: tasklife.v1.KillOutcome outcome = 6;
+   */
+  outcome: KillOutcome;
+};
+
+/**
+ * Describes the message tasklife.v1.GracefulKill.
+ * Use `create(GracefulKillSchema)` to create a new message.
+ */
+export const GracefulKillSchema: GenMessage<GracefulKill> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task, 6);
 
 /**
  * TaskAttempt is one attempt of a task: one start, and the move that ended it. Derived from
@@ -635,7 +720,7 @@ export type TaskAttempt = Message<"tasklife.v1.TaskAttempt"> & {
  * Use `create(TaskAttemptSchema)` to create a new message.
  */
 export const TaskAttemptSchema: GenMessage<TaskAttempt> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 6);
+  messageDesc(file_tasklife_v1_task, 7);
 
 /**
  * TaskState is where a task instance stands. The allowed moves between states are
@@ -902,4 +987,40 @@ export enum TaskView {
  */
 export const TaskViewSchema: GenEnum<TaskView> = /*@__PURE__*/
   enumDesc(file_tasklife_v1_task, 3);
+
+/**
+ * KillOutcome is how a kill with a grace period ended.
+ *
+ * @generated from enum tasklife.v1.KillOutcome
+ */
+export enum KillOutcome {
+  /**
+   * Not a kill that followed a grace period.
+   *
+   * @generated from enum value: KILL_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A KillTask arrived during the grace period (normally the worker's, once its handler
+   * stopped); the event's operator says who sent it.
+   *
+   * @generated from enum value: KILL_OUTCOME_CONFIRMED = 1;
+   */
+  CONFIRMED = 1,
+
+  /**
+   * The grace period ran out first: the service killed the task itself
+   * (operator `system:timeout`).
+   *
+   * @generated from enum value: KILL_OUTCOME_GRACE_EXPIRED = 2;
+   */
+  GRACE_EXPIRED = 2,
+}
+
+/**
+ * Describes the enum tasklife.v1.KillOutcome.
+ */
+export const KillOutcomeSchema: GenEnum<KillOutcome> = /*@__PURE__*/
+  enumDesc(file_tasklife_v1_task, 4);
 

@@ -628,4 +628,73 @@ java.lang.String defaultValue);
    * <code>.tasklife.v1.TaskTimeouts timeouts = 23 [json_name = "timeouts"];</code>
    */
   dev.tasklife.v1.TaskTimeoutsOrBuilder getTimeoutsOrBuilder();
+
+  /**
+   * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   * @return Whether the killRequestedTime field is set.
+   */
+  boolean hasKillRequestedTime();
+  /**
+   * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   * @return The killRequestedTime.
+   */
+  com.google.protobuf.Timestamp getKillRequestedTime();
+  /**
+   * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getKillRequestedTimeOrBuilder();
+
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   * @return Whether the killDeadline field is set.
+   */
+  boolean hasKillDeadline();
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   * @return The killDeadline.
+   */
+  com.google.protobuf.Timestamp getKillDeadline();
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getKillDeadlineOrBuilder();
 }

@@ -62,6 +62,11 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_TaskEvent_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_GracefulKill_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_GracefulKill_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_tasklife_v1_TaskAttempt_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -93,7 +98,7 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "ace\022 \n\texit_code\030\004 \001(\005H\000R\010exitCode\210\001\001\022#\n" +
       "\rnon_retryable\030\005 \001(\010R\014nonRetryable\0222\n\007de" +
       "tails\030\006 \001(\0132\030.tasklife.v1.TaskPayloadR\007d" +
-      "etailsB\014\n\n_exit_code\"\226\t\n\004Task\022\027\n\007task_id" +
+      "etailsB\014\n\n_exit_code\"\243\n\n\004Task\022\027\n\007task_id" +
       "\030\001 \001(\tR\006taskId\022,\n\005state\030\002 \001(\0162\026.tasklife" +
       ".v1.TaskStateR\005state\022\030\n\007version\030\003 \001(\003R\007v" +
       "ersion\0225\n\006labels\030\004 \003(\0132\035.tasklife.v1.Tas" +
@@ -121,60 +126,75 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "priority\030\025 \001(\005R\010priority\0229\n\nnot_before\030\026" +
       " \001(\0132\032.google.protobuf.TimestampR\tnotBef" +
       "ore\0225\n\010timeouts\030\027 \001(\0132\031.tasklife.v1.Task" +
-      "TimeoutsR\010timeouts\0329\n\013LabelsEntry\022\020\n\003key" +
-      "\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\302\001" +
-      "\n\014TaskTimeouts\022>\n\rready_timeout\030\001 \001(\0132\031." +
-      "google.protobuf.DurationR\014readyTimeout\022:" +
-      "\n\013run_timeout\030\002 \001(\0132\031.google.protobuf.Du" +
-      "rationR\nrunTimeout\0226\n\010deadline\030\003 \001(\0132\032.g" +
-      "oogle.protobuf.TimestampR\010deadline\"\327\004\n\tT" +
-      "askEvent\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\030\n\007ver" +
-      "sion\030\002 \001(\003R\007version\022\026\n\006cursor\030\003 \001(\tR\006cur" +
-      "sor\0225\n\nfrom_state\030\004 \001(\0162\026.tasklife.v1.Ta" +
-      "skStateR\tfromState\0221\n\010to_state\030\005 \001(\0162\026.t" +
-      "asklife.v1.TaskStateR\007toState\022/\n\006action\030" +
-      "\006 \001(\0162\027.tasklife.v1.TaskActionR\006action\022\032" +
-      "\n\010operator\030\007 \001(\tR\010operator\022\026\n\006reason\030\010 \001" +
-      "(\tR\006reason\022\035\n\nrequest_id\030\t \001(\tR\trequestI" +
-      "d\022;\n\013create_time\030\n \001(\0132\032.google.protobuf" +
-      ".TimestampR\ncreateTime\022\034\n\tnamespace\030\013 \001(" +
-      "\tR\tnamespace\022 \n\014on_behalf_of\030\014 \001(\tR\nonBe" +
-      "halfOf\022\026\n\006worker\030\r \001(\tR\006worker\022\030\n\007attemp" +
-      "t\030\016 \001(\005R\007attempt\0222\n\007failure\030\017 \001(\0132\030.task" +
-      "life.v1.TaskFailureR\007failure\022 \n\texit_cod" +
-      "e\030\020 \001(\005H\000R\010exitCode\210\001\001B\014\n\n_exit_code\"\304\003\n" +
-      "\013TaskAttempt\022\030\n\007attempt\030\001 \001(\005R\007attempt\022\026" +
-      "\n\006worker\030\002 \001(\tR\006worker\0229\n\nstart_time\030\003 \001" +
-      "(\0132\032.google.protobuf.TimestampR\tstartTim" +
-      "e\0225\n\010end_time\030\004 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\007endTime\0226\n\nend_action\030\005 \001(\0162\027.t" +
-      "asklife.v1.TaskActionR\tendAction\0223\n\tend_" +
-      "state\030\006 \001(\0162\026.tasklife.v1.TaskStateR\010end" +
-      "State\022!\n\014end_operator\030\007 \001(\tR\013endOperator" +
-      "\0222\n\007failure\030\010 \001(\0132\030.tasklife.v1.TaskFail" +
-      "ureR\007failure\022 \n\texit_code\030\t \001(\005H\000R\010exitC" +
-      "ode\210\001\001\022\035\n\nhas_result\030\n \001(\010R\thasResultB\014\n" +
-      "\n_exit_code*\377\001\n\tTaskState\022\032\n\026TASK_STATE_" +
-      "UNSPECIFIED\020\000\022\026\n\022TASK_STATE_CREATED\020\001\022\024\n" +
-      "\020TASK_STATE_READY\020\002\022\026\n\022TASK_STATE_RUNNIN" +
-      "G\020\003\022\030\n\024TASK_STATE_SUCCEEDED\020\004\022\025\n\021TASK_ST" +
-      "ATE_FAILED\020\005\022\027\n\023TASK_STATE_RETRYING\020\006\022\025\n" +
-      "\021TASK_STATE_PAUSED\020\007\022\025\n\021TASK_STATE_KILLE" +
-      "D\020\010\022\030\n\024TASK_STATE_ABANDONED\020\t*\214\001\n\tStateK" +
-      "ind\022\032\n\026STATE_KIND_UNSPECIFIED\020\000\022\026\n\022STATE" +
-      "_KIND_INITIAL\020\001\022\025\n\021STATE_KIND_STABLE\020\002\022\033" +
-      "\n\027STATE_KIND_TRANSITIONAL\020\003\022\027\n\023STATE_KIN" +
-      "D_TERMINAL\020\004*\226\002\n\nTaskAction\022\033\n\027TASK_ACTI" +
-      "ON_UNSPECIFIED\020\000\022\026\n\022TASK_ACTION_CREATE\020\001" +
-      "\022\027\n\023TASK_ACTION_ENQUEUE\020\002\022\025\n\021TASK_ACTION" +
-      "_START\020\003\022\030\n\024TASK_ACTION_COMPLETE\020\004\022\024\n\020TA" +
-      "SK_ACTION_FAIL\020\005\022\025\n\021TASK_ACTION_RETRY\020\006\022" +
-      "\025\n\021TASK_ACTION_PAUSE\020\007\022\026\n\022TASK_ACTION_RE" +
-      "SUME\020\010\022\024\n\020TASK_ACTION_KILL\020\t\022\027\n\023TASK_ACT" +
-      "ION_ABANDON\020\n*N\n\010TaskView\022\031\n\025TASK_VIEW_U" +
-      "NSPECIFIED\020\000\022\023\n\017TASK_VIEW_BASIC\020\001\022\022\n\016TAS" +
-      "K_VIEW_FULL\020\002B\036\n\017dev.tasklife.v1B\tTaskPr" +
-      "otoP\001b\006proto3"
+      "TimeoutsR\010timeouts\022J\n\023kill_requested_tim" +
+      "e\030\030 \001(\0132\032.google.protobuf.TimestampR\021kil" +
+      "lRequestedTime\022?\n\rkill_deadline\030\031 \001(\0132\032." +
+      "google.protobuf.TimestampR\014killDeadline\032" +
+      "9\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005valu" +
+      "e\030\002 \001(\tR\005value:\0028\001\"\302\001\n\014TaskTimeouts\022>\n\rr" +
+      "eady_timeout\030\001 \001(\0132\031.google.protobuf.Dur" +
+      "ationR\014readyTimeout\022:\n\013run_timeout\030\002 \001(\013" +
+      "2\031.google.protobuf.DurationR\nrunTimeout\022" +
+      "6\n\010deadline\030\003 \001(\0132\032.google.protobuf.Time" +
+      "stampR\010deadline\"\227\005\n\tTaskEvent\022\027\n\007task_id" +
+      "\030\001 \001(\tR\006taskId\022\030\n\007version\030\002 \001(\003R\007version" +
+      "\022\026\n\006cursor\030\003 \001(\tR\006cursor\0225\n\nfrom_state\030\004" +
+      " \001(\0162\026.tasklife.v1.TaskStateR\tfromState\022" +
+      "1\n\010to_state\030\005 \001(\0162\026.tasklife.v1.TaskStat" +
+      "eR\007toState\022/\n\006action\030\006 \001(\0162\027.tasklife.v1" +
+      ".TaskActionR\006action\022\032\n\010operator\030\007 \001(\tR\010o" +
+      "perator\022\026\n\006reason\030\010 \001(\tR\006reason\022\035\n\nreque" +
+      "st_id\030\t \001(\tR\trequestId\022;\n\013create_time\030\n " +
+      "\001(\0132\032.google.protobuf.TimestampR\ncreateT" +
+      "ime\022\034\n\tnamespace\030\013 \001(\tR\tnamespace\022 \n\014on_" +
+      "behalf_of\030\014 \001(\tR\nonBehalfOf\022\026\n\006worker\030\r " +
+      "\001(\tR\006worker\022\030\n\007attempt\030\016 \001(\005R\007attempt\0222\n" +
+      "\007failure\030\017 \001(\0132\030.tasklife.v1.TaskFailure" +
+      "R\007failure\022 \n\texit_code\030\020 \001(\005H\000R\010exitCode" +
+      "\210\001\001\022>\n\rgraceful_kill\030\021 \001(\0132\031.tasklife.v1" +
+      ".GracefulKillR\014gracefulKillB\014\n\n_exit_cod" +
+      "e\"\226\002\n\014GracefulKill\022!\n\014requested_by\030\001 \001(\t" +
+      "R\013requestedBy\022\026\n\006reason\030\002 \001(\tR\006reason\022 \n" +
+      "\014on_behalf_of\030\003 \001(\tR\nonBehalfOf\022=\n\014reque" +
+      "st_time\030\004 \001(\0132\032.google.protobuf.Timestam" +
+      "pR\013requestTime\0226\n\010deadline\030\005 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\010deadline\0222\n\007outcom" +
+      "e\030\006 \001(\0162\030.tasklife.v1.KillOutcomeR\007outco" +
+      "me\"\304\003\n\013TaskAttempt\022\030\n\007attempt\030\001 \001(\005R\007att" +
+      "empt\022\026\n\006worker\030\002 \001(\tR\006worker\0229\n\nstart_ti" +
+      "me\030\003 \001(\0132\032.google.protobuf.TimestampR\tst" +
+      "artTime\0225\n\010end_time\030\004 \001(\0132\032.google.proto" +
+      "buf.TimestampR\007endTime\0226\n\nend_action\030\005 \001" +
+      "(\0162\027.tasklife.v1.TaskActionR\tendAction\0223" +
+      "\n\tend_state\030\006 \001(\0162\026.tasklife.v1.TaskStat" +
+      "eR\010endState\022!\n\014end_operator\030\007 \001(\tR\013endOp" +
+      "erator\0222\n\007failure\030\010 \001(\0132\030.tasklife.v1.Ta" +
+      "skFailureR\007failure\022 \n\texit_code\030\t \001(\005H\000R" +
+      "\010exitCode\210\001\001\022\035\n\nhas_result\030\n \001(\010R\thasRes" +
+      "ultB\014\n\n_exit_code*\377\001\n\tTaskState\022\032\n\026TASK_" +
+      "STATE_UNSPECIFIED\020\000\022\026\n\022TASK_STATE_CREATE" +
+      "D\020\001\022\024\n\020TASK_STATE_READY\020\002\022\026\n\022TASK_STATE_" +
+      "RUNNING\020\003\022\030\n\024TASK_STATE_SUCCEEDED\020\004\022\025\n\021T" +
+      "ASK_STATE_FAILED\020\005\022\027\n\023TASK_STATE_RETRYIN" +
+      "G\020\006\022\025\n\021TASK_STATE_PAUSED\020\007\022\025\n\021TASK_STATE" +
+      "_KILLED\020\010\022\030\n\024TASK_STATE_ABANDONED\020\t*\214\001\n\t" +
+      "StateKind\022\032\n\026STATE_KIND_UNSPECIFIED\020\000\022\026\n" +
+      "\022STATE_KIND_INITIAL\020\001\022\025\n\021STATE_KIND_STAB" +
+      "LE\020\002\022\033\n\027STATE_KIND_TRANSITIONAL\020\003\022\027\n\023STA" +
+      "TE_KIND_TERMINAL\020\004*\226\002\n\nTaskAction\022\033\n\027TAS" +
+      "K_ACTION_UNSPECIFIED\020\000\022\026\n\022TASK_ACTION_CR" +
+      "EATE\020\001\022\027\n\023TASK_ACTION_ENQUEUE\020\002\022\025\n\021TASK_" +
+      "ACTION_START\020\003\022\030\n\024TASK_ACTION_COMPLETE\020\004" +
+      "\022\024\n\020TASK_ACTION_FAIL\020\005\022\025\n\021TASK_ACTION_RE" +
+      "TRY\020\006\022\025\n\021TASK_ACTION_PAUSE\020\007\022\026\n\022TASK_ACT" +
+      "ION_RESUME\020\010\022\024\n\020TASK_ACTION_KILL\020\t\022\027\n\023TA" +
+      "SK_ACTION_ABANDON\020\n*N\n\010TaskView\022\031\n\025TASK_" +
+      "VIEW_UNSPECIFIED\020\000\022\023\n\017TASK_VIEW_BASIC\020\001\022" +
+      "\022\n\016TASK_VIEW_FULL\020\002*g\n\013KillOutcome\022\034\n\030KI" +
+      "LL_OUTCOME_UNSPECIFIED\020\000\022\032\n\026KILL_OUTCOME" +
+      "_CONFIRMED\020\001\022\036\n\032KILL_OUTCOME_GRACE_EXPIR" +
+      "ED\020\002B\036\n\017dev.tasklife.v1B\tTaskProtoP\001b\006pr" +
+      "oto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -205,7 +225,7 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_Task_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_Task_descriptor,
-        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", "Priority", "NotBefore", "Timeouts", });
+        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", "Priority", "NotBefore", "Timeouts", "KillRequestedTime", "KillDeadline", });
     internal_static_tasklife_v1_Task_LabelsEntry_descriptor =
       internal_static_tasklife_v1_Task_descriptor.getNestedType(0);
     internal_static_tasklife_v1_Task_LabelsEntry_fieldAccessorTable = new
@@ -223,9 +243,15 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_TaskEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskEvent_descriptor,
-        new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", "Worker", "Attempt", "Failure", "ExitCode", });
-    internal_static_tasklife_v1_TaskAttempt_descriptor =
+        new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", "Worker", "Attempt", "Failure", "ExitCode", "GracefulKill", });
+    internal_static_tasklife_v1_GracefulKill_descriptor =
       getDescriptor().getMessageType(6);
+    internal_static_tasklife_v1_GracefulKill_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_GracefulKill_descriptor,
+        new java.lang.String[] { "RequestedBy", "Reason", "OnBehalfOf", "RequestTime", "Deadline", "Outcome", });
+    internal_static_tasklife_v1_TaskAttempt_descriptor =
+      getDescriptor().getMessageType(7);
     internal_static_tasklife_v1_TaskAttempt_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskAttempt_descriptor,

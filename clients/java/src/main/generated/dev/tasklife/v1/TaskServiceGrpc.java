@@ -1217,6 +1217,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     default void killTask(dev.tasklife.v1.KillTaskRequest request,
@@ -1731,6 +1735,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     public void killTask(dev.tasklife.v1.KillTaskRequest request,
@@ -2172,6 +2180,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     public dev.tasklife.v1.KillTaskResponse killTask(dev.tasklife.v1.KillTaskRequest request) throws io.grpc.StatusException {
@@ -2603,6 +2615,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     public dev.tasklife.v1.KillTaskResponse killTask(dev.tasklife.v1.KillTaskRequest request) {
@@ -3032,6 +3048,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.KillTaskResponse> killTask(

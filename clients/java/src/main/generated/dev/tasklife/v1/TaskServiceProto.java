@@ -472,261 +472,263 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "eartbeatRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId" +
       "\022\026\n\006worker\030\002 \001(\tR\006worker\022@\n\016lease_durati" +
       "on\030\003 \001(\0132\031.google.protobuf.DurationR\rlea" +
-      "seDuration\":\n\021HeartbeatResponse\022%\n\004task\030" +
-      "\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\030\n\026GetSta" +
-      "teMachineRequest\"\305\001\n\027GetStateMachineResp" +
-      "onse\0225\n\006states\030\001 \003(\0132\035.tasklife.v1.State" +
-      "DescriptionR\006states\0228\n\007actions\030\002 \003(\0132\036.t" +
-      "asklife.v1.ActionDescriptionR\007actions\0229\n" +
-      "\013transitions\030\003 \003(\0132\027.tasklife.v1.Transit" +
-      "ionR\013transitions\"\357\001\n\020StateDescription\022,\n" +
-      "\005state\030\001 \001(\0162\026.tasklife.v1.TaskStateR\005st" +
-      "ate\022*\n\004kind\030\002 \001(\0162\026.tasklife.v1.StateKin" +
-      "dR\004kind\022 \n\013description\030\003 \001(\tR\013descriptio" +
-      "n\022\035\n\nentered_by\030\004 \001(\tR\tenteredBy\022@\n\017allo" +
-      "wed_actions\030\005 \003(\0162\027.tasklife.v1.TaskActi" +
-      "onR\016allowedActions\"\310\001\n\021ActionDescription" +
-      "\022/\n\006action\030\001 \001(\0162\027.tasklife.v1.TaskActio" +
-      "nR\006action\022\026\n\006method\030\002 \001(\tR\006method\0227\n\013fro" +
-      "m_states\030\003 \003(\0162\026.tasklife.v1.TaskStateR\n" +
-      "fromStates\0221\n\010to_state\030\004 \001(\0162\026.tasklife." +
-      "v1.TaskStateR\007toState\"\247\001\n\nTransition\0225\n\n" +
-      "from_state\030\001 \001(\0162\026.tasklife.v1.TaskState" +
-      "R\tfromState\022/\n\006action\030\002 \001(\0162\027.tasklife.v" +
-      "1.TaskActionR\006action\0221\n\010to_state\030\003 \001(\0162\026" +
-      ".tasklife.v1.TaskStateR\007toState\"\347\001\n\022Enqu" +
-      "eueTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
-      ".\n\020expected_version\030\002 \001(\003H\000R\017expectedVer" +
-      "sion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026" +
-      "\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\t" +
-      "R\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBeha" +
-      "lfOfB\023\n\021_expected_version\"j\n\023EnqueueTask" +
-      "Response\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Tas" +
-      "kR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Tas" +
-      "kEventR\005event\"\277\002\n\020StartTaskRequest\022\027\n\007ta" +
+      "seDuration\"a\n\021HeartbeatResponse\022%\n\004task\030" +
+      "\001 \001(\0132\021.tasklife.v1.TaskR\004task\022%\n\016kill_r" +
+      "equested\030\002 \001(\010R\rkillRequested\"\030\n\026GetStat" +
+      "eMachineRequest\"\305\001\n\027GetStateMachineRespo" +
+      "nse\0225\n\006states\030\001 \003(\0132\035.tasklife.v1.StateD" +
+      "escriptionR\006states\0228\n\007actions\030\002 \003(\0132\036.ta" +
+      "sklife.v1.ActionDescriptionR\007actions\0229\n\013" +
+      "transitions\030\003 \003(\0132\027.tasklife.v1.Transiti" +
+      "onR\013transitions\"\357\001\n\020StateDescription\022,\n\005" +
+      "state\030\001 \001(\0162\026.tasklife.v1.TaskStateR\005sta" +
+      "te\022*\n\004kind\030\002 \001(\0162\026.tasklife.v1.StateKind" +
+      "R\004kind\022 \n\013description\030\003 \001(\tR\013description" +
+      "\022\035\n\nentered_by\030\004 \001(\tR\tenteredBy\022@\n\017allow" +
+      "ed_actions\030\005 \003(\0162\027.tasklife.v1.TaskActio" +
+      "nR\016allowedActions\"\310\001\n\021ActionDescription\022" +
+      "/\n\006action\030\001 \001(\0162\027.tasklife.v1.TaskAction" +
+      "R\006action\022\026\n\006method\030\002 \001(\tR\006method\0227\n\013from" +
+      "_states\030\003 \003(\0162\026.tasklife.v1.TaskStateR\nf" +
+      "romStates\0221\n\010to_state\030\004 \001(\0162\026.tasklife.v" +
+      "1.TaskStateR\007toState\"\247\001\n\nTransition\0225\n\nf" +
+      "rom_state\030\001 \001(\0162\026.tasklife.v1.TaskStateR" +
+      "\tfromState\022/\n\006action\030\002 \001(\0162\027.tasklife.v1" +
+      ".TaskActionR\006action\0221\n\010to_state\030\003 \001(\0162\026." +
+      "tasklife.v1.TaskStateR\007toState\"\347\001\n\022Enque" +
+      "ueTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022." +
+      "\n\020expected_version\030\002 \001(\003H\000R\017expectedVers" +
+      "ion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n" +
+      "\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR" +
+      "\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBehal" +
+      "fOfB\023\n\021_expected_version\"j\n\023EnqueueTaskR" +
+      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
+      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
+      "EventR\005event\"\277\002\n\020StartTaskRequest\022\027\n\007tas" +
+      "k_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030\002" +
+      " \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_id" +
+      "\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reaso" +
+      "n\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worker\030" +
+      "\006 \001(\tR\006worker\022@\n\016lease_duration\030\007 \001(\0132\031." +
+      "google.protobuf.DurationR\rleaseDuration\022" +
+      " \n\014on_behalf_of\030\010 \001(\tR\nonBehalfOfB\023\n\021_ex" +
+      "pected_version\"h\n\021StartTaskResponse\022%\n\004t" +
+      "ask\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005ev" +
+      "ent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event" +
+      "\"\342\002\n\023CompleteTaskRequest\022\027\n\007task_id\030\001 \001(" +
+      "\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017e" +
+      "xpectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\tr" +
+      "equestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010oper" +
+      "ator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006wo" +
+      "rker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBehalfOf\0220" +
+      "\n\006result\030\010 \001(\0132\030.tasklife.v1.TaskPayload" +
+      "R\006result\022 \n\texit_code\030\t \001(\005H\001R\010exitCode\210" +
+      "\001\001B\023\n\021_expected_versionB\014\n\n_exit_code\"k\n" +
+      "\024CompleteTaskResponse\022%\n\004task\030\001 \001(\0132\021.ta" +
+      "sklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.ta" +
+      "sklife.v1.TaskEventR\005event\"\260\002\n\017FailTaskR" +
+      "equest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expec" +
+      "ted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022" +
+      "\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reason" +
+      "\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010operat" +
+      "or\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf_" +
+      "of\030\007 \001(\tR\nonBehalfOf\0222\n\007failure\030\010 \001(\0132\030." +
+      "tasklife.v1.TaskFailureR\007failureB\023\n\021_exp" +
+      "ected_version\"g\n\020FailTaskResponse\022%\n\004tas" +
+      "k\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005even" +
+      "t\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"\345" +
+      "\001\n\020RetryTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006ta" +
+      "skId\022.\n\020expected_version\030\002 \001(\003H\000R\017expect" +
+      "edVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treques" +
+      "tId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030" +
+      "\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\no" +
+      "nBehalfOfB\023\n\021_expected_version\"h\n\021RetryT" +
+      "askResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1." +
+      "TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1." +
+      "TaskEventR\005event\"\345\001\n\020PauseTaskRequest\022\027\n" +
+      "\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_versi" +
+      "on\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreques" +
+      "t_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006r" +
+      "eason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_" +
+      "behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected" +
+      "_version\"h\n\021PauseTaskResponse\022%\n\004task\030\001 " +
+      "\001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 " +
+      "\001(\0132\026.tasklife.v1.TaskEventR\005event\"\346\001\n\021R" +
+      "esumeTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskI" +
+      "d\022.\n\020expected_version\030\002 \001(\003H\000R\017expectedV" +
+      "ersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId" +
+      "\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001" +
+      "(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBe" +
+      "halfOfB\023\n\021_expected_version\"i\n\022ResumeTas" +
+      "kResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Ta" +
+      "skR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Ta" +
+      "skEventR\005event\"\242\002\n\017KillTaskRequest\022\027\n\007ta" +
       "sk_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030" +
       "\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_i" +
       "d\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reas" +
-      "on\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worker" +
-      "\030\006 \001(\tR\006worker\022@\n\016lease_duration\030\007 \001(\0132\031" +
-      ".google.protobuf.DurationR\rleaseDuration" +
-      "\022 \n\014on_behalf_of\030\010 \001(\tR\nonBehalfOfB\023\n\021_e" +
-      "xpected_version\"h\n\021StartTaskResponse\022%\n\004" +
-      "task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005e" +
-      "vent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005even" +
-      "t\"\342\002\n\023CompleteTaskRequest\022\027\n\007task_id\030\001 \001" +
-      "(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017" +
-      "expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\t" +
-      "requestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010ope" +
-      "rator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006w" +
-      "orker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBehalfOf\022" +
-      "0\n\006result\030\010 \001(\0132\030.tasklife.v1.TaskPayloa" +
-      "dR\006result\022 \n\texit_code\030\t \001(\005H\001R\010exitCode" +
-      "\210\001\001B\023\n\021_expected_versionB\014\n\n_exit_code\"k" +
-      "\n\024CompleteTaskResponse\022%\n\004task\030\001 \001(\0132\021.t" +
-      "asklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.t" +
-      "asklife.v1.TaskEventR\005event\"\260\002\n\017FailTask" +
-      "Request\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expe" +
-      "cted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001" +
-      "\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reaso" +
-      "n\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010opera" +
-      "tor\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf" +
-      "_of\030\007 \001(\tR\nonBehalfOf\0222\n\007failure\030\010 \001(\0132\030" +
-      ".tasklife.v1.TaskFailureR\007failureB\023\n\021_ex" +
-      "pected_version\"g\n\020FailTaskResponse\022%\n\004ta" +
-      "sk\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005eve" +
-      "nt\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"" +
-      "\345\001\n\020RetryTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006t" +
-      "askId\022.\n\020expected_version\030\002 \001(\003H\000R\017expec" +
-      "tedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treque" +
-      "stId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator" +
-      "\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\n" +
-      "onBehalfOfB\023\n\021_expected_version\"h\n\021Retry" +
-      "TaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1" +
-      ".TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1" +
-      ".TaskEventR\005event\"\345\001\n\020PauseTaskRequest\022\027" +
-      "\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_vers" +
-      "ion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreque" +
-      "st_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006" +
-      "reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on" +
-      "_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expecte" +
-      "d_version\"h\n\021PauseTaskResponse\022%\n\004task\030\001" +
-      " \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002" +
-      " \001(\0132\026.tasklife.v1.TaskEventR\005event\"\346\001\n\021" +
-      "ResumeTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006task" +
-      "Id\022.\n\020expected_version\030\002 \001(\003H\000R\017expected" +
-      "Version\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestI" +
-      "d\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 " +
-      "\001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonB" +
-      "ehalfOfB\023\n\021_expected_version\"i\n\022ResumeTa" +
-      "skResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.T" +
-      "askR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.T" +
-      "askEventR\005event\"\344\001\n\017KillTaskRequest\022\027\n\007t" +
+      "on\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_beh" +
+      "alf_of\030\006 \001(\tR\nonBehalfOf\022<\n\014grace_period" +
+      "\030\007 \001(\0132\031.google.protobuf.DurationR\013grace" +
+      "PeriodB\023\n\021_expected_version\"g\n\020KillTaskR" +
+      "esponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Task" +
+      "R\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Task" +
+      "EventR\005event\"\347\001\n\022AbandonTaskRequest\022\027\n\007t" +
       "ask_id\030\001 \001(\tR\006taskId\022.\n\020expected_version" +
       "\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_" +
       "id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006rea" +
       "son\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_be" +
       "half_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_v" +
-      "ersion\"g\n\020KillTaskResponse\022%\n\004task\030\001 \001(\013" +
-      "2\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\013" +
-      "2\026.tasklife.v1.TaskEventR\005event\"\347\001\n\022Aban" +
-      "donTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
-      ".\n\020expected_version\030\002 \001(\003H\000R\017expectedVer" +
-      "sion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026" +
-      "\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\t" +
-      "R\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBeha" +
-      "lfOfB\023\n\021_expected_version\"j\n\023AbandonTask" +
-      "Response\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Tas" +
-      "kR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Tas" +
-      "kEventR\005event\"U\n\027BatchCreateTasksRequest" +
-      "\022:\n\010requests\030\001 \003(\0132\036.tasklife.v1.CreateT" +
-      "askRequestR\010requests\"Y\n\030BatchCreateTasks" +
-      "Response\022=\n\007results\030\001 \003(\0132#.tasklife.v1." +
-      "BatchCreateTasksResultR\007results\"\227\001\n\026Batc" +
-      "hCreateTasksResult\022%\n\004task\030\001 \001(\0132\021.taskl" +
-      "ife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.taskl" +
-      "ife.v1.TaskEventR\005event\022(\n\005error\030\003 \001(\0132\022" +
-      ".google.rpc.StatusR\005error\"Z\n\033BatchTransi" +
-      "tionTasksRequest\022;\n\005items\030\001 \003(\0132%.taskli" +
-      "fe.v1.BatchTransitionTasksItemR\005items\"\246\004" +
-      "\n\030BatchTransitionTasksItem\022;\n\007enqueue\030\001 " +
-      "\001(\0132\037.tasklife.v1.EnqueueTaskRequestH\000R\007" +
-      "enqueue\0225\n\005start\030\002 \001(\0132\035.tasklife.v1.Sta" +
-      "rtTaskRequestH\000R\005start\022>\n\010complete\030\003 \001(\013" +
-      "2 .tasklife.v1.CompleteTaskRequestH\000R\010co" +
-      "mplete\0222\n\004fail\030\004 \001(\0132\034.tasklife.v1.FailT" +
-      "askRequestH\000R\004fail\0225\n\005retry\030\005 \001(\0132\035.task" +
-      "life.v1.RetryTaskRequestH\000R\005retry\0225\n\005pau" +
-      "se\030\006 \001(\0132\035.tasklife.v1.PauseTaskRequestH" +
-      "\000R\005pause\0228\n\006resume\030\007 \001(\0132\036.tasklife.v1.R" +
-      "esumeTaskRequestH\000R\006resume\0222\n\004kill\030\010 \001(\013" +
-      "2\034.tasklife.v1.KillTaskRequestH\000R\004kill\022;" +
-      "\n\007abandon\030\t \001(\0132\037.tasklife.v1.AbandonTas" +
-      "kRequestH\000R\007abandonB\t\n\007request\"a\n\034BatchT" +
-      "ransitionTasksResponse\022A\n\007results\030\001 \003(\0132" +
-      "\'.tasklife.v1.BatchTransitionTasksResult" +
-      "R\007results\"\233\001\n\032BatchTransitionTasksResult" +
-      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
-      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
-      "event\022(\n\005error\030\003 \001(\0132\022.google.rpc.Status" +
-      "R\005error\"\313\003\n\021ClaimTasksRequest\022\026\n\006worker\030" +
-      "\001 \001(\tR\006worker\022@\n\016lease_duration\030\002 \001(\0132\031." +
-      "google.protobuf.DurationR\rleaseDuration\022" +
-      "\033\n\tmax_tasks\030\003 \001(\005R\010maxTasks\022\034\n\tnamespac" +
-      "e\030\004 \001(\tR\tnamespace\022B\n\006labels\030\005 \003(\0132*.tas" +
-      "klife.v1.ClaimTasksRequest.LabelsEntryR\006" +
-      "labels\022-\n\004wait\030\006 \001(\0132\031.google.protobuf.D" +
-      "urationR\004wait\022\035\n\nrequest_id\030\007 \001(\tR\treque" +
-      "stId\022\026\n\006reason\030\010 \001(\tR\006reason\022\032\n\010operator" +
-      "\030\t \001(\tR\010operator\022 \n\014on_behalf_of\030\n \001(\tR\n" +
-      "onBehalfOf\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003" +
-      "key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"L\n\022ClaimTa" +
-      "sksResponse\0226\n\006claims\030\001 \003(\0132\036.tasklife.v" +
-      "1.StartTaskResponseR\006claims\"\332\005\n\031StartBul" +
-      "kOperationRequest\022.\n\006states\030\001 \003(\0162\026.task" +
-      "life.v1.TaskStateR\006states\022J\n\006labels\030\002 \003(" +
-      "\01322.tasklife.v1.StartBulkOperationReques" +
-      "t.LabelsEntryR\006labels\022\036\n\nnamespaces\030\003 \003(" +
-      "\tR\nnamespaces\022?\n\rcreated_after\030\004 \001(\0132\032.g" +
-      "oogle.protobuf.TimestampR\014createdAfter\022A" +
-      "\n\016created_before\030\005 \001(\0132\032.google.protobuf" +
-      ".TimestampR\rcreatedBefore\022?\n\rupdated_aft" +
-      "er\030\006 \001(\0132\032.google.protobuf.TimestampR\014up" +
-      "datedAfter\022A\n\016updated_before\030\007 \001(\0132\032.goo" +
-      "gle.protobuf.TimestampR\rupdatedBefore\022$\n" +
-      "\016task_id_prefix\030\010 \001(\tR\014taskIdPrefix\022/\n\006a" +
-      "ction\030\t \001(\0162\027.tasklife.v1.TaskActionR\006ac" +
-      "tion\022\026\n\006reason\030\n \001(\tR\006reason\022\027\n\007dry_run\030" +
-      "\013 \001(\010R\006dryRun\022\033\n\tmax_tasks\030\014 \001(\003R\010maxTas" +
-      "ks\022\035\n\nrequest_id\030\r \001(\tR\trequestId\022\032\n\010ope" +
-      "rator\030\016 \001(\tR\010operator\0329\n\013LabelsEntry\022\020\n\003" +
-      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001" +
-      "\"\320\004\n\rBulkOperation\022!\n\014operation_id\030\001 \001(\t" +
-      "R\013operationId\0225\n\005state\030\002 \001(\0162\037.tasklife." +
-      "v1.BulkOperationStateR\005state\022\030\n\007matched\030" +
-      "\003 \001(\003R\007matched\022\030\n\007applied\030\004 \001(\003R\007applied" +
-      "\022A\n\007refused\030\005 \003(\0132\'.tasklife.v1.BulkOper" +
-      "ation.RefusedEntryR\007refused\022;\n\013create_ti" +
-      "me\030\006 \001(\0132\032.google.protobuf.TimestampR\ncr" +
-      "eateTime\0225\n\010end_time\030\007 \001(\0132\032.google.prot" +
-      "obuf.TimestampR\007endTime\022/\n\006action\030\010 \001(\0162" +
-      "\027.tasklife.v1.TaskActionR\006action\022\026\n\006reas" +
-      "on\030\t \001(\tR\006reason\022\032\n\010operator\030\n \001(\tR\010oper" +
-      "ator\022\027\n\007dry_run\030\013 \001(\010R\006dryRun\022@\n\007request" +
-      "\030\014 \001(\0132&.tasklife.v1.StartBulkOperationR" +
-      "equestR\007request\032:\n\014RefusedEntry\022\020\n\003key\030\001" +
-      " \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"<\n\027G" +
-      "etBulkOperationRequest\022!\n\014operation_id\030\001" +
-      " \001(\tR\013operationId\"W\n\031ListBulkOperationsR" +
-      "equest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\np" +
-      "age_token\030\002 \001(\tR\tpageToken\"\200\001\n\032ListBulkO" +
-      "perationsResponse\022:\n\noperations\030\001 \003(\0132\032." +
-      "tasklife.v1.BulkOperationR\noperations\022&\n" +
-      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"?\n" +
-      "\032CancelBulkOperationRequest\022!\n\014operation" +
-      "_id\030\001 \001(\tR\013operationId*\305\001\n\022BulkOperation" +
-      "State\022$\n BULK_OPERATION_STATE_UNSPECIFIE" +
-      "D\020\000\022 \n\034BULK_OPERATION_STATE_RUNNING\020\001\022\"\n" +
-      "\036BULK_OPERATION_STATE_SUCCEEDED\020\002\022\"\n\036BUL" +
-      "K_OPERATION_STATE_CANCELLED\020\003\022\037\n\033BULK_OP" +
-      "ERATION_STATE_FAILED\020\0042\262\021\n\013TaskService\022M" +
-      "\n\nCreateTask\022\036.tasklife.v1.CreateTaskReq" +
-      "uest\032\037.tasklife.v1.CreateTaskResponse\022D\n" +
-      "\007GetTask\022\033.tasklife.v1.GetTaskRequest\032\034." +
-      "tasklife.v1.GetTaskResponse\022J\n\tListTasks" +
-      "\022\035.tasklife.v1.ListTasksRequest\032\036.taskli" +
-      "fe.v1.ListTasksResponse\022M\n\nCountTasks\022\036." +
-      "tasklife.v1.CountTasksRequest\032\037.tasklife" +
-      ".v1.CountTasksResponse\022Y\n\016ListTaskEvents" +
-      "\022\".tasklife.v1.ListTaskEventsRequest\032#.t" +
-      "asklife.v1.ListTaskEventsResponse\022_\n\020Lis" +
-      "tTaskAttempts\022$.tasklife.v1.ListTaskAtte" +
-      "mptsRequest\032%.tasklife.v1.ListTaskAttemp" +
-      "tsResponse\022_\n\020ListTaskFailures\022$.tasklif" +
-      "e.v1.ListTaskFailuresRequest\032%.tasklife." +
-      "v1.ListTaskFailuresResponse\022\\\n\017GetStateM" +
-      "achine\022#.tasklife.v1.GetStateMachineRequ" +
-      "est\032$.tasklife.v1.GetStateMachineRespons" +
-      "e\022^\n\017WatchTaskEvents\022#.tasklife.v1.Watch" +
-      "TaskEventsRequest\032$.tasklife.v1.WatchTas" +
-      "kEventsResponse0\001\022J\n\tHeartbeat\022\035.tasklif" +
-      "e.v1.HeartbeatRequest\032\036.tasklife.v1.Hear" +
-      "tbeatResponse\022P\n\013EnqueueTask\022\037.tasklife." +
-      "v1.EnqueueTaskRequest\032 .tasklife.v1.Enqu" +
-      "eueTaskResponse\022J\n\tStartTask\022\035.tasklife." +
-      "v1.StartTaskRequest\032\036.tasklife.v1.StartT" +
-      "askResponse\022S\n\014CompleteTask\022 .tasklife.v" +
-      "1.CompleteTaskRequest\032!.tasklife.v1.Comp" +
-      "leteTaskResponse\022G\n\010FailTask\022\034.tasklife." +
-      "v1.FailTaskRequest\032\035.tasklife.v1.FailTas" +
-      "kResponse\022J\n\tRetryTask\022\035.tasklife.v1.Ret" +
-      "ryTaskRequest\032\036.tasklife.v1.RetryTaskRes" +
-      "ponse\022J\n\tPauseTask\022\035.tasklife.v1.PauseTa" +
-      "skRequest\032\036.tasklife.v1.PauseTaskRespons" +
-      "e\022M\n\nResumeTask\022\036.tasklife.v1.ResumeTask" +
-      "Request\032\037.tasklife.v1.ResumeTaskResponse" +
-      "\022G\n\010KillTask\022\034.tasklife.v1.KillTaskReque" +
-      "st\032\035.tasklife.v1.KillTaskResponse\022P\n\013Aba" +
-      "ndonTask\022\037.tasklife.v1.AbandonTaskReques" +
-      "t\032 .tasklife.v1.AbandonTaskResponse\022_\n\020B" +
-      "atchCreateTasks\022$.tasklife.v1.BatchCreat" +
-      "eTasksRequest\032%.tasklife.v1.BatchCreateT" +
-      "asksResponse\022k\n\024BatchTransitionTasks\022(.t" +
-      "asklife.v1.BatchTransitionTasksRequest\032)" +
-      ".tasklife.v1.BatchTransitionTasksRespons" +
-      "e\022X\n\022StartBulkOperation\022&.tasklife.v1.St" +
-      "artBulkOperationRequest\032\032.tasklife.v1.Bu" +
-      "lkOperation\022T\n\020GetBulkOperation\022$.taskli" +
-      "fe.v1.GetBulkOperationRequest\032\032.tasklife" +
-      ".v1.BulkOperation\022e\n\022ListBulkOperations\022" +
-      "&.tasklife.v1.ListBulkOperationsRequest\032" +
-      "\'.tasklife.v1.ListBulkOperationsResponse" +
-      "\022Z\n\023CancelBulkOperation\022\'.tasklife.v1.Ca" +
-      "ncelBulkOperationRequest\032\032.tasklife.v1.B" +
-      "ulkOperation\022M\n\nClaimTasks\022\036.tasklife.v1" +
-      ".ClaimTasksRequest\032\037.tasklife.v1.ClaimTa" +
-      "sksResponseB%\n\017dev.tasklife.v1B\020TaskServ" +
-      "iceProtoP\001b\006proto3"
+      "ersion\"j\n\023AbandonTaskResponse\022%\n\004task\030\001 " +
+      "\001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 " +
+      "\001(\0132\026.tasklife.v1.TaskEventR\005event\"U\n\027Ba" +
+      "tchCreateTasksRequest\022:\n\010requests\030\001 \003(\0132" +
+      "\036.tasklife.v1.CreateTaskRequestR\010request" +
+      "s\"Y\n\030BatchCreateTasksResponse\022=\n\007results" +
+      "\030\001 \003(\0132#.tasklife.v1.BatchCreateTasksRes" +
+      "ultR\007results\"\227\001\n\026BatchCreateTasksResult\022" +
+      "%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022," +
+      "\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005e" +
+      "vent\022(\n\005error\030\003 \001(\0132\022.google.rpc.StatusR" +
+      "\005error\"Z\n\033BatchTransitionTasksRequest\022;\n" +
+      "\005items\030\001 \003(\0132%.tasklife.v1.BatchTransiti" +
+      "onTasksItemR\005items\"\246\004\n\030BatchTransitionTa" +
+      "sksItem\022;\n\007enqueue\030\001 \001(\0132\037.tasklife.v1.E" +
+      "nqueueTaskRequestH\000R\007enqueue\0225\n\005start\030\002 " +
+      "\001(\0132\035.tasklife.v1.StartTaskRequestH\000R\005st" +
+      "art\022>\n\010complete\030\003 \001(\0132 .tasklife.v1.Comp" +
+      "leteTaskRequestH\000R\010complete\0222\n\004fail\030\004 \001(" +
+      "\0132\034.tasklife.v1.FailTaskRequestH\000R\004fail\022" +
+      "5\n\005retry\030\005 \001(\0132\035.tasklife.v1.RetryTaskRe" +
+      "questH\000R\005retry\0225\n\005pause\030\006 \001(\0132\035.tasklife" +
+      ".v1.PauseTaskRequestH\000R\005pause\0228\n\006resume\030" +
+      "\007 \001(\0132\036.tasklife.v1.ResumeTaskRequestH\000R" +
+      "\006resume\0222\n\004kill\030\010 \001(\0132\034.tasklife.v1.Kill" +
+      "TaskRequestH\000R\004kill\022;\n\007abandon\030\t \001(\0132\037.t" +
+      "asklife.v1.AbandonTaskRequestH\000R\007abandon" +
+      "B\t\n\007request\"a\n\034BatchTransitionTasksRespo" +
+      "nse\022A\n\007results\030\001 \003(\0132\'.tasklife.v1.Batch" +
+      "TransitionTasksResultR\007results\"\233\001\n\032Batch" +
+      "TransitionTasksResult\022%\n\004task\030\001 \001(\0132\021.ta" +
+      "sklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.ta" +
+      "sklife.v1.TaskEventR\005event\022(\n\005error\030\003 \001(" +
+      "\0132\022.google.rpc.StatusR\005error\"\313\003\n\021ClaimTa" +
+      "sksRequest\022\026\n\006worker\030\001 \001(\tR\006worker\022@\n\016le" +
+      "ase_duration\030\002 \001(\0132\031.google.protobuf.Dur" +
+      "ationR\rleaseDuration\022\033\n\tmax_tasks\030\003 \001(\005R" +
+      "\010maxTasks\022\034\n\tnamespace\030\004 \001(\tR\tnamespace\022" +
+      "B\n\006labels\030\005 \003(\0132*.tasklife.v1.ClaimTasks" +
+      "Request.LabelsEntryR\006labels\022-\n\004wait\030\006 \001(" +
+      "\0132\031.google.protobuf.DurationR\004wait\022\035\n\nre" +
+      "quest_id\030\007 \001(\tR\trequestId\022\026\n\006reason\030\010 \001(" +
+      "\tR\006reason\022\032\n\010operator\030\t \001(\tR\010operator\022 \n" +
+      "\014on_behalf_of\030\n \001(\tR\nonBehalfOf\0329\n\013Label" +
+      "sEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR" +
+      "\005value:\0028\001\"L\n\022ClaimTasksResponse\0226\n\006clai" +
+      "ms\030\001 \003(\0132\036.tasklife.v1.StartTaskResponse" +
+      "R\006claims\"\332\005\n\031StartBulkOperationRequest\022." +
+      "\n\006states\030\001 \003(\0162\026.tasklife.v1.TaskStateR\006" +
+      "states\022J\n\006labels\030\002 \003(\01322.tasklife.v1.Sta" +
+      "rtBulkOperationRequest.LabelsEntryR\006labe" +
+      "ls\022\036\n\nnamespaces\030\003 \003(\tR\nnamespaces\022?\n\rcr" +
+      "eated_after\030\004 \001(\0132\032.google.protobuf.Time" +
+      "stampR\014createdAfter\022A\n\016created_before\030\005 " +
+      "\001(\0132\032.google.protobuf.TimestampR\rcreated" +
+      "Before\022?\n\rupdated_after\030\006 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\014updatedAfter\022A\n\016updat" +
+      "ed_before\030\007 \001(\0132\032.google.protobuf.Timest" +
+      "ampR\rupdatedBefore\022$\n\016task_id_prefix\030\010 \001" +
+      "(\tR\014taskIdPrefix\022/\n\006action\030\t \001(\0162\027.taskl" +
+      "ife.v1.TaskActionR\006action\022\026\n\006reason\030\n \001(" +
+      "\tR\006reason\022\027\n\007dry_run\030\013 \001(\010R\006dryRun\022\033\n\tma" +
+      "x_tasks\030\014 \001(\003R\010maxTasks\022\035\n\nrequest_id\030\r " +
+      "\001(\tR\trequestId\022\032\n\010operator\030\016 \001(\tR\010operat" +
+      "or\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005v" +
+      "alue\030\002 \001(\tR\005value:\0028\001\"\320\004\n\rBulkOperation\022" +
+      "!\n\014operation_id\030\001 \001(\tR\013operationId\0225\n\005st" +
+      "ate\030\002 \001(\0162\037.tasklife.v1.BulkOperationSta" +
+      "teR\005state\022\030\n\007matched\030\003 \001(\003R\007matched\022\030\n\007a" +
+      "pplied\030\004 \001(\003R\007applied\022A\n\007refused\030\005 \003(\0132\'" +
+      ".tasklife.v1.BulkOperation.RefusedEntryR" +
+      "\007refused\022;\n\013create_time\030\006 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\ncreateTime\0225\n\010end_tim" +
+      "e\030\007 \001(\0132\032.google.protobuf.TimestampR\007end" +
+      "Time\022/\n\006action\030\010 \001(\0162\027.tasklife.v1.TaskA" +
+      "ctionR\006action\022\026\n\006reason\030\t \001(\tR\006reason\022\032\n" +
+      "\010operator\030\n \001(\tR\010operator\022\027\n\007dry_run\030\013 \001" +
+      "(\010R\006dryRun\022@\n\007request\030\014 \001(\0132&.tasklife.v" +
+      "1.StartBulkOperationRequestR\007request\032:\n\014" +
+      "RefusedEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030" +
+      "\002 \001(\003R\005value:\0028\001\"<\n\027GetBulkOperationRequ" +
+      "est\022!\n\014operation_id\030\001 \001(\tR\013operationId\"W" +
+      "\n\031ListBulkOperationsRequest\022\033\n\tpage_size" +
+      "\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpa" +
+      "geToken\"\200\001\n\032ListBulkOperationsResponse\022:" +
+      "\n\noperations\030\001 \003(\0132\032.tasklife.v1.BulkOpe" +
+      "rationR\noperations\022&\n\017next_page_token\030\002 " +
+      "\001(\tR\rnextPageToken\"?\n\032CancelBulkOperatio" +
+      "nRequest\022!\n\014operation_id\030\001 \001(\tR\013operatio" +
+      "nId*\305\001\n\022BulkOperationState\022$\n BULK_OPERA" +
+      "TION_STATE_UNSPECIFIED\020\000\022 \n\034BULK_OPERATI" +
+      "ON_STATE_RUNNING\020\001\022\"\n\036BULK_OPERATION_STA" +
+      "TE_SUCCEEDED\020\002\022\"\n\036BULK_OPERATION_STATE_C" +
+      "ANCELLED\020\003\022\037\n\033BULK_OPERATION_STATE_FAILE" +
+      "D\020\0042\262\021\n\013TaskService\022M\n\nCreateTask\022\036.task" +
+      "life.v1.CreateTaskRequest\032\037.tasklife.v1." +
+      "CreateTaskResponse\022D\n\007GetTask\022\033.tasklife" +
+      ".v1.GetTaskRequest\032\034.tasklife.v1.GetTask" +
+      "Response\022J\n\tListTasks\022\035.tasklife.v1.List" +
+      "TasksRequest\032\036.tasklife.v1.ListTasksResp" +
+      "onse\022M\n\nCountTasks\022\036.tasklife.v1.CountTa" +
+      "sksRequest\032\037.tasklife.v1.CountTasksRespo" +
+      "nse\022Y\n\016ListTaskEvents\022\".tasklife.v1.List" +
+      "TaskEventsRequest\032#.tasklife.v1.ListTask" +
+      "EventsResponse\022_\n\020ListTaskAttempts\022$.tas" +
+      "klife.v1.ListTaskAttemptsRequest\032%.taskl" +
+      "ife.v1.ListTaskAttemptsResponse\022_\n\020ListT" +
+      "askFailures\022$.tasklife.v1.ListTaskFailur" +
+      "esRequest\032%.tasklife.v1.ListTaskFailures" +
+      "Response\022\\\n\017GetStateMachine\022#.tasklife.v" +
+      "1.GetStateMachineRequest\032$.tasklife.v1.G" +
+      "etStateMachineResponse\022^\n\017WatchTaskEvent" +
+      "s\022#.tasklife.v1.WatchTaskEventsRequest\032$" +
+      ".tasklife.v1.WatchTaskEventsResponse0\001\022J" +
+      "\n\tHeartbeat\022\035.tasklife.v1.HeartbeatReque" +
+      "st\032\036.tasklife.v1.HeartbeatResponse\022P\n\013En" +
+      "queueTask\022\037.tasklife.v1.EnqueueTaskReque" +
+      "st\032 .tasklife.v1.EnqueueTaskResponse\022J\n\t" +
+      "StartTask\022\035.tasklife.v1.StartTaskRequest" +
+      "\032\036.tasklife.v1.StartTaskResponse\022S\n\014Comp" +
+      "leteTask\022 .tasklife.v1.CompleteTaskReque" +
+      "st\032!.tasklife.v1.CompleteTaskResponse\022G\n" +
+      "\010FailTask\022\034.tasklife.v1.FailTaskRequest\032" +
+      "\035.tasklife.v1.FailTaskResponse\022J\n\tRetryT" +
+      "ask\022\035.tasklife.v1.RetryTaskRequest\032\036.tas" +
+      "klife.v1.RetryTaskResponse\022J\n\tPauseTask\022" +
+      "\035.tasklife.v1.PauseTaskRequest\032\036.tasklif" +
+      "e.v1.PauseTaskResponse\022M\n\nResumeTask\022\036.t" +
+      "asklife.v1.ResumeTaskRequest\032\037.tasklife." +
+      "v1.ResumeTaskResponse\022G\n\010KillTask\022\034.task" +
+      "life.v1.KillTaskRequest\032\035.tasklife.v1.Ki" +
+      "llTaskResponse\022P\n\013AbandonTask\022\037.tasklife" +
+      ".v1.AbandonTaskRequest\032 .tasklife.v1.Aba" +
+      "ndonTaskResponse\022_\n\020BatchCreateTasks\022$.t" +
+      "asklife.v1.BatchCreateTasksRequest\032%.tas" +
+      "klife.v1.BatchCreateTasksResponse\022k\n\024Bat" +
+      "chTransitionTasks\022(.tasklife.v1.BatchTra" +
+      "nsitionTasksRequest\032).tasklife.v1.BatchT" +
+      "ransitionTasksResponse\022X\n\022StartBulkOpera" +
+      "tion\022&.tasklife.v1.StartBulkOperationReq" +
+      "uest\032\032.tasklife.v1.BulkOperation\022T\n\020GetB" +
+      "ulkOperation\022$.tasklife.v1.GetBulkOperat" +
+      "ionRequest\032\032.tasklife.v1.BulkOperation\022e" +
+      "\n\022ListBulkOperations\022&.tasklife.v1.ListB" +
+      "ulkOperationsRequest\032\'.tasklife.v1.ListB" +
+      "ulkOperationsResponse\022Z\n\023CancelBulkOpera" +
+      "tion\022\'.tasklife.v1.CancelBulkOperationRe" +
+      "quest\032\032.tasklife.v1.BulkOperation\022M\n\nCla" +
+      "imTasks\022\036.tasklife.v1.ClaimTasksRequest\032" +
+      "\037.tasklife.v1.ClaimTasksResponseB%\n\017dev." +
+      "tasklife.v1B\020TaskServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -879,7 +881,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_HeartbeatResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_HeartbeatResponse_descriptor,
-        new java.lang.String[] { "Task", });
+        new java.lang.String[] { "Task", "KillRequested", });
     internal_static_tasklife_v1_GetStateMachineRequest_descriptor =
       getDescriptor().getMessageType(20);
     internal_static_tasklife_v1_GetStateMachineRequest_fieldAccessorTable = new
@@ -999,7 +1001,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_KillTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_KillTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", "GracePeriod", });
     internal_static_tasklife_v1_KillTaskResponse_descriptor =
       getDescriptor().getMessageType(40);
     internal_static_tasklife_v1_KillTaskResponse_fieldAccessorTable = new
