@@ -23,7 +23,9 @@ from datetime import datetime, timezone
 from psycopg import AsyncConnection
 
 from tasklife_server.domain.errors import DependenciesNotMet, NotBefore, TasklifeError
-from tasklife_server.domain.model import LEASE_EXPIRED, MAX_REASON_BYTES, Failure, Task, TransitionCommand
+from tasklife_server.domain.model import (
+    KILL_CONFIRMED, KILL_GRACE_EXPIRED, LEASE_EXPIRED, MAX_REASON_BYTES, Failure, Task, TransitionCommand,
+)
 from tasklife_server.domain.policies import (
     GIVE_UP_ACTIONS,
     SYSTEM_GATE,
@@ -202,6 +204,8 @@ class TimerRunner:
                 return None
         if action is TimerAction.TIMEOUT:
             return await self._time_out(conn, task)
+        if action is TimerAction.KILL:
+            return await self._kill_after_grace(conn, task)
         if action is TimerAction.ABANDON:
             age = self._policies.retention_ms.get(task.state)
             reason = f"{task.state.value} for longer than its retention of {age / 1000:g}s" if age else "retention"
@@ -216,6 +220,18 @@ class TimerRunner:
             return None
         return await self._move(conn, task, move.action, SYSTEM_TIMEOUT, move.reason,
                                 releases_worker=move.action is Action.FAIL, failure=move.failure)
+
+    async def _kill_after_grace(self, conn: AsyncConnection, task: Task) -> Action | None:
+        """Kills a task whose kill's grace period ran out before its worker confirmed."""
+        pending = task.pending_kill
+        if pending is None:  # the task left RUNNING meanwhile: every such move replaces the timer
+            await self._store.set_timer(conn, task, None)
+            return None
+        reason = _bounded(
+            f"the grace period ran out at {_when(pending.deadline)} before the worker confirmed "
+            f"(kill asked by {pending.operator}" + (f": {pending.reason})" if pending.reason else ")")
+        )
+        return await self._move(conn, task, Action.KILL, SYSTEM_TIMEOUT, reason, kill_outcome=KILL_GRACE_EXPIRED)
 
     async def _plan_retry(self, conn: AsyncConnection, task: Task) -> Action | None:
         policy = self._policies.effective_retry(task.spec.retry_policy)
@@ -242,6 +258,7 @@ class TimerRunner:
         releases_worker: bool = False,
         timer: Timer | None | str = "policy",
         failure: Failure | None = None,
+        kill_outcome: str = KILL_CONFIRMED,
     ) -> Action | None:
         """Moves the task; returns the action, or None when the timer no longer applied."""
         command = TransitionCommand(
@@ -252,6 +269,7 @@ class TimerRunner:
             expected_version=task.version,
             releases_worker=releases_worker,
             failure=failure,
+            kill_outcome=kill_outcome,
         )
         try:
             await self._store.transition(command, timer=timer, conn=conn)  # type: ignore[arg-type]
