@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tasklife.v1.ClaimTasksRequest;
 import dev.tasklife.v1.CreateTaskRequest;
 import dev.tasklife.v1.EnqueueTaskRequest;
+import dev.tasklife.v1.GracefulKill;
+import dev.tasklife.v1.KillOutcome;
 import dev.tasklife.v1.KillTaskRequest;
 import dev.tasklife.v1.PauseTaskRequest;
 import dev.tasklife.v1.TaskAction;
@@ -148,6 +150,40 @@ class WorkerTest {
   void anOperatorsKillCancelsTheHandlerAndDropsItsResult() {
     takenAwayByAnOperator(id -> client.killTask(KillTaskRequest.newBuilder().setTaskId(id).build()).getTask()
         .getState(), TaskState.TASK_STATE_KILLED);
+  }
+
+  @Test
+  void aKillWithGraceInterruptsTheHandlerAndTheWorkerConfirmsIt() throws InterruptedException {
+    String namespace = LiveTasks.freshNamespace();
+    String id = LiveTasks.createReady(client, namespace, 1).get(0);
+    CountDownLatch started = new CountDownLatch(1);
+    AtomicReference<String> why = new AtomicReference<>();
+
+    try (Worker worker = Worker.start(client, quick(namespace), (task, cancellation) -> {
+      started.countDown();
+      try {
+        Thread.sleep(60_000);
+      } catch (InterruptedException e) {
+        why.set(cancellation.reason().orElse("(no reason)"));
+        throw e;
+      }
+    })) {
+      assertTrue(started.await(20, TimeUnit.SECONDS), "the handler did not start");
+      client.killTask(KillTaskRequest.newBuilder().setTaskId(id).setOperator("ops").setReason("drain")
+          .setGracePeriod(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
+      LiveTasks.await(() -> worker.metrics().killed() == 1 && worker.metrics().running() == 0,
+          "the kill to be confirmed");
+      assertEquals(0, worker.metrics().failed() + worker.metrics().completed() + worker.metrics().dropped());
+    }
+
+    assertEquals("kill requested", why.get());
+    assertEquals(TaskState.TASK_STATE_KILLED, LiveTasks.get(client, id).getState());
+    List<TaskEvent> kills = LiveTasks.events(client, id, TaskAction.TASK_ACTION_KILL);
+    assertEquals(1, kills.size());
+    assertEquals(GracefulKill.newBuilder().setRequestedBy("ops").setReason("drain")
+        .setOutcome(KillOutcome.KILL_OUTCOME_CONFIRMED).build(),
+        kills.get(0).getGracefulKill().toBuilder().clearRequestTime().clearDeadline().build());
+    assertEquals("w-" + namespace, kills.get(0).getOperator());
   }
 
   /** The handler blocks until interrupted; the operator's move must interrupt it, and nothing is reported. */
