@@ -184,7 +184,7 @@ def task_at(row: Sequence[Any], payloads: bool) -> Task:
         now, state=event.to_state, version=event.version, updated_at=event.created_at, attempt=event.attempt,
         worker=event.worker if event.to_state is State.RUNNING else None,
         lease_expires_at=event.lease_expires_at, last_heartbeat_at=event.last_heartbeat_at,
-        next_attempt_at=event.next_attempt_at, last_failure=last_failure,
+        next_attempt_at=event.next_attempt_at, last_failure=last_failure, pending_kill=None,
         failures=row[TASK_WIDTH + PAYLOAD_WIDTH + EVENT_WIDTH + 1],
         payloads=replace(now.payloads, result=_result_by(now, event.version)) if now.payloads is not None else None,
     )
