@@ -48,6 +48,13 @@ from tasklife_server.storage.store import StreamOrderConflict, TaskStore
 
 log = logging.getLogger(__name__)
 
+# Due timers are fired by this many loops at once, each one timer per transaction on a
+# connection of its own (SKIP LOCKED keeps them apart, as it keeps processes apart). One loop
+# waits for each of a timer's round trips in turn: on a busy machine that held a burst of
+# 3,000 due timers to about 35 a second. A few loops, not more: they share the pool with the
+# callers' requests.
+FIRING_LOOPS = 4
+
 
 def _when(moment: datetime | None) -> str:
     return moment.isoformat(timespec="milliseconds") if moment is not None else "never"
@@ -94,8 +101,7 @@ class TimerRunner:
             self._wake_at = time.monotonic() + self._max_idle
             self._wake.clear()
             try:
-                while await self.fire_one():
-                    pass
+                await self._fire_due()
                 delay = await self._store.seconds_to_next_timer()
                 DATABASE_OUTAGE.ended()  # the runner looks at least every max_idle: it notices first
             except Exception as exc:  # noqa: BLE001 - the runner must survive a database outage
@@ -114,6 +120,21 @@ class TimerRunner:
                     await self._wake.wait()
             except TimeoutError:
                 pass
+
+    async def _fire_due(self) -> None:
+        """Fires every due timer: one loop, and more beside it once a second timer is due."""
+        if not await self.fire_one():
+            return
+        # Every loop ends before the first failure is raised: none is left running behind.
+        outcomes = await asyncio.gather(*(self._fire_until_none_due() for _ in range(FIRING_LOOPS)),
+                                        return_exceptions=True)
+        failures = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+        if failures:
+            raise failures[0]
+
+    async def _fire_until_none_due(self) -> None:
+        while await self.fire_one():
+            pass
 
     async def fire_one(self) -> bool:
         """Fires the oldest due timer in a transaction of its own; False if none was due."""
