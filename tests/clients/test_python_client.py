@@ -9,6 +9,7 @@ A step after a failed one is skipped: the scenario builds on its earlier steps.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -144,6 +145,20 @@ def run_history(run: ScenarioRun, step: dict[str, Any]) -> None:
             assert [getattr(e, field_name) for e in events] == run.substitute(step[key]), key
 
 
+@contextlib.contextmanager
+def running_in_a_thread(worker: Worker) -> Iterator[None]:
+    """Runs the worker on an event loop of its own in a thread; stops it gracefully on exit."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_until_complete, args=(worker.run(),), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        loop.call_soon_threadsafe(worker.stop)
+        thread.join(30)
+        loop.close()
+
+
 def run_worker(run: ScenarioRun, step: dict[str, Any]) -> None:
     """The worker runtime runs the step's scripted handler until every task of `until` is in
     its state (clients/conformance/README.md)."""
@@ -171,19 +186,12 @@ def run_worker(run: ScenarioRun, step: dict[str, Any]) -> None:
 
     worker = Worker.connect(run.address, handle, name=run.substitute(step["worker"]), labels=run.substitute(step["labels"]),
                             concurrency=2, claim_wait=timedelta(seconds=1), install_signal_handlers=False)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(worker.run(),), daemon=True)
-    thread.start()
-    try:
+    with running_in_a_thread(worker):
         deadline = time.monotonic() + WORKER_DEADLINE_SECONDS
         while not all(task_pb2.TaskState.Name(run.client.get_task(task_id).task.state) == state
                       for task_id, state in until.items()):
             assert time.monotonic() < deadline, f"within {WORKER_DEADLINE_SECONDS} s the tasks did not reach {until}"
             time.sleep(0.05)
-    finally:
-        loop.call_soon_threadsafe(worker.stop)
-        thread.join(30)
-        loop.close()
     assert problems == []
     assert dict(calls) == {task_id: len(entries) for task_id, entries in scripts.items()}
 
@@ -209,20 +217,13 @@ def run_cooperative_kill(run: ScenarioRun, step: dict[str, Any]) -> None:
     worker = Worker.connect(run.address, handle, name=run.substitute(step["worker"]), labels=run.substitute(step["labels"]),
                             lease_duration=timedelta(seconds=step["lease_seconds"]), claim_wait=timedelta(seconds=1),
                             install_signal_handlers=False)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(worker.run(),), daemon=True)
-    thread.start()
-    try:
+    with running_in_a_thread(worker):
         assert started.wait(WORKER_DEADLINE_SECONDS), "the handler did not start"
         run.client.kill_task(**fields_of(parse_request("KillTask", run.substitute(step["kill"]))))
         deadline = time.monotonic() + WORKER_DEADLINE_SECONDS
         while run.client.get_task(task_id).task.state != task_pb2.TASK_STATE_KILLED:
             assert time.monotonic() < deadline, f"within {WORKER_DEADLINE_SECONDS} s the task was not killed"
             time.sleep(0.05)
-    finally:
-        loop.call_soon_threadsafe(worker.stop)
-        thread.join(30)
-        loop.close()
     assert dict(calls) == {task_id: 1}
     assert cancelled == [task_id]
 

@@ -67,6 +67,22 @@ def make_worker(server: ServerProcess, handler: Callable[[task_pb2.Task], Awaita
     return Worker.connect(server.address, handler, namespace=ns, **{**FAST, **options})
 
 
+def handler_blocked_until_cancelled() -> tuple[Callable[[task_pb2.Task], Awaitable[None]], asyncio.Event, list[str]]:
+    """A handler that waits until it is cancelled, the event it sets once it runs, and the ids
+    of the tasks whose handler saw its cancellation."""
+    started, cancelled = asyncio.Event(), []
+
+    async def handler(task: task_pb2.Task) -> None:
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.append(task.task_id)
+            raise
+
+    return handler, started, cancelled
+
+
 # The wrappers.
 
 
@@ -148,15 +164,7 @@ def test_an_operator_kill_cancels_the_running_handler_and_drops_its_result(serve
                                                                            client: TasklifeClient) -> None:
     ns = namespace()
     (task_id,) = ready_tasks(client, ns, 1)
-    started, cancelled = asyncio.Event(), []
-
-    async def handler(task: task_pb2.Task) -> None:
-        started.set()
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            cancelled.append(task.task_id)
-            raise
+    handler, started, cancelled = handler_blocked_until_cancelled()
 
     async def scenario() -> None:
         worker = make_worker(server, handler, ns)
@@ -177,15 +185,7 @@ def test_a_kill_with_grace_cancels_the_handler_and_the_worker_confirms_it(server
                                                                          client: TasklifeClient) -> None:
     ns = namespace()
     (task_id,) = ready_tasks(client, ns, 1)
-    started, cancelled = asyncio.Event(), []
-
-    async def handler(task: task_pb2.Task) -> None:
-        started.set()
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            cancelled.append(task.task_id)
-            raise
+    handler, started, cancelled = handler_blocked_until_cancelled()
 
     async def scenario() -> Worker:
         worker = make_worker(server, handler, ns)

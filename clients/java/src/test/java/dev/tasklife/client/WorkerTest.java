@@ -157,17 +157,10 @@ class WorkerTest {
     String namespace = LiveTasks.freshNamespace();
     String id = LiveTasks.createReady(client, namespace, 1).get(0);
     CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch interrupted = new CountDownLatch(1);
     AtomicReference<String> why = new AtomicReference<>();
 
-    try (Worker worker = Worker.start(client, quick(namespace), (task, cancellation) -> {
-      started.countDown();
-      try {
-        Thread.sleep(60_000);
-      } catch (InterruptedException e) {
-        why.set(cancellation.reason().orElse("(no reason)"));
-        throw e;
-      }
-    })) {
+    try (Worker worker = Worker.start(client, quick(namespace), sleepsUntilInterrupted(started, interrupted, why))) {
       assertTrue(started.await(20, TimeUnit.SECONDS), "the handler did not start");
       client.killTask(KillTaskRequest.newBuilder().setTaskId(id).setOperator("ops").setReason("drain")
           .setGracePeriod(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
@@ -186,15 +179,10 @@ class WorkerTest {
     assertEquals("w-" + namespace, kills.get(0).getOperator());
   }
 
-  /** The handler blocks until interrupted; the operator's move must interrupt it, and nothing is reported. */
-  private void takenAwayByAnOperator(Function<String, TaskState> operatorMove, TaskState expected) {
-    String namespace = LiveTasks.freshNamespace();
-    String id = LiveTasks.createReady(client, namespace, 1).get(0);
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch interrupted = new CountDownLatch(1);
-    AtomicReference<String> why = new AtomicReference<>();
-
-    try (Worker worker = Worker.start(client, quick(namespace), (task, cancellation) -> {
+  /** A handler that counts {@code started} down and sleeps until interrupted, then records why and counts {@code interrupted} down. */
+  private static TaskHandler sleepsUntilInterrupted(CountDownLatch started, CountDownLatch interrupted,
+      AtomicReference<String> why) {
+    return (task, cancellation) -> {
       started.countDown();
       try {
         Thread.sleep(60_000);
@@ -203,7 +191,18 @@ class WorkerTest {
         interrupted.countDown();
         throw e;
       }
-    })) {
+    };
+  }
+
+  /** The handler blocks until interrupted; the operator's move must interrupt it, and nothing is reported. */
+  private void takenAwayByAnOperator(Function<String, TaskState> operatorMove, TaskState expected) {
+    String namespace = LiveTasks.freshNamespace();
+    String id = LiveTasks.createReady(client, namespace, 1).get(0);
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    AtomicReference<String> why = new AtomicReference<>();
+
+    try (Worker worker = Worker.start(client, quick(namespace), sleepsUntilInterrupted(started, interrupted, why))) {
       assertTrue(started.await(20, TimeUnit.SECONDS), "the handler did not start");
       assertEquals(expected, operatorMove.apply(id));
 
