@@ -542,3 +542,16 @@ def test_the_task_page_shows_priority_start_time_time_limits_and_the_retry_polic
     expect(page.locator('dd[data-field="time limits"]')).to_have_text("each attempt at most 1 min 30 s")
     expect(page.locator('dd[data-field="retry policy"]')).to_have_text(
         "4 attempts, backoff 1.0 s (default) ×2 (default) up to 5 min 0 s (default)")
+
+
+def test_the_task_page_shows_a_pending_kill_and_its_deadline(page: Page, server: ServerProcess, stub) -> None:
+    task = task_in(stub, State.READY)
+    stub.StartTask(task_service_pb2.StartTaskRequest(task_id=task.task_id, worker="w1"))
+    grace = task_service_pb2.KillTaskRequest(task_id=task.task_id, reason="drain")
+    grace.grace_period.FromSeconds(600)
+    stub.KillTask(grace)
+    open_console(page, server, f"tasks/{task.task_id}")
+    pending = page.locator('dd[data-field="kill requested"]')
+    expect(pending).to_contain_text("unless its worker confirms first")
+    expect(pending).to_contain_text("; killed at ")
+    assert state_of(stub, task.task_id) == task_pb2.TASK_STATE_RUNNING
