@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import bulk, concurrency, counts, workers
+from bench import bulk, concurrency, counts, timers, workers
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -127,6 +127,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.append(bulk.target(results["bulk"]))
     if results.get("keys"):
         out.append(concurrency.target(results["keys"]))
+    if results.get("timers"):
+        out.append(timers.target(results["timers"]))
     return out
 
 
@@ -346,6 +348,10 @@ def render(results: dict[str, Any]) -> str:
     if ky:
         add("")
         add("10. " + "\n".join(concurrency.render(ky)))
+    tm = results.get("timers")
+    if tm:
+        add("")
+        add("11. " + "\n".join(timers.render(tm)))
 
     prof = results.get("profile")
     if prof:

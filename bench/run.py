@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import bulk, ceilings, concurrency, counts, infra, peer, profile, report, scale, startup, stream, workers
+from bench import bulk, ceilings, concurrency, counts, infra, peer, profile, report, scale, startup, stream, timers, workers
 from bench.stats import summarize
 
 SECTIONS = ("throughput", "batch", "lifecycle", "http", "stream", "scale", "peer", "workers", "startup", "counts",
-            "bulk", "keys")
+            "bulk", "keys", "timers")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -55,6 +55,8 @@ class Plan:
     count_tasks: int = 1_000_000  # tasks loaded for P14 (CountTasks)
     count_calls: int = 200
     bulk_tasks: int = 20_000  # ready tasks one bulk operation pauses (P15)
+    timers_armed: int = 10_000  # ready_timeout timers armed at once (P10)
+    timers_window: float = 10.0  # seconds over which they come due, while the P3 load runs
     batch_size: int = 100  # items per BatchTransitionTasks call, lifecycles per worker-way round
     batch_concurrency: int = 4
     batch_pgbench_concurrency: int = 16  # the single-statement ceiling's best concurrency
@@ -67,7 +69,7 @@ FULL = Plan(mode="full")
 QUICK = Plan(mode="quick", reps=1, duration=1.2, warmup=0.3, stream_duration=2.0, stream_warmup=0.5,
              scale_sizes=(10_000, 300_000), scale_catch_up_events=20_000, scale_reps=1, scale_duration=1.0, peer_windows=1, peer_window=3.0,
              peer_warmup=2.0, peer_backlog=500, peer_drain_jobs=0, worker_tasks=300, count_tasks=100_000,
-             count_calls=50, bulk_tasks=5_000)
+             count_calls=50, bulk_tasks=5_000, timers_window=4.0)
 
 RATE_KEYS = ("rate", "p50_ms", "p99_ms")
 STREAM_KEYS = ("transitions_per_s", "delivered_per_s", "p50_ms", "p99_ms", "max_ms", "rss_before_mib", "rss_after_mib",
@@ -507,6 +509,8 @@ def main(argv: list[str] | None = None) -> int:
             timed("counts", counts.measure, pg, plan.count_tasks, plan.count_calls)
         if "bulk" in sections:
             timed("bulk", bulk.measure, pg, plan.bulk_tasks)
+        if "timers" in sections:
+            timed("timers", timers.measure, pg, plan.timers_armed, plan.timers_window, plan)
         results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         pg.stop()

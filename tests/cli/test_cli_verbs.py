@@ -5,7 +5,7 @@ aligned when values get long."""
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import timedelta, timezone
 from pathlib import Path
 
 from tasklife.cli import render
@@ -162,3 +162,46 @@ def test_get_of_a_result_a_task_does_not_have_says_so(cli, client: TasklifeClien
     task_id = client.create_task(task_id=unique()).task.task_id
     run = cli("get", task_id, "--result")
     assert (run.code, run.out, run.err) == (1, "", f"tasklife: task '{task_id}' has no result\n")
+
+
+def utc_second(stamp) -> str:  # type: ignore[no-untyped-def]
+    """As the CLI prints a time in UTC (the cli fixture runs it with TZ=UTC)."""
+    return stamp.ToDatetime(tzinfo=timezone.utc).isoformat(timespec="seconds")
+
+
+def test_kill_with_grace_asks_the_running_task_and_says_when_the_server_kills_it(cli, client: TasklifeClient) -> None:
+    task = client.create_task(task_id=unique()).task
+    client.enqueue_task(task.task_id)
+    client.start_task(task.task_id, worker="w1", lease_duration=timedelta(minutes=5))
+    run = cli("kill", task.task_id, "--grace", "30s", "--reason", "drain")
+    assert run.code == 0, run.err
+    asked = client.get_task(task.task_id).task
+    assert (asked.state, asked.version) == (task_pb2.TASK_STATE_RUNNING, 3)
+    assert asked.kill_deadline.ToDatetime() - asked.kill_requested_time.ToDatetime() == timedelta(seconds=30)
+    assert run.out == (f"{task.task_id}: kill requested, still running (version 3); its worker is told at its next "
+                       f"heartbeat, and the server kills the task at {utc_second(asked.kill_deadline)} unless "
+                       "the worker confirms first\n")
+
+
+def test_get_shows_a_pending_kill_and_only_then(cli, client: TasklifeClient) -> None:
+    task = client.create_task(task_id=unique()).task
+    client.enqueue_task(task.task_id)
+    client.start_task(task.task_id, worker="w1", lease_duration=timedelta(minutes=5))
+    assert not any(line.startswith("kill_") for line in cli("get", task.task_id).lines)
+    client.kill_task(task.task_id, grace_period=timedelta(seconds=30))
+    asked = client.get_task(task.task_id).task
+    lines = cli("get", task.task_id).lines
+    assert [line for line in lines if line.startswith("kill_")] == [
+        f"kill_requested_time:  {utc_second(asked.kill_requested_time)}",
+        f"kill_deadline:        {utc_second(asked.kill_deadline)}",
+    ]
+
+
+def test_kill_with_a_grace_over_an_hour_is_refused_naming_the_field(cli, client: TasklifeClient) -> None:
+    task = client.create_task(task_id=unique()).task
+    client.enqueue_task(task.task_id)
+    client.start_task(task.task_id)
+    run = cli("kill", task.task_id, "--grace", "2h")
+    assert run.code != 0
+    assert "grace_period" in run.err
+    assert client.get_task(task.task_id).task.state == task_pb2.TASK_STATE_RUNNING

@@ -43,6 +43,7 @@ REQUIRED_GO_TESTS = (
     "TestWorkerFailsATaskWhoseHandlerPanics",
     "TestWorkerCancelsTheHandlerAndDropsItsResultWhenAnOperatorTakesTheTaskAway/PauseTask",
     "TestWorkerCancelsTheHandlerAndDropsItsResultWhenAnOperatorTakesTheTaskAway/KillTask",
+    "TestWorkerCancelsTheHandlerOnAKillWithGraceAndConfirmsIt",
     "TestWorkerStopLetsTheHandlersInFlightFinishAndClaimsNothingMore",
     "TestWorkerStopFailsTheTaskOfAHandlerThatOutlivesTheGracePeriod",
     "TestWorkerRunsAtMostConcurrencyHandlersAtOnce",

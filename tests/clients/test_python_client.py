@@ -9,6 +9,7 @@ A step after a failed one is skipped: the scenario builds on its earlier steps.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -40,6 +41,7 @@ ERROR_KINDS: dict[str, type[TasklifeError]] = {
     "invalid_transition": InvalidTransition,
     "version_mismatch": VersionMismatch,
     "not_found": TaskNotFound,
+    "tasklife_error": TasklifeError,
 }
 # The keys each op may have; a key this runner does not know fails the step rather than
 # being ignored, so a scenario that grows is never passed by accident.
@@ -50,6 +52,7 @@ STEP_KEYS = {
                 "expect_attempts"},
     "watch": {"id", "op", "request", "disconnect_after_events", "expect_versions"},
     "worker": {"id", "op", "worker", "labels", "handle", "until"},
+    "cooperative_kill": {"id", "op", "worker", "labels", "lease_seconds", "task_id", "kill"},
 }
 HANDLE_KEYS = {"expect_input", "fail", "complete"}
 ERROR_KEYS = {"kind", "code", "reason", "current_state", "allowed_actions", "current_version"}
@@ -142,6 +145,20 @@ def run_history(run: ScenarioRun, step: dict[str, Any]) -> None:
             assert [getattr(e, field_name) for e in events] == run.substitute(step[key]), key
 
 
+@contextlib.contextmanager
+def running_in_a_thread(worker: Worker) -> Iterator[None]:
+    """Runs the worker on an event loop of its own in a thread; stops it gracefully on exit."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_until_complete, args=(worker.run(),), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        loop.call_soon_threadsafe(worker.stop)
+        thread.join(30)
+        loop.close()
+
+
 def run_worker(run: ScenarioRun, step: dict[str, Any]) -> None:
     """The worker runtime runs the step's scripted handler until every task of `until` is in
     its state (clients/conformance/README.md)."""
@@ -169,21 +186,46 @@ def run_worker(run: ScenarioRun, step: dict[str, Any]) -> None:
 
     worker = Worker.connect(run.address, handle, name=run.substitute(step["worker"]), labels=run.substitute(step["labels"]),
                             concurrency=2, claim_wait=timedelta(seconds=1), install_signal_handlers=False)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(worker.run(),), daemon=True)
-    thread.start()
-    try:
+    with running_in_a_thread(worker):
         deadline = time.monotonic() + WORKER_DEADLINE_SECONDS
         while not all(task_pb2.TaskState.Name(run.client.get_task(task_id).task.state) == state
                       for task_id, state in until.items()):
             assert time.monotonic() < deadline, f"within {WORKER_DEADLINE_SECONDS} s the tasks did not reach {until}"
             time.sleep(0.05)
-    finally:
-        loop.call_soon_threadsafe(worker.stop)
-        thread.join(30)
-        loop.close()
     assert problems == []
     assert dict(calls) == {task_id: len(entries) for task_id, entries in scripts.items()}
+
+
+def run_cooperative_kill(run: ScenarioRun, step: dict[str, Any]) -> None:
+    """The worker runtime claims the task and its handler blocks until cancelled; once it runs,
+    KillTask with a grace period; the runtime must cancel the handler (asyncio.CancelledError)
+    and confirm, so that the task is KILLED (clients/conformance/README.md)."""
+    task_id = run.substitute(step["task_id"])
+    calls: Counter[str] = Counter()
+    cancelled: list[str] = []
+    started = threading.Event()
+
+    async def handle(task: task_pb2.Task) -> None:
+        calls[task.task_id] += 1
+        started.set()
+        try:
+            await asyncio.sleep(WORKER_DEADLINE_SECONDS * 2)
+        except asyncio.CancelledError:
+            cancelled.append(task.task_id)
+            raise
+
+    worker = Worker.connect(run.address, handle, name=run.substitute(step["worker"]), labels=run.substitute(step["labels"]),
+                            lease_duration=timedelta(seconds=step["lease_seconds"]), claim_wait=timedelta(seconds=1),
+                            install_signal_handlers=False)
+    with running_in_a_thread(worker):
+        assert started.wait(WORKER_DEADLINE_SECONDS), "the handler did not start"
+        run.client.kill_task(**fields_of(parse_request("KillTask", run.substitute(step["kill"]))))
+        deadline = time.monotonic() + WORKER_DEADLINE_SECONDS
+        while run.client.get_task(task_id).task.state != task_pb2.TASK_STATE_KILLED:
+            assert time.monotonic() < deadline, f"within {WORKER_DEADLINE_SECONDS} s the task was not killed"
+            time.sleep(0.05)
+    assert dict(calls) == {task_id: 1}
+    assert cancelled == [task_id]
 
 
 def run_watch(run: ScenarioRun, step: dict[str, Any]) -> None:
@@ -217,6 +259,7 @@ RUN_OP: dict[str, Callable[[ScenarioRun, dict[str, Any]], None]] = {
     "history": run_history,
     "watch": run_watch,
     "worker": run_worker,
+    "cooperative_kill": run_cooperative_kill,
 }
 
 

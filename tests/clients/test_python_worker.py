@@ -67,6 +67,22 @@ def make_worker(server: ServerProcess, handler: Callable[[task_pb2.Task], Awaita
     return Worker.connect(server.address, handler, namespace=ns, **{**FAST, **options})
 
 
+def handler_blocked_until_cancelled() -> tuple[Callable[[task_pb2.Task], Awaitable[None]], asyncio.Event, list[str]]:
+    """A handler that waits until it is cancelled, the event it sets once it runs, and the ids
+    of the tasks whose handler saw its cancellation."""
+    started, cancelled = asyncio.Event(), []
+
+    async def handler(task: task_pb2.Task) -> None:
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.append(task.task_id)
+            raise
+
+    return handler, started, cancelled
+
+
 # The wrappers.
 
 
@@ -148,15 +164,7 @@ def test_an_operator_kill_cancels_the_running_handler_and_drops_its_result(serve
                                                                            client: TasklifeClient) -> None:
     ns = namespace()
     (task_id,) = ready_tasks(client, ns, 1)
-    started, cancelled = asyncio.Event(), []
-
-    async def handler(task: task_pb2.Task) -> None:
-        started.set()
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            cancelled.append(task.task_id)
-            raise
+    handler, started, cancelled = handler_blocked_until_cancelled()
 
     async def scenario() -> None:
         worker = make_worker(server, handler, ns)
@@ -171,6 +179,35 @@ def test_an_operator_kill_cancels_the_running_handler_and_drops_its_result(serve
     asyncio.run(scenario())
     assert cancelled == [task_id]
     assert actions(client, task_id) == ["create", "enqueue", "start", "kill"]
+
+
+def test_a_kill_with_grace_cancels_the_handler_and_the_worker_confirms_it(server: ServerProcess,
+                                                                         client: TasklifeClient) -> None:
+    ns = namespace()
+    (task_id,) = ready_tasks(client, ns, 1)
+    handler, started, cancelled = handler_blocked_until_cancelled()
+
+    async def scenario() -> Worker:
+        worker = make_worker(server, handler, ns)
+        running = asyncio.create_task(worker.run())
+        await asyncio.wait_for(started.wait(), 30)
+        await asyncio.to_thread(client.kill_task, task_id, reason="node drain", operator="alice",
+                                grace_period=timedelta(seconds=60))
+        while worker.stats().killed == 0:
+            await asyncio.sleep(0.05)
+        worker.stop()
+        await asyncio.wait_for(running, 30)
+        return worker
+
+    worker = asyncio.run(scenario())
+    assert cancelled == [task_id]
+    kill = list(client.iter_task_events(task_id))[-1]
+    assert (kill.action, kill.operator, kill.request_id) == (
+        task_pb2.TASK_ACTION_KILL, worker.name, f"{worker.name}:{task_id}:1:kill"
+    )
+    assert (kill.graceful_kill.requested_by, kill.graceful_kill.reason, kill.graceful_kill.outcome) == (
+        "alice", "node drain", task_pb2.KILL_OUTCOME_CONFIRMED
+    )
 
 
 def test_a_pause_by_an_operator_is_a_lost_lease_for_the_worker(server: ServerProcess, client: TasklifeClient) -> None:

@@ -606,3 +606,16 @@ def test_the_task_page_of_a_ready_task_has_no_waits_for(page: Page, server: Serv
     open_console(page, server, f"tasks/{task.task_id}")
     expect(page.locator('dd[data-field="state"]')).to_contain_text("ready")
     expect(page.locator('dd[data-field="waits for"]')).to_have_count(0)
+
+
+def test_the_task_page_shows_a_pending_kill_and_its_deadline(page: Page, server: ServerProcess, stub) -> None:
+    task = task_in(stub, State.READY)
+    stub.StartTask(task_service_pb2.StartTaskRequest(task_id=task.task_id, worker="w1"))
+    grace = task_service_pb2.KillTaskRequest(task_id=task.task_id, reason="drain")
+    grace.grace_period.FromSeconds(600)
+    stub.KillTask(grace)
+    open_console(page, server, f"tasks/{task.task_id}")
+    pending = page.locator('dd[data-field="kill requested"]')
+    expect(pending).to_contain_text("unless its worker confirms first")
+    expect(pending).to_contain_text("; killed at ")
+    assert state_of(stub, task.task_id) == task_pb2.TASK_STATE_RUNNING

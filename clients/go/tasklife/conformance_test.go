@@ -93,6 +93,8 @@ func (r *scenarioRun) execute(t *testing.T, step scenarioStep) {
 		r.history(ctx, t, step)
 	case "worker":
 		r.worker(t, step)
+	case "cooperative_kill":
+		r.cooperativeKill(t, step)
 	case "watch":
 		r.watch(ctx, t, step)
 	default:
@@ -188,6 +190,7 @@ func checkError(t *testing.T, err error, want expectedError) {
 		if !errors.As(err, &typed) {
 			t.Fatalf("want *tasklife.NotFoundError, got %T: %v", err, err)
 		}
+	case "tasklife_error": // the base *tasklife.Error, checked above
 	default:
 		t.Fatalf("unknown error kind %q", want.Kind)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,4 +193,73 @@ func (s *handlerScript) check() []string {
 		}
 	}
 	return problems
+}
+
+// cooperativeKill runs the step: the Worker claims the task and its handler blocks until its
+// context is cancelled; once it runs, KillTask with a grace period; the Worker must cancel the
+// context (cause ErrKillRequested) and confirm, so that the task is KILLED.
+func (r *scenarioRun) cooperativeKill(t *testing.T, step scenarioStep) {
+	kill := &pb.KillTaskRequest{}
+	if err := protojson.Unmarshal(step.Kill, kill); err != nil {
+		t.Fatalf("kill is not a KillTaskRequest: %v", err)
+	}
+	var calls atomic.Int32
+	started := make(chan struct{}, 1)
+	cause := make(chan error, 1)
+	handler := func(ctx context.Context, task *pb.Task) error {
+		calls.Add(1)
+		started <- struct{}{}
+		<-ctx.Done()
+		cause <- context.Cause(ctx)
+		return ctx.Err()
+	}
+	logs := &logBuffer{}
+	worker, err := tasklife.NewWorker(r.client, handler, tasklife.WorkerOptions{
+		Name:          step.Worker,
+		Labels:        step.Labels,
+		ClaimWait:     workerStepClaimWait,
+		LeaseDuration: time.Duration(step.LeaseSeconds) * time.Second,
+		Logger:        slog.New(slog.NewTextHandler(logs, nil)),
+	})
+	if err != nil {
+		t.Fatalf("NewWorker: %v", err)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("worker log:\n%s", logs.String())
+		}
+	}()
+	ran := make(chan error, 1)
+	go func() { ran <- worker.Run(context.Background()) }()
+	defer func() {
+		worker.Stop()
+		if err := <-ran; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), workerStepTimeout)
+	defer cancel()
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the handler did not start")
+	}
+	if _, err := r.client.KillTask(ctx, kill); err != nil {
+		t.Fatalf("KillTask: %v", err)
+	}
+	if err := awaitStates(ctx, r.client, map[string]string{step.TaskID: "TASK_STATE_KILLED"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-cause:
+		if !errors.Is(got, tasklife.ErrKillRequested) {
+			t.Errorf("the handler's context was cancelled by %v, want ErrKillRequested", got)
+		}
+	default:
+		t.Error("the task is KILLED but the handler's context was never cancelled")
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the handler ran %d times, want 1", n)
+	}
 }

@@ -41,6 +41,7 @@ func scenarioMethods(c *tasklife.Client) map[string]scenarioMethod {
 		"CancelBulkOperation": unaryMethod(c.CancelBulkOperation),
 		"GetStateMachine":     unaryMethod(c.GetStateMachine),
 		"Heartbeat":           unaryMethod(c.Heartbeat),
+		"ClaimTasks":          unaryMethod(c.ClaimTasks),
 		"EnqueueTask":         transitionMethod(c, c.EnqueueTask),
 		"StartTask":           transitionMethod(c, c.StartTask),
 		"CompleteTask":        transitionMethod(c, c.CompleteTask),

@@ -41,6 +41,10 @@ type scenarioStep struct {
 	Handle map[string][]handlerEntry `json:"handle"` // by task id, one entry per call
 	Until  map[string]string         `json:"until"`  // task id -> state name
 
+	// cooperative_kill (with Worker, Labels and TaskID)
+	LeaseSeconds int             `json:"lease_seconds"`
+	Kill         json.RawMessage `json:"kill"` // a KillTaskRequest in the protobuf JSON mapping
+
 	DisconnectAfterEvents int `json:"disconnect_after_events"`
 }
 
@@ -61,7 +65,7 @@ type handlerEntry struct {
 
 // expectedError is what a failing call's typed error must say.
 type expectedError struct {
-	Kind           string   `json:"kind"` // invalid_transition, version_mismatch or not_found
+	Kind           string   `json:"kind"` // invalid_transition, version_mismatch, not_found or tasklife_error
 	Code           string   `json:"code"`
 	Reason         string   `json:"reason"`
 	CurrentState   string   `json:"current_state"`

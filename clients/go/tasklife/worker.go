@@ -53,6 +53,10 @@ var (
 	// ErrWorkerStopping is the cause of a handler's context cancelled because the worker
 	// stopped and the grace period passed; the task is failed with a reason saying so.
 	ErrWorkerStopping = errors.New("tasklife: worker stopping: grace period passed")
+	// ErrKillRequested is the cause of a handler's context cancelled because a kill with a
+	// grace period was asked (HeartbeatResponse.kill_requested); once the handler returns
+	// the worker confirms the kill with KillTask, whatever it returned.
+	ErrKillRequested = errors.New("tasklife: kill requested")
 )
 
 // Worker claims tasks with ClaimTasks, runs a [Handler] on each (at most

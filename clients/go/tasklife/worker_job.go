@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -31,7 +32,8 @@ type job struct {
 	released  chan struct{} // closed when the job is released: heartbeats end
 
 	settleOnce sync.Once
-	holds      int // the handler's return and the outcome's resolution; guarded by Worker.mu
+	holds      int         // the handler's return and the outcome's resolution; guarded by Worker.mu
+	killAsked  atomic.Bool // a heartbeat said kill_requested: the handler's context is cancelled
 }
 
 func newJob(background context.Context, task *pb.Task, claimSent time.Time) *job {
@@ -57,6 +59,10 @@ func (w *Worker) runHandler(j *job) {
 		return
 	}
 	j.cancel(nil)
+	if j.killAsked.Load() {
+		w.decide(w.killConfirmation(j))
+		return
+	}
 	if err == nil {
 		w.decide(w.completion(j, result))
 		return
@@ -111,12 +117,17 @@ func (w *Worker) keepLeaseAlive(j *job) {
 		}
 		ctx, cancel := context.WithDeadline(w.background, expires)
 		sent := time.Now()
-		_, err := w.client.Heartbeat(ctx, req)
+		answer, err := w.client.Heartbeat(ctx, req)
 		cancel()
 		unreachable := w.server.note(err) // an outage is logged once, not once per task and beat
 		switch {
 		case err == nil:
 			renewed = sent
+			// Heartbeats go on while the handler stops: the kill, not the lease, ends the task.
+			if answer.GetKillRequested() && j.killAsked.CompareAndSwap(false, true) {
+				w.log.Info(fmt.Sprintf("task %s: kill requested: cancelling the handler", j.task.GetTaskId()))
+				j.cancel(ErrKillRequested)
+			}
 		case takenAway(err):
 			w.loseLease(j, fmt.Errorf("%w: %w", ErrLeaseLost, err))
 			return
@@ -182,10 +193,11 @@ func describeTakenAway(why error) string {
 
 // outcome is one decided result waiting for the reporter.
 type outcome struct {
-	job    *job
-	item   *pb.BatchTransitionTasksItem
-	size   int    // of item, encoded: what it adds to a report call
-	reason string // the FailTask reason; "" for a completion
+	job     *job
+	item    *pb.BatchTransitionTasksItem
+	size    int    // of item, encoded: what it adds to a report call
+	reason  string // the FailTask or KillTask reason; "" for a completion
+	killing bool   // the item is a KillTask confirming a kill asked with a grace period
 	// instead is what to report when the server refuses item as invalid (INVALID_ARGUMENT),
 	// so that the task does not stay running until its lease expires; nil: nothing.
 	instead func(refusal error) *outcome
@@ -208,6 +220,17 @@ func (w *Worker) completion(j *job, result *pb.TaskPayload) *outcome {
 			"task_id", j.task.GetTaskId(), "attempt", j.task.GetAttempt(), "error_type", InvalidResultErrorType, "message", failure.GetMessage())
 		return w.failure(j, failure, failureReason(failure))
 	}
+	return o
+}
+
+// killConfirmation confirms a kill asked with a grace period, once the handler returned.
+func (w *Worker) killConfirmation(j *job) *outcome {
+	reason := fmt.Sprintf("worker %s: handler cancelled on the kill request", w.opts.Name)
+	o := newOutcome(j, TransitionItem(&pb.KillTaskRequest{
+		TaskId: j.task.GetTaskId(), Operator: w.operator, Reason: reason,
+		RequestId: outcomeRequestID(w.opts.Name, j.task, "kill"),
+	}), reason)
+	o.killing = true
 	return o
 }
 

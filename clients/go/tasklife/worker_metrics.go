@@ -11,6 +11,7 @@ type WorkerMetrics struct {
 	Claimed           int64 // tasks claimed
 	Completed         int64 // CompleteTask recorded
 	Failed            int64 // FailTask recorded (handler errors, panics, stop after the grace period)
+	Killed            int64 // KillTask recorded: kills asked with a grace period, confirmed after the handler returned
 	Dropped           int64 // results dropped because the task was taken away (lease lost, killed, paused, gone)
 	HeartbeatFailures int64 // heartbeats that failed for another reason than the lease being lost
 	ReportFailures    int64 // outcomes the server refused for another reason, or that could not be sent
@@ -27,6 +28,8 @@ type WorkerHooks struct {
 	Completed func(task *pb.Task)
 	// Failed: the server recorded FailTask with reason.
 	Failed func(task *pb.Task, reason string)
+	// Killed: the server recorded the KillTask confirming a kill asked with a grace period.
+	Killed func(task *pb.Task)
 	// Dropped: the result was not reported because the task was taken away (why says how).
 	Dropped func(task *pb.Task, why error)
 	// HeartbeatFailed: a heartbeat failed without the lease being lost; it is retried.
@@ -37,9 +40,9 @@ type WorkerHooks struct {
 
 // workerCounters are the live counters behind [WorkerMetrics].
 type workerCounters struct {
-	claimed, completed, failed, dropped      atomic.Int64
-	heartbeatFailures, reportFailures, calls atomic.Int64
-	running                                  atomic.Int64
+	claimed, completed, failed, dropped, killed atomic.Int64
+	heartbeatFailures, reportFailures, calls    atomic.Int64
+	running                                     atomic.Int64
 }
 
 func (c *workerCounters) snapshot() WorkerMetrics {
@@ -47,6 +50,7 @@ func (c *workerCounters) snapshot() WorkerMetrics {
 		Claimed:           c.claimed.Load(),
 		Completed:         c.completed.Load(),
 		Failed:            c.failed.Load(),
+		Killed:            c.killed.Load(),
 		Dropped:           c.dropped.Load(),
 		HeartbeatFailures: c.heartbeatFailures.Load(),
 		ReportFailures:    c.reportFailures.Load(),

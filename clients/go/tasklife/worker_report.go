@@ -125,6 +125,11 @@ func (w *Worker) deliver(ctx context.Context, batch []*outcome) {
 // it), and returns what to report instead when the server refused the item as invalid.
 func (w *Worker) resolve(o *outcome, err error, task *pb.Task) (instead *outcome) {
 	switch {
+	case err == nil && o.killing:
+		w.counters.killed.Add(1)
+		if w.opts.Hooks.Killed != nil {
+			w.opts.Hooks.Killed(task)
+		}
 	case err == nil && o.reason == "":
 		w.counters.completed.Add(1)
 		if w.opts.Hooks.Completed != nil {

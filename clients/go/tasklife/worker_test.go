@@ -17,6 +17,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	"github.com/tasklife-dev/tasklife/clients/go/tasklife"
 	pb "github.com/tasklife-dev/tasklife/clients/go/tasklifev1"
 )
@@ -375,6 +377,36 @@ func TestWorkerCancelsTheHandlerAndDropsItsResultWhenAnOperatorTakesTheTaskAway(
 				t.Fatalf("no log line says why the result was dropped (%q...):\n%s", line, logs)
 			}
 		})
+	}
+}
+
+// A kill with a grace period reaches the handler through the next heartbeat: its context is
+// cancelled with ErrKillRequested, and once it returns the worker confirms with KillTask.
+func TestWorkerCancelsTheHandlerOnAKillWithGraceAndConfirmsIt(t *testing.T) {
+	t.Parallel()
+	client := connect(t)
+	namespace, id := oneReadyTask(t, client)
+	handler := newBlocking()
+	w := startWorker(t, client, namespace, handler.handle)
+
+	received(t, "the handler to start", handler.started)
+	if _, err := client.KillTask(context.Background(), &pb.KillTaskRequest{
+		TaskId: id, Operator: "ops", Reason: "drain", GracePeriod: durationpb.New(time.Minute),
+	}); err != nil {
+		t.Fatalf("KillTask: %v", err)
+	}
+	if cause := handler.awaitCancel(t); !errors.Is(cause, tasklife.ErrKillRequested) {
+		t.Fatalf("the context's cause is %v, want ErrKillRequested", cause)
+	}
+	eventually(t, "the confirmed kill", func() bool { return w.Metrics().Killed == 1 })
+	events := ranOnce(t, client, id, pb.TaskAction_TASK_ACTION_KILL)
+	kill := events[len(events)-1]
+	if got := kill.GetGracefulKill(); got.GetRequestedBy() != "ops" || got.GetReason() != "drain" ||
+		got.GetOutcome() != pb.KillOutcome_KILL_OUTCOME_CONFIRMED {
+		t.Fatalf("the KILL event's graceful_kill is %v, want asked by ops for drain, confirmed", got)
+	}
+	if kill.GetOperator() != w.Name() {
+		t.Fatalf("the KILL event's operator is %q, want the worker %q", kill.GetOperator(), w.Name())
 	}
 }
 

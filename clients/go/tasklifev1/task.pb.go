@@ -314,6 +314,61 @@ func (TaskView) EnumDescriptor() ([]byte, []int) {
 	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{3}
 }
 
+// KillOutcome is how a kill with a grace period ended.
+type KillOutcome int32
+
+const (
+	// Not a kill that followed a grace period.
+	KillOutcome_KILL_OUTCOME_UNSPECIFIED KillOutcome = 0
+	// A KillTask arrived during the grace period (normally the worker's, once its handler
+	// stopped); the event's operator says who sent it.
+	KillOutcome_KILL_OUTCOME_CONFIRMED KillOutcome = 1
+	// The grace period ran out first: the service killed the task itself
+	// (operator `system:timeout`).
+	KillOutcome_KILL_OUTCOME_GRACE_EXPIRED KillOutcome = 2
+)
+
+// Enum value maps for KillOutcome.
+var (
+	KillOutcome_name = map[int32]string{
+		0: "KILL_OUTCOME_UNSPECIFIED",
+		1: "KILL_OUTCOME_CONFIRMED",
+		2: "KILL_OUTCOME_GRACE_EXPIRED",
+	}
+	KillOutcome_value = map[string]int32{
+		"KILL_OUTCOME_UNSPECIFIED":   0,
+		"KILL_OUTCOME_CONFIRMED":     1,
+		"KILL_OUTCOME_GRACE_EXPIRED": 2,
+	}
+)
+
+func (x KillOutcome) Enum() *KillOutcome {
+	p := new(KillOutcome)
+	*p = x
+	return p
+}
+
+func (x KillOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (KillOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_tasklife_v1_task_proto_enumTypes[4].Descriptor()
+}
+
+func (KillOutcome) Type() protoreflect.EnumType {
+	return &file_tasklife_v1_task_proto_enumTypes[4]
+}
+
+func (x KillOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use KillOutcome.Descriptor instead.
+func (KillOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{4}
+}
+
 // RetryPolicy is how the service re-schedules a failed task: while attempts remain it
 // moves the task FAILED -> RETRYING at once and, after the backoff, RETRYING -> READY, as
 // operator `system:retry-policy`. The backoff before attempt n+1 is
@@ -776,6 +831,15 @@ type Task struct {
 	// The time limits given at creation, which the service enforces itself (operator
 	// `system:timeout`); unset when none was given. Fixed at creation.
 	Timeouts *TaskTimeouts `protobuf:"bytes,23,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	// While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+	// task): when it was first asked. The task stays RUNNING, its worker hears it through
+	// HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+	// including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+	KillRequestedTime *timestamppb.Timestamp `protobuf:"bytes,24,opt,name=kill_requested_time,json=killRequestedTime,proto3" json:"kill_requested_time,omitempty"`
+	// While a kill with a grace period is pending: when the service kills the task itself
+	// (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+	// earliest deadline asked for wins. Unset otherwise.
+	KillDeadline *timestamppb.Timestamp `protobuf:"bytes,25,opt,name=kill_deadline,json=killDeadline,proto3" json:"kill_deadline,omitempty"`
 	// The concurrency key given at creation (empty: none): at most the limit set on it in the
 	// task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
 	ConcurrencyKey string `protobuf:"bytes,26,opt,name=concurrency_key,json=concurrencyKey,proto3" json:"concurrency_key,omitempty"`
@@ -978,6 +1042,20 @@ func (x *Task) GetTimeouts() *TaskTimeouts {
 	return nil
 }
 
+func (x *Task) GetKillRequestedTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.KillRequestedTime
+	}
+	return nil
+}
+
+func (x *Task) GetKillDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.KillDeadline
+	}
+	return nil
+}
+
 func (x *Task) GetConcurrencyKey() string {
 	if x != nil {
 		return x.ConcurrencyKey
@@ -1107,7 +1185,11 @@ type TaskEvent struct {
 	Failure *TaskFailure `protobuf:"bytes,15,opt,name=failure,proto3" json:"failure,omitempty"`
 	// The exit code the move reported: 0 on a CompleteTask that gave one, the failure's
 	// exit_code on a FailTask that gave one; unset otherwise.
-	ExitCode      *int32 `protobuf:"varint,16,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	ExitCode *int32 `protobuf:"varint,16,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	// On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+	// and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+	// other move, and on a kill asked without a grace period.
+	GracefulKill  *GracefulKill `protobuf:"bytes,17,opt,name=graceful_kill,json=gracefulKill,proto3" json:"graceful_kill,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1254,6 +1336,105 @@ func (x *TaskEvent) GetExitCode() int32 {
 	return 0
 }
 
+func (x *TaskEvent) GetGracefulKill() *GracefulKill {
+	if x != nil {
+		return x.GracefulKill
+	}
+	return nil
+}
+
+// GracefulKill is the record of a kill asked with a grace period (KillTaskRequest.grace_period),
+// kept on the KILL event that ended it.
+type GracefulKill struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who asked for the kill: the operator of the KillTask that set the grace period.
+	RequestedBy string `protobuf:"bytes,1,opt,name=requested_by,json=requestedBy,proto3" json:"requested_by,omitempty"`
+	// Why, in the asker's words; may be empty.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Who the asker said it acted for; empty when not given.
+	OnBehalfOf string `protobuf:"bytes,3,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	// When the kill was asked (Task.kill_requested_time then).
+	RequestTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=request_time,json=requestTime,proto3" json:"request_time,omitempty"`
+	// When the grace period was to run out (Task.kill_deadline then).
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// How the kill ended.
+	Outcome       KillOutcome `protobuf:"varint,6,opt,name=outcome,proto3,enum=tasklife.v1.KillOutcome" json:"outcome,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GracefulKill) Reset() {
+	*x = GracefulKill{}
+	mi := &file_tasklife_v1_task_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GracefulKill) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GracefulKill) ProtoMessage() {}
+
+func (x *GracefulKill) ProtoReflect() protoreflect.Message {
+	mi := &file_tasklife_v1_task_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GracefulKill.ProtoReflect.Descriptor instead.
+func (*GracefulKill) Descriptor() ([]byte, []int) {
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *GracefulKill) GetRequestedBy() string {
+	if x != nil {
+		return x.RequestedBy
+	}
+	return ""
+}
+
+func (x *GracefulKill) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *GracefulKill) GetOnBehalfOf() string {
+	if x != nil {
+		return x.OnBehalfOf
+	}
+	return ""
+}
+
+func (x *GracefulKill) GetRequestTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RequestTime
+	}
+	return nil
+}
+
+func (x *GracefulKill) GetDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Deadline
+	}
+	return nil
+}
+
+func (x *GracefulKill) GetOutcome() KillOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return KillOutcome_KILL_OUTCOME_UNSPECIFIED
+}
+
 // TaskAttempt is one attempt of a task: one start, and the move that ended it. Derived from
 // the task's history (its StartTask event and the event after it), so that the two always
 // agree.
@@ -1285,7 +1466,7 @@ type TaskAttempt struct {
 
 func (x *TaskAttempt) Reset() {
 	*x = TaskAttempt{}
-	mi := &file_tasklife_v1_task_proto_msgTypes[8]
+	mi := &file_tasklife_v1_task_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1297,7 +1478,7 @@ func (x *TaskAttempt) String() string {
 func (*TaskAttempt) ProtoMessage() {}
 
 func (x *TaskAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_tasklife_v1_task_proto_msgTypes[8]
+	mi := &file_tasklife_v1_task_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1310,7 +1491,7 @@ func (x *TaskAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskAttempt.ProtoReflect.Descriptor instead.
 func (*TaskAttempt) Descriptor() ([]byte, []int) {
-	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{8}
+	return file_tasklife_v1_task_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TaskAttempt) GetAttempt() int32 {
@@ -1420,7 +1601,7 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x1f\n" +
 	"\vcan_succeed\x18\x03 \x01(\bR\n" +
-	"canSucceed\"\xfd\t\n" +
+	"canSucceed\"\x8a\v\n" +
 	"\x04Task\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12,\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x16.tasklife.v1.TaskStateR\x05state\x12\x18\n" +
@@ -1449,7 +1630,9 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\bpriority\x18\x15 \x01(\x05R\bpriority\x129\n" +
 	"\n" +
 	"not_before\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\x125\n" +
-	"\btimeouts\x18\x17 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x12'\n" +
+	"\btimeouts\x18\x17 \x01(\v2\x19.tasklife.v1.TaskTimeoutsR\btimeouts\x12J\n" +
+	"\x13kill_requested_time\x18\x18 \x01(\v2\x1a.google.protobuf.TimestampR\x11killRequestedTime\x12?\n" +
+	"\rkill_deadline\x18\x19 \x01(\v2\x1a.google.protobuf.TimestampR\fkillDeadline\x12'\n" +
 	"\x0fconcurrency_key\x18\x1a \x01(\tR\x0econcurrencyKey\x12<\n" +
 	"\vwait_reason\x18\x1b \x01(\v2\x1b.tasklife.v1.TaskWaitReasonR\n" +
 	"waitReason\x1a9\n" +
@@ -1460,7 +1643,7 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\rready_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\freadyTimeout\x12:\n" +
 	"\vrun_timeout\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\n" +
 	"runTimeout\x126\n" +
-	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"\xd7\x04\n" +
+	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"\x97\x05\n" +
 	"\tTaskEvent\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x16\n" +
@@ -1482,9 +1665,18 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\x06worker\x18\r \x01(\tR\x06worker\x12\x18\n" +
 	"\aattempt\x18\x0e \x01(\x05R\aattempt\x122\n" +
 	"\afailure\x18\x0f \x01(\v2\x18.tasklife.v1.TaskFailureR\afailure\x12 \n" +
-	"\texit_code\x18\x10 \x01(\x05H\x00R\bexitCode\x88\x01\x01B\f\n" +
+	"\texit_code\x18\x10 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12>\n" +
+	"\rgraceful_kill\x18\x11 \x01(\v2\x19.tasklife.v1.GracefulKillR\fgracefulKillB\f\n" +
 	"\n" +
-	"_exit_code\"\xc4\x03\n" +
+	"_exit_code\"\x96\x02\n" +
+	"\fGracefulKill\x12!\n" +
+	"\frequested_by\x18\x01 \x01(\tR\vrequestedBy\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12 \n" +
+	"\fon_behalf_of\x18\x03 \x01(\tR\n" +
+	"onBehalfOf\x12=\n" +
+	"\frequest_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\vrequestTime\x126\n" +
+	"\bdeadline\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x122\n" +
+	"\aoutcome\x18\x06 \x01(\x0e2\x18.tasklife.v1.KillOutcomeR\aoutcome\"\xc4\x03\n" +
 	"\vTaskAttempt\x12\x18\n" +
 	"\aattempt\x18\x01 \x01(\x05R\aattempt\x12\x16\n" +
 	"\x06worker\x18\x02 \x01(\tR\x06worker\x129\n" +
@@ -1536,7 +1728,11 @@ const file_tasklife_v1_task_proto_rawDesc = "" +
 	"\bTaskView\x12\x19\n" +
 	"\x15TASK_VIEW_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fTASK_VIEW_BASIC\x10\x01\x12\x12\n" +
-	"\x0eTASK_VIEW_FULL\x10\x02b\x06proto3"
+	"\x0eTASK_VIEW_FULL\x10\x02*g\n" +
+	"\vKillOutcome\x12\x1c\n" +
+	"\x18KILL_OUTCOME_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16KILL_OUTCOME_CONFIRMED\x10\x01\x12\x1e\n" +
+	"\x1aKILL_OUTCOME_GRACE_EXPIRED\x10\x02b\x06proto3"
 
 var (
 	file_tasklife_v1_task_proto_rawDescOnce sync.Once
@@ -1550,66 +1746,74 @@ func file_tasklife_v1_task_proto_rawDescGZIP() []byte {
 	return file_tasklife_v1_task_proto_rawDescData
 }
 
-var file_tasklife_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_tasklife_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_tasklife_v1_task_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_tasklife_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_tasklife_v1_task_proto_goTypes = []any{
 	(TaskState)(0),                // 0: tasklife.v1.TaskState
 	(StateKind)(0),                // 1: tasklife.v1.StateKind
 	(TaskAction)(0),               // 2: tasklife.v1.TaskAction
 	(TaskView)(0),                 // 3: tasklife.v1.TaskView
-	(*RetryPolicy)(nil),           // 4: tasklife.v1.RetryPolicy
-	(*TaskPayload)(nil),           // 5: tasklife.v1.TaskPayload
-	(*TaskFailure)(nil),           // 6: tasklife.v1.TaskFailure
-	(*TaskWaitReason)(nil),        // 7: tasklife.v1.TaskWaitReason
-	(*BlockingUpstream)(nil),      // 8: tasklife.v1.BlockingUpstream
-	(*Task)(nil),                  // 9: tasklife.v1.Task
-	(*TaskTimeouts)(nil),          // 10: tasklife.v1.TaskTimeouts
-	(*TaskEvent)(nil),             // 11: tasklife.v1.TaskEvent
-	(*TaskAttempt)(nil),           // 12: tasklife.v1.TaskAttempt
-	nil,                           // 13: tasklife.v1.Task.LabelsEntry
-	(*durationpb.Duration)(nil),   // 14: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
+	(KillOutcome)(0),              // 4: tasklife.v1.KillOutcome
+	(*RetryPolicy)(nil),           // 5: tasklife.v1.RetryPolicy
+	(*TaskPayload)(nil),           // 6: tasklife.v1.TaskPayload
+	(*TaskFailure)(nil),           // 7: tasklife.v1.TaskFailure
+	(*TaskWaitReason)(nil),        // 8: tasklife.v1.TaskWaitReason
+	(*BlockingUpstream)(nil),      // 9: tasklife.v1.BlockingUpstream
+	(*Task)(nil),                  // 10: tasklife.v1.Task
+	(*TaskTimeouts)(nil),          // 11: tasklife.v1.TaskTimeouts
+	(*TaskEvent)(nil),             // 12: tasklife.v1.TaskEvent
+	(*GracefulKill)(nil),          // 13: tasklife.v1.GracefulKill
+	(*TaskAttempt)(nil),           // 14: tasklife.v1.TaskAttempt
+	nil,                           // 15: tasklife.v1.Task.LabelsEntry
+	(*durationpb.Duration)(nil),   // 16: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
 }
 var file_tasklife_v1_task_proto_depIdxs = []int32{
-	14, // 0: tasklife.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	14, // 1: tasklife.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	5,  // 2: tasklife.v1.TaskFailure.details:type_name -> tasklife.v1.TaskPayload
-	8,  // 3: tasklife.v1.TaskWaitReason.upstreams:type_name -> tasklife.v1.BlockingUpstream
-	15, // 4: tasklife.v1.TaskWaitReason.not_before:type_name -> google.protobuf.Timestamp
+	16, // 0: tasklife.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	16, // 1: tasklife.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	6,  // 2: tasklife.v1.TaskFailure.details:type_name -> tasklife.v1.TaskPayload
+	9,  // 3: tasklife.v1.TaskWaitReason.upstreams:type_name -> tasklife.v1.BlockingUpstream
+	17, // 4: tasklife.v1.TaskWaitReason.not_before:type_name -> google.protobuf.Timestamp
 	0,  // 5: tasklife.v1.BlockingUpstream.state:type_name -> tasklife.v1.TaskState
 	0,  // 6: tasklife.v1.Task.state:type_name -> tasklife.v1.TaskState
-	13, // 7: tasklife.v1.Task.labels:type_name -> tasklife.v1.Task.LabelsEntry
-	4,  // 8: tasklife.v1.Task.retry_policy:type_name -> tasklife.v1.RetryPolicy
-	15, // 9: tasklife.v1.Task.create_time:type_name -> google.protobuf.Timestamp
-	15, // 10: tasklife.v1.Task.update_time:type_name -> google.protobuf.Timestamp
-	15, // 11: tasklife.v1.Task.lease_expire_time:type_name -> google.protobuf.Timestamp
-	15, // 12: tasklife.v1.Task.last_heartbeat_time:type_name -> google.protobuf.Timestamp
-	15, // 13: tasklife.v1.Task.next_attempt_time:type_name -> google.protobuf.Timestamp
-	5,  // 14: tasklife.v1.Task.input:type_name -> tasklife.v1.TaskPayload
-	5,  // 15: tasklife.v1.Task.result:type_name -> tasklife.v1.TaskPayload
-	6,  // 16: tasklife.v1.Task.last_failure:type_name -> tasklife.v1.TaskFailure
-	4,  // 17: tasklife.v1.Task.effective_retry_policy:type_name -> tasklife.v1.RetryPolicy
-	15, // 18: tasklife.v1.Task.not_before:type_name -> google.protobuf.Timestamp
-	10, // 19: tasklife.v1.Task.timeouts:type_name -> tasklife.v1.TaskTimeouts
-	7,  // 20: tasklife.v1.Task.wait_reason:type_name -> tasklife.v1.TaskWaitReason
-	14, // 21: tasklife.v1.TaskTimeouts.ready_timeout:type_name -> google.protobuf.Duration
-	14, // 22: tasklife.v1.TaskTimeouts.run_timeout:type_name -> google.protobuf.Duration
-	15, // 23: tasklife.v1.TaskTimeouts.deadline:type_name -> google.protobuf.Timestamp
-	0,  // 24: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
-	0,  // 25: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
-	2,  // 26: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
-	15, // 27: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
-	6,  // 28: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
-	15, // 29: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
-	15, // 30: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
-	2,  // 31: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
-	0,  // 32: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
-	6,  // 33: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
-	34, // [34:34] is the sub-list for method output_type
-	34, // [34:34] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	15, // 7: tasklife.v1.Task.labels:type_name -> tasklife.v1.Task.LabelsEntry
+	5,  // 8: tasklife.v1.Task.retry_policy:type_name -> tasklife.v1.RetryPolicy
+	17, // 9: tasklife.v1.Task.create_time:type_name -> google.protobuf.Timestamp
+	17, // 10: tasklife.v1.Task.update_time:type_name -> google.protobuf.Timestamp
+	17, // 11: tasklife.v1.Task.lease_expire_time:type_name -> google.protobuf.Timestamp
+	17, // 12: tasklife.v1.Task.last_heartbeat_time:type_name -> google.protobuf.Timestamp
+	17, // 13: tasklife.v1.Task.next_attempt_time:type_name -> google.protobuf.Timestamp
+	6,  // 14: tasklife.v1.Task.input:type_name -> tasklife.v1.TaskPayload
+	6,  // 15: tasklife.v1.Task.result:type_name -> tasklife.v1.TaskPayload
+	7,  // 16: tasklife.v1.Task.last_failure:type_name -> tasklife.v1.TaskFailure
+	5,  // 17: tasklife.v1.Task.effective_retry_policy:type_name -> tasklife.v1.RetryPolicy
+	17, // 18: tasklife.v1.Task.not_before:type_name -> google.protobuf.Timestamp
+	11, // 19: tasklife.v1.Task.timeouts:type_name -> tasklife.v1.TaskTimeouts
+	17, // 20: tasklife.v1.Task.kill_requested_time:type_name -> google.protobuf.Timestamp
+	17, // 21: tasklife.v1.Task.kill_deadline:type_name -> google.protobuf.Timestamp
+	8,  // 22: tasklife.v1.Task.wait_reason:type_name -> tasklife.v1.TaskWaitReason
+	16, // 23: tasklife.v1.TaskTimeouts.ready_timeout:type_name -> google.protobuf.Duration
+	16, // 24: tasklife.v1.TaskTimeouts.run_timeout:type_name -> google.protobuf.Duration
+	17, // 25: tasklife.v1.TaskTimeouts.deadline:type_name -> google.protobuf.Timestamp
+	0,  // 26: tasklife.v1.TaskEvent.from_state:type_name -> tasklife.v1.TaskState
+	0,  // 27: tasklife.v1.TaskEvent.to_state:type_name -> tasklife.v1.TaskState
+	2,  // 28: tasklife.v1.TaskEvent.action:type_name -> tasklife.v1.TaskAction
+	17, // 29: tasklife.v1.TaskEvent.create_time:type_name -> google.protobuf.Timestamp
+	7,  // 30: tasklife.v1.TaskEvent.failure:type_name -> tasklife.v1.TaskFailure
+	13, // 31: tasklife.v1.TaskEvent.graceful_kill:type_name -> tasklife.v1.GracefulKill
+	17, // 32: tasklife.v1.GracefulKill.request_time:type_name -> google.protobuf.Timestamp
+	17, // 33: tasklife.v1.GracefulKill.deadline:type_name -> google.protobuf.Timestamp
+	4,  // 34: tasklife.v1.GracefulKill.outcome:type_name -> tasklife.v1.KillOutcome
+	17, // 35: tasklife.v1.TaskAttempt.start_time:type_name -> google.protobuf.Timestamp
+	17, // 36: tasklife.v1.TaskAttempt.end_time:type_name -> google.protobuf.Timestamp
+	2,  // 37: tasklife.v1.TaskAttempt.end_action:type_name -> tasklife.v1.TaskAction
+	0,  // 38: tasklife.v1.TaskAttempt.end_state:type_name -> tasklife.v1.TaskState
+	7,  // 39: tasklife.v1.TaskAttempt.failure:type_name -> tasklife.v1.TaskFailure
+	40, // [40:40] is the sub-list for method output_type
+	40, // [40:40] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_proto_init() }
@@ -1620,14 +1824,14 @@ func file_tasklife_v1_task_proto_init() {
 	file_tasklife_v1_task_proto_msgTypes[0].OneofWrappers = []any{}
 	file_tasklife_v1_task_proto_msgTypes[2].OneofWrappers = []any{}
 	file_tasklife_v1_task_proto_msgTypes[7].OneofWrappers = []any{}
-	file_tasklife_v1_task_proto_msgTypes[8].OneofWrappers = []any{}
+	file_tasklife_v1_task_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tasklife_v1_task_proto_rawDesc), len(file_tasklife_v1_task_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   10,
+			NumEnums:      5,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1662,7 +1662,10 @@ func (x *HeartbeatRequest) GetLeaseDuration() *durationpb.Duration {
 type HeartbeatResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The task; its version is unchanged.
-	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	Task *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	// True when a kill with a grace period is pending (Task.kill_deadline): the worker should
+	// stop the handler now and confirm with KillTask before the deadline.
+	KillRequested bool `protobuf:"varint,2,opt,name=kill_requested,json=killRequested,proto3" json:"kill_requested,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1702,6 +1705,13 @@ func (x *HeartbeatResponse) GetTask() *Task {
 		return x.Task
 	}
 	return nil
+}
+
+func (x *HeartbeatResponse) GetKillRequested() bool {
+	if x != nil {
+		return x.KillRequested
+	}
+	return false
 }
 
 // GetStateMachineRequest takes no parameters.
@@ -3229,7 +3239,20 @@ type KillTaskRequest struct {
 	Operator string `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
 	// Who the caller acts for (say the person behind a UI), recorded in the event's
 	// on_behalf_of apart from the operator: up to 128 printable characters; may be empty.
-	OnBehalfOf    string `protobuf:"bytes,6,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	OnBehalfOf string `protobuf:"bytes,6,opt,name=on_behalf_of,json=onBehalfOf,proto3" json:"on_behalf_of,omitempty"`
+	// Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+	// On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+	// Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+	// HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+	// and confirms with a KillTask without grace_period. At the deadline the service kills
+	// the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+	// records who asked, why, and how it ended. A second KillTask with a grace period while
+	// one is pending keeps the first asker and the earlier deadline. expected_version is
+	// compared with the task's version as usual. A repeat with the same request_id writes
+	// nothing and returns the task as it is now (with the KILL event once the kill has
+	// landed). On a task in any other state grace_period is irrelevant: the kill happens at
+	// once, as without it. Not accepted in BatchTransitionTasks.
+	GracePeriod   *durationpb.Duration `protobuf:"bytes,7,opt,name=grace_period,json=gracePeriod,proto3" json:"grace_period,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3304,6 +3327,13 @@ func (x *KillTaskRequest) GetOnBehalfOf() string {
 		return x.OnBehalfOf
 	}
 	return ""
+}
+
+func (x *KillTaskRequest) GetGracePeriod() *durationpb.Duration {
+	if x != nil {
+		return x.GracePeriod
+	}
+	return nil
 }
 
 // KillTaskResponse is the outcome of a successful KillTask.
@@ -5453,9 +5483,10 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x10HeartbeatRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x16\n" +
 	"\x06worker\x18\x02 \x01(\tR\x06worker\x12@\n" +
-	"\x0elease_duration\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\rleaseDuration\":\n" +
+	"\x0elease_duration\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\rleaseDuration\"a\n" +
 	"\x11HeartbeatResponse\x12%\n" +
-	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\"\x18\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12%\n" +
+	"\x0ekill_requested\x18\x02 \x01(\bR\rkillRequested\"\x18\n" +
 	"\x16GetStateMachineRequest\"\xc5\x01\n" +
 	"\x17GetStateMachineResponse\x125\n" +
 	"\x06states\x18\x01 \x03(\v2\x1d.tasklife.v1.StateDescriptionR\x06states\x128\n" +
@@ -5579,7 +5610,7 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x11_expected_version\"i\n" +
 	"\x12ResumeTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
-	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xe4\x01\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.tasklife.v1.TaskEventR\x05event\"\xa2\x02\n" +
 	"\x0fKillTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12.\n" +
 	"\x10expected_version\x18\x02 \x01(\x03H\x00R\x0fexpectedVersion\x88\x01\x01\x12\x1d\n" +
@@ -5588,7 +5619,8 @@ const file_tasklife_v1_task_service_proto_rawDesc = "" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x1a\n" +
 	"\boperator\x18\x05 \x01(\tR\boperator\x12 \n" +
 	"\fon_behalf_of\x18\x06 \x01(\tR\n" +
-	"onBehalfOfB\x13\n" +
+	"onBehalfOf\x12<\n" +
+	"\fgrace_period\x18\a \x01(\v2\x19.google.protobuf.DurationR\vgracePeriodB\x13\n" +
 	"\x11_expected_version\"g\n" +
 	"\x10KillTaskResponse\x12%\n" +
 	"\x04task\x18\x01 \x01(\v2\x11.tasklife.v1.TaskR\x04task\x12,\n" +
@@ -5967,124 +5999,125 @@ var file_tasklife_v1_task_service_proto_depIdxs = []int32{
 	80,  // 69: tasklife.v1.PauseTaskResponse.event:type_name -> tasklife.v1.TaskEvent
 	79,  // 70: tasklife.v1.ResumeTaskResponse.task:type_name -> tasklife.v1.Task
 	80,  // 71: tasklife.v1.ResumeTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	79,  // 72: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
-	80,  // 73: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	79,  // 74: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
-	80,  // 75: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
-	1,   // 76: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
-	46,  // 77: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
-	79,  // 78: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
-	80,  // 79: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	88,  // 80: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
-	48,  // 81: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
-	26,  // 82: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
-	28,  // 83: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
-	30,  // 84: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
-	32,  // 85: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
-	34,  // 86: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
-	36,  // 87: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
-	38,  // 88: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
-	40,  // 89: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
-	42,  // 90: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
-	50,  // 91: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
-	79,  // 92: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
-	80,  // 93: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
-	88,  // 94: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
-	84,  // 95: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
-	72,  // 96: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
-	84,  // 97: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
-	29,  // 98: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
-	82,  // 99: tasklife.v1.StartBulkOperationRequest.states:type_name -> tasklife.v1.TaskState
-	73,  // 100: tasklife.v1.StartBulkOperationRequest.labels:type_name -> tasklife.v1.StartBulkOperationRequest.LabelsEntry
-	77,  // 101: tasklife.v1.StartBulkOperationRequest.created_after:type_name -> google.protobuf.Timestamp
-	77,  // 102: tasklife.v1.StartBulkOperationRequest.created_before:type_name -> google.protobuf.Timestamp
-	77,  // 103: tasklife.v1.StartBulkOperationRequest.updated_after:type_name -> google.protobuf.Timestamp
-	77,  // 104: tasklife.v1.StartBulkOperationRequest.updated_before:type_name -> google.protobuf.Timestamp
-	85,  // 105: tasklife.v1.StartBulkOperationRequest.action:type_name -> tasklife.v1.TaskAction
-	0,   // 106: tasklife.v1.BulkOperation.state:type_name -> tasklife.v1.BulkOperationState
-	74,  // 107: tasklife.v1.BulkOperation.refused:type_name -> tasklife.v1.BulkOperation.RefusedEntry
-	77,  // 108: tasklife.v1.BulkOperation.create_time:type_name -> google.protobuf.Timestamp
-	77,  // 109: tasklife.v1.BulkOperation.end_time:type_name -> google.protobuf.Timestamp
-	85,  // 110: tasklife.v1.BulkOperation.action:type_name -> tasklife.v1.TaskAction
-	53,  // 111: tasklife.v1.BulkOperation.request:type_name -> tasklife.v1.StartBulkOperationRequest
-	54,  // 112: tasklife.v1.ListBulkOperationsResponse.operations:type_name -> tasklife.v1.BulkOperation
-	85,  // 113: tasklife.v1.CountTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
-	77,  // 114: tasklife.v1.CountTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	77,  // 115: tasklife.v1.CountTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	84,  // 116: tasklife.v1.CountTaskEventsRequest.bucket_width:type_name -> google.protobuf.Duration
-	61,  // 117: tasklife.v1.CountTaskEventsResponse.buckets:type_name -> tasklife.v1.TaskEventBucket
-	77,  // 118: tasklife.v1.CountTaskEventsResponse.start_time:type_name -> google.protobuf.Timestamp
-	77,  // 119: tasklife.v1.CountTaskEventsResponse.end_time:type_name -> google.protobuf.Timestamp
-	77,  // 120: tasklife.v1.CountTaskEventsResponse.read_time:type_name -> google.protobuf.Timestamp
-	77,  // 121: tasklife.v1.TaskEventBucket.start_time:type_name -> google.protobuf.Timestamp
-	62,  // 122: tasklife.v1.TaskEventBucket.actions:type_name -> tasklife.v1.TaskActionCount
-	85,  // 123: tasklife.v1.TaskActionCount.action:type_name -> tasklife.v1.TaskAction
-	77,  // 124: tasklife.v1.ConcurrencyLimit.update_time:type_name -> google.protobuf.Timestamp
-	63,  // 125: tasklife.v1.SetConcurrencyLimitResponse.limit:type_name -> tasklife.v1.ConcurrencyLimit
-	63,  // 126: tasklife.v1.ListConcurrencyLimitsResponse.limits:type_name -> tasklife.v1.ConcurrencyLimit
-	1,   // 127: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
-	3,   // 128: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
-	5,   // 129: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
-	7,   // 130: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
-	10,  // 131: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
-	11,  // 132: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
-	13,  // 133: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
-	21,  // 134: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
-	17,  // 135: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
-	19,  // 136: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
-	26,  // 137: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
-	28,  // 138: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
-	30,  // 139: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
-	32,  // 140: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
-	34,  // 141: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
-	36,  // 142: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
-	38,  // 143: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
-	40,  // 144: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
-	42,  // 145: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
-	44,  // 146: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
-	47,  // 147: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
-	53,  // 148: tasklife.v1.TaskService.StartBulkOperation:input_type -> tasklife.v1.StartBulkOperationRequest
-	55,  // 149: tasklife.v1.TaskService.GetBulkOperation:input_type -> tasklife.v1.GetBulkOperationRequest
-	56,  // 150: tasklife.v1.TaskService.ListBulkOperations:input_type -> tasklife.v1.ListBulkOperationsRequest
-	58,  // 151: tasklife.v1.TaskService.CancelBulkOperation:input_type -> tasklife.v1.CancelBulkOperationRequest
-	51,  // 152: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
-	59,  // 153: tasklife.v1.TaskService.CountTaskEvents:input_type -> tasklife.v1.CountTaskEventsRequest
-	64,  // 154: tasklife.v1.TaskService.SetConcurrencyLimit:input_type -> tasklife.v1.SetConcurrencyLimitRequest
-	66,  // 155: tasklife.v1.TaskService.ListConcurrencyLimits:input_type -> tasklife.v1.ListConcurrencyLimitsRequest
-	2,   // 156: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
-	4,   // 157: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
-	6,   // 158: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
-	8,   // 159: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
-	16,  // 160: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
-	12,  // 161: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
-	14,  // 162: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
-	22,  // 163: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
-	18,  // 164: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
-	20,  // 165: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
-	27,  // 166: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
-	29,  // 167: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
-	31,  // 168: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
-	33,  // 169: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
-	35,  // 170: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
-	37,  // 171: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
-	39,  // 172: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
-	41,  // 173: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
-	43,  // 174: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
-	45,  // 175: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
-	49,  // 176: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
-	54,  // 177: tasklife.v1.TaskService.StartBulkOperation:output_type -> tasklife.v1.BulkOperation
-	54,  // 178: tasklife.v1.TaskService.GetBulkOperation:output_type -> tasklife.v1.BulkOperation
-	57,  // 179: tasklife.v1.TaskService.ListBulkOperations:output_type -> tasklife.v1.ListBulkOperationsResponse
-	54,  // 180: tasklife.v1.TaskService.CancelBulkOperation:output_type -> tasklife.v1.BulkOperation
-	52,  // 181: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
-	60,  // 182: tasklife.v1.TaskService.CountTaskEvents:output_type -> tasklife.v1.CountTaskEventsResponse
-	65,  // 183: tasklife.v1.TaskService.SetConcurrencyLimit:output_type -> tasklife.v1.SetConcurrencyLimitResponse
-	67,  // 184: tasklife.v1.TaskService.ListConcurrencyLimits:output_type -> tasklife.v1.ListConcurrencyLimitsResponse
-	156, // [156:185] is the sub-list for method output_type
-	127, // [127:156] is the sub-list for method input_type
-	127, // [127:127] is the sub-list for extension type_name
-	127, // [127:127] is the sub-list for extension extendee
-	0,   // [0:127] is the sub-list for field type_name
+	84,  // 72: tasklife.v1.KillTaskRequest.grace_period:type_name -> google.protobuf.Duration
+	79,  // 73: tasklife.v1.KillTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 74: tasklife.v1.KillTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	79,  // 75: tasklife.v1.AbandonTaskResponse.task:type_name -> tasklife.v1.Task
+	80,  // 76: tasklife.v1.AbandonTaskResponse.event:type_name -> tasklife.v1.TaskEvent
+	1,   // 77: tasklife.v1.BatchCreateTasksRequest.requests:type_name -> tasklife.v1.CreateTaskRequest
+	46,  // 78: tasklife.v1.BatchCreateTasksResponse.results:type_name -> tasklife.v1.BatchCreateTasksResult
+	79,  // 79: tasklife.v1.BatchCreateTasksResult.task:type_name -> tasklife.v1.Task
+	80,  // 80: tasklife.v1.BatchCreateTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	88,  // 81: tasklife.v1.BatchCreateTasksResult.error:type_name -> google.rpc.Status
+	48,  // 82: tasklife.v1.BatchTransitionTasksRequest.items:type_name -> tasklife.v1.BatchTransitionTasksItem
+	26,  // 83: tasklife.v1.BatchTransitionTasksItem.enqueue:type_name -> tasklife.v1.EnqueueTaskRequest
+	28,  // 84: tasklife.v1.BatchTransitionTasksItem.start:type_name -> tasklife.v1.StartTaskRequest
+	30,  // 85: tasklife.v1.BatchTransitionTasksItem.complete:type_name -> tasklife.v1.CompleteTaskRequest
+	32,  // 86: tasklife.v1.BatchTransitionTasksItem.fail:type_name -> tasklife.v1.FailTaskRequest
+	34,  // 87: tasklife.v1.BatchTransitionTasksItem.retry:type_name -> tasklife.v1.RetryTaskRequest
+	36,  // 88: tasklife.v1.BatchTransitionTasksItem.pause:type_name -> tasklife.v1.PauseTaskRequest
+	38,  // 89: tasklife.v1.BatchTransitionTasksItem.resume:type_name -> tasklife.v1.ResumeTaskRequest
+	40,  // 90: tasklife.v1.BatchTransitionTasksItem.kill:type_name -> tasklife.v1.KillTaskRequest
+	42,  // 91: tasklife.v1.BatchTransitionTasksItem.abandon:type_name -> tasklife.v1.AbandonTaskRequest
+	50,  // 92: tasklife.v1.BatchTransitionTasksResponse.results:type_name -> tasklife.v1.BatchTransitionTasksResult
+	79,  // 93: tasklife.v1.BatchTransitionTasksResult.task:type_name -> tasklife.v1.Task
+	80,  // 94: tasklife.v1.BatchTransitionTasksResult.event:type_name -> tasklife.v1.TaskEvent
+	88,  // 95: tasklife.v1.BatchTransitionTasksResult.error:type_name -> google.rpc.Status
+	84,  // 96: tasklife.v1.ClaimTasksRequest.lease_duration:type_name -> google.protobuf.Duration
+	72,  // 97: tasklife.v1.ClaimTasksRequest.labels:type_name -> tasklife.v1.ClaimTasksRequest.LabelsEntry
+	84,  // 98: tasklife.v1.ClaimTasksRequest.wait:type_name -> google.protobuf.Duration
+	29,  // 99: tasklife.v1.ClaimTasksResponse.claims:type_name -> tasklife.v1.StartTaskResponse
+	82,  // 100: tasklife.v1.StartBulkOperationRequest.states:type_name -> tasklife.v1.TaskState
+	73,  // 101: tasklife.v1.StartBulkOperationRequest.labels:type_name -> tasklife.v1.StartBulkOperationRequest.LabelsEntry
+	77,  // 102: tasklife.v1.StartBulkOperationRequest.created_after:type_name -> google.protobuf.Timestamp
+	77,  // 103: tasklife.v1.StartBulkOperationRequest.created_before:type_name -> google.protobuf.Timestamp
+	77,  // 104: tasklife.v1.StartBulkOperationRequest.updated_after:type_name -> google.protobuf.Timestamp
+	77,  // 105: tasklife.v1.StartBulkOperationRequest.updated_before:type_name -> google.protobuf.Timestamp
+	85,  // 106: tasklife.v1.StartBulkOperationRequest.action:type_name -> tasklife.v1.TaskAction
+	0,   // 107: tasklife.v1.BulkOperation.state:type_name -> tasklife.v1.BulkOperationState
+	74,  // 108: tasklife.v1.BulkOperation.refused:type_name -> tasklife.v1.BulkOperation.RefusedEntry
+	77,  // 109: tasklife.v1.BulkOperation.create_time:type_name -> google.protobuf.Timestamp
+	77,  // 110: tasklife.v1.BulkOperation.end_time:type_name -> google.protobuf.Timestamp
+	85,  // 111: tasklife.v1.BulkOperation.action:type_name -> tasklife.v1.TaskAction
+	53,  // 112: tasklife.v1.BulkOperation.request:type_name -> tasklife.v1.StartBulkOperationRequest
+	54,  // 113: tasklife.v1.ListBulkOperationsResponse.operations:type_name -> tasklife.v1.BulkOperation
+	85,  // 114: tasklife.v1.CountTaskEventsRequest.actions:type_name -> tasklife.v1.TaskAction
+	77,  // 115: tasklife.v1.CountTaskEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	77,  // 116: tasklife.v1.CountTaskEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	84,  // 117: tasklife.v1.CountTaskEventsRequest.bucket_width:type_name -> google.protobuf.Duration
+	61,  // 118: tasklife.v1.CountTaskEventsResponse.buckets:type_name -> tasklife.v1.TaskEventBucket
+	77,  // 119: tasklife.v1.CountTaskEventsResponse.start_time:type_name -> google.protobuf.Timestamp
+	77,  // 120: tasklife.v1.CountTaskEventsResponse.end_time:type_name -> google.protobuf.Timestamp
+	77,  // 121: tasklife.v1.CountTaskEventsResponse.read_time:type_name -> google.protobuf.Timestamp
+	77,  // 122: tasklife.v1.TaskEventBucket.start_time:type_name -> google.protobuf.Timestamp
+	62,  // 123: tasklife.v1.TaskEventBucket.actions:type_name -> tasklife.v1.TaskActionCount
+	85,  // 124: tasklife.v1.TaskActionCount.action:type_name -> tasklife.v1.TaskAction
+	77,  // 125: tasklife.v1.ConcurrencyLimit.update_time:type_name -> google.protobuf.Timestamp
+	63,  // 126: tasklife.v1.SetConcurrencyLimitResponse.limit:type_name -> tasklife.v1.ConcurrencyLimit
+	63,  // 127: tasklife.v1.ListConcurrencyLimitsResponse.limits:type_name -> tasklife.v1.ConcurrencyLimit
+	1,   // 128: tasklife.v1.TaskService.CreateTask:input_type -> tasklife.v1.CreateTaskRequest
+	3,   // 129: tasklife.v1.TaskService.GetTask:input_type -> tasklife.v1.GetTaskRequest
+	5,   // 130: tasklife.v1.TaskService.ListTasks:input_type -> tasklife.v1.ListTasksRequest
+	7,   // 131: tasklife.v1.TaskService.CountTasks:input_type -> tasklife.v1.CountTasksRequest
+	10,  // 132: tasklife.v1.TaskService.ListTaskEvents:input_type -> tasklife.v1.ListTaskEventsRequest
+	11,  // 133: tasklife.v1.TaskService.ListTaskAttempts:input_type -> tasklife.v1.ListTaskAttemptsRequest
+	13,  // 134: tasklife.v1.TaskService.ListTaskFailures:input_type -> tasklife.v1.ListTaskFailuresRequest
+	21,  // 135: tasklife.v1.TaskService.GetStateMachine:input_type -> tasklife.v1.GetStateMachineRequest
+	17,  // 136: tasklife.v1.TaskService.WatchTaskEvents:input_type -> tasklife.v1.WatchTaskEventsRequest
+	19,  // 137: tasklife.v1.TaskService.Heartbeat:input_type -> tasklife.v1.HeartbeatRequest
+	26,  // 138: tasklife.v1.TaskService.EnqueueTask:input_type -> tasklife.v1.EnqueueTaskRequest
+	28,  // 139: tasklife.v1.TaskService.StartTask:input_type -> tasklife.v1.StartTaskRequest
+	30,  // 140: tasklife.v1.TaskService.CompleteTask:input_type -> tasklife.v1.CompleteTaskRequest
+	32,  // 141: tasklife.v1.TaskService.FailTask:input_type -> tasklife.v1.FailTaskRequest
+	34,  // 142: tasklife.v1.TaskService.RetryTask:input_type -> tasklife.v1.RetryTaskRequest
+	36,  // 143: tasklife.v1.TaskService.PauseTask:input_type -> tasklife.v1.PauseTaskRequest
+	38,  // 144: tasklife.v1.TaskService.ResumeTask:input_type -> tasklife.v1.ResumeTaskRequest
+	40,  // 145: tasklife.v1.TaskService.KillTask:input_type -> tasklife.v1.KillTaskRequest
+	42,  // 146: tasklife.v1.TaskService.AbandonTask:input_type -> tasklife.v1.AbandonTaskRequest
+	44,  // 147: tasklife.v1.TaskService.BatchCreateTasks:input_type -> tasklife.v1.BatchCreateTasksRequest
+	47,  // 148: tasklife.v1.TaskService.BatchTransitionTasks:input_type -> tasklife.v1.BatchTransitionTasksRequest
+	53,  // 149: tasklife.v1.TaskService.StartBulkOperation:input_type -> tasklife.v1.StartBulkOperationRequest
+	55,  // 150: tasklife.v1.TaskService.GetBulkOperation:input_type -> tasklife.v1.GetBulkOperationRequest
+	56,  // 151: tasklife.v1.TaskService.ListBulkOperations:input_type -> tasklife.v1.ListBulkOperationsRequest
+	58,  // 152: tasklife.v1.TaskService.CancelBulkOperation:input_type -> tasklife.v1.CancelBulkOperationRequest
+	51,  // 153: tasklife.v1.TaskService.ClaimTasks:input_type -> tasklife.v1.ClaimTasksRequest
+	59,  // 154: tasklife.v1.TaskService.CountTaskEvents:input_type -> tasklife.v1.CountTaskEventsRequest
+	64,  // 155: tasklife.v1.TaskService.SetConcurrencyLimit:input_type -> tasklife.v1.SetConcurrencyLimitRequest
+	66,  // 156: tasklife.v1.TaskService.ListConcurrencyLimits:input_type -> tasklife.v1.ListConcurrencyLimitsRequest
+	2,   // 157: tasklife.v1.TaskService.CreateTask:output_type -> tasklife.v1.CreateTaskResponse
+	4,   // 158: tasklife.v1.TaskService.GetTask:output_type -> tasklife.v1.GetTaskResponse
+	6,   // 159: tasklife.v1.TaskService.ListTasks:output_type -> tasklife.v1.ListTasksResponse
+	8,   // 160: tasklife.v1.TaskService.CountTasks:output_type -> tasklife.v1.CountTasksResponse
+	16,  // 161: tasklife.v1.TaskService.ListTaskEvents:output_type -> tasklife.v1.ListTaskEventsResponse
+	12,  // 162: tasklife.v1.TaskService.ListTaskAttempts:output_type -> tasklife.v1.ListTaskAttemptsResponse
+	14,  // 163: tasklife.v1.TaskService.ListTaskFailures:output_type -> tasklife.v1.ListTaskFailuresResponse
+	22,  // 164: tasklife.v1.TaskService.GetStateMachine:output_type -> tasklife.v1.GetStateMachineResponse
+	18,  // 165: tasklife.v1.TaskService.WatchTaskEvents:output_type -> tasklife.v1.WatchTaskEventsResponse
+	20,  // 166: tasklife.v1.TaskService.Heartbeat:output_type -> tasklife.v1.HeartbeatResponse
+	27,  // 167: tasklife.v1.TaskService.EnqueueTask:output_type -> tasklife.v1.EnqueueTaskResponse
+	29,  // 168: tasklife.v1.TaskService.StartTask:output_type -> tasklife.v1.StartTaskResponse
+	31,  // 169: tasklife.v1.TaskService.CompleteTask:output_type -> tasklife.v1.CompleteTaskResponse
+	33,  // 170: tasklife.v1.TaskService.FailTask:output_type -> tasklife.v1.FailTaskResponse
+	35,  // 171: tasklife.v1.TaskService.RetryTask:output_type -> tasklife.v1.RetryTaskResponse
+	37,  // 172: tasklife.v1.TaskService.PauseTask:output_type -> tasklife.v1.PauseTaskResponse
+	39,  // 173: tasklife.v1.TaskService.ResumeTask:output_type -> tasklife.v1.ResumeTaskResponse
+	41,  // 174: tasklife.v1.TaskService.KillTask:output_type -> tasklife.v1.KillTaskResponse
+	43,  // 175: tasklife.v1.TaskService.AbandonTask:output_type -> tasklife.v1.AbandonTaskResponse
+	45,  // 176: tasklife.v1.TaskService.BatchCreateTasks:output_type -> tasklife.v1.BatchCreateTasksResponse
+	49,  // 177: tasklife.v1.TaskService.BatchTransitionTasks:output_type -> tasklife.v1.BatchTransitionTasksResponse
+	54,  // 178: tasklife.v1.TaskService.StartBulkOperation:output_type -> tasklife.v1.BulkOperation
+	54,  // 179: tasklife.v1.TaskService.GetBulkOperation:output_type -> tasklife.v1.BulkOperation
+	57,  // 180: tasklife.v1.TaskService.ListBulkOperations:output_type -> tasklife.v1.ListBulkOperationsResponse
+	54,  // 181: tasklife.v1.TaskService.CancelBulkOperation:output_type -> tasklife.v1.BulkOperation
+	52,  // 182: tasklife.v1.TaskService.ClaimTasks:output_type -> tasklife.v1.ClaimTasksResponse
+	60,  // 183: tasklife.v1.TaskService.CountTaskEvents:output_type -> tasklife.v1.CountTaskEventsResponse
+	65,  // 184: tasklife.v1.TaskService.SetConcurrencyLimit:output_type -> tasklife.v1.SetConcurrencyLimitResponse
+	67,  // 185: tasklife.v1.TaskService.ListConcurrencyLimits:output_type -> tasklife.v1.ListConcurrencyLimitsResponse
+	157, // [157:186] is the sub-list for method output_type
+	128, // [128:157] is the sub-list for method input_type
+	128, // [128:128] is the sub-list for extension type_name
+	128, // [128:128] is the sub-list for extension extendee
+	0,   // [0:128] is the sub-list for field type_name
 }
 
 func init() { file_tasklife_v1_task_service_proto_init() }

@@ -199,6 +199,10 @@ type TaskServiceClient interface {
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
 	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
 	// ALREADY_EXISTS (REQUEST_ID_REUSED).
+	// With grace_period on a RUNNING task the task is not moved: the kill is asked
+	// (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+	// Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+	// The response then has the task and no event.
 	KillTask(ctx context.Context, in *KillTaskRequest, opts ...grpc.CallOption) (*KillTaskResponse, error)
 	// Moves a task from TASK_STATE_READY, TASK_STATE_PAUSED, TASK_STATE_SUCCEEDED, TASK_STATE_FAILED or
 	// TASK_STATE_KILLED to TASK_STATE_ABANDONED, as one atomic compare-and-swap that
@@ -739,6 +743,10 @@ type TaskServiceServer interface {
 	// also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
 	// FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
 	// ALREADY_EXISTS (REQUEST_ID_REUSED).
+	// With grace_period on a RUNNING task the task is not moved: the kill is asked
+	// (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+	// Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+	// The response then has the task and no event.
 	KillTask(context.Context, *KillTaskRequest) (*KillTaskResponse, error)
 	// Moves a task from TASK_STATE_READY, TASK_STATE_PAUSED, TASK_STATE_SUCCEEDED, TASK_STATE_FAILED or
 	// TASK_STATE_KILLED to TASK_STATE_ABANDONED, as one atomic compare-and-swap that

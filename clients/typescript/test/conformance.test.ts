@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import { TasklifeClient } from "../src/index.js";
 import { checkKnownKeys, loadScenario, newRunId, substitute, type Step } from "./conformance/scenario.js";
-import { runCall, runCas, runHistory, runWatch, runWorker, type Responses } from "./conformance/steps.js";
+import { runCall, runCas, runCooperativeKill, runHistory, runWatch, runWorker, type Responses } from "./conformance/steps.js";
 
 const address = process.env["TASKLIFE_ADDRESS"];
 const scenario = loadScenario();
@@ -35,6 +35,8 @@ test("conformance scenario", { skip: address ? false : "TASKLIFE_ADDRESS is not 
           return runWatch(client, step);
         case "worker":
           return runWorker(client, step);
+        case "cooperative_kill":
+          return runCooperativeKill(client, step);
         default:
           throw new Error(`unknown op in step ${JSON.stringify(raw)}`);
       }

@@ -10,6 +10,7 @@ import {
   ClaimTasksRequestSchema,
   ClaimTasksResponseSchema,
   HeartbeatRequestSchema,
+  KillOutcome,
   MAX_REASON_BYTES,
   TaskCancelledError,
   TaskState,
@@ -143,6 +144,30 @@ describe("worker", { skip: skipUnlessLive }, () => {
     assert.deepEqual(await actions(client, taskId!), ["create", "enqueue", "start", "kill"]);
     assert.equal(await stateOf(taskId!), TaskState.KILLED);
     assert.equal(worker.metrics().dropped, 1);
+  });
+
+  test("a kill with a grace period aborts the handler with KILL_REQUESTED and the worker confirms it with KillTask", async () => {
+    const namespace = uniqueNamespace("grace");
+    const [taskId] = await readyTasks(client, namespace, 1);
+    let reason: unknown;
+    const { worker, finish } = startWorker(async (_task, signal) => void (reason = await aborted(signal)), { namespace });
+    try {
+      await until(() => worker.metrics().running === 1, "the task is claimed");
+      await client.killTask({ taskId: taskId!, operator: "ts-test", reason: "drain", gracePeriod: { seconds: 60n } });
+      await until(() => worker.metrics().killed === 1, "the kill is confirmed", 5_000);
+    } finally {
+      await finish();
+    }
+    assert.ok(reason instanceof TaskCancelledError && reason.reason === "KILL_REQUESTED", String(reason));
+    const events = await history(client, taskId!);
+    const kill = events[events.length - 1]!;
+    assert.deepEqual(await actions(client, taskId!), ["create", "enqueue", "start", "kill"]);
+    assert.equal(kill.operator, worker.name);
+    assert.deepEqual(
+      [kill.gracefulKill?.requestedBy, kill.gracefulKill?.reason, kill.gracefulKill?.outcome],
+      ["ts-test", "drain", KillOutcome.CONFIRMED],
+    );
+    assert.equal(worker.metrics().dropped, 0);
   });
 
   test("heartbeats failing until the lease must have expired abort the handler and drop its result", async () => {

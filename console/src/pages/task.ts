@@ -77,6 +77,9 @@ export const taskPage: Page = (root, app, _params, path) => {
       ...field("lease expires", ...(lease ? [lease] : [])),
       ...field("last heartbeat", ...(t.lastHeartbeatTime ? [when(t.lastHeartbeatTime)] : [])),
       ...field("next attempt", ...(t.nextAttemptTime ? [when(t.nextAttemptTime)] : [])),
+      // A kill asked with a grace period: no event, so it shows when the page (re)loads the task.
+      ...field("kill requested", ...(t.killDeadline && t.killRequestedTime
+        ? [`${when(t.killRequestedTime)}; killed at ${when(t.killDeadline)} unless its worker confirms first`] : [])),
       ...field("last failure", ...(t.lastFailure ? [clipped(errorTypeName(t.lastFailure.errorType), "error-type")] : [])),
       ...field("priority", String(t.priority)),
       ...field("concurrency key", ...(t.concurrencyKey ? [clipped(t.concurrencyKey)] : [])),

@@ -151,6 +151,34 @@ class TaskSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingKill:
+    """A kill asked with a grace period (KillTaskRequest.grace_period), pending on a RUNNING
+    task: the task stays RUNNING until its worker confirms or the deadline passes."""
+
+    requested_at: datetime
+    deadline: datetime
+    operator: str
+    reason: str = ""
+
+
+# How a kill asked with a grace period ended (KillOutcome); values are stored.
+KILL_CONFIRMED = "confirmed"  # a KillTask came during the grace period (normally the worker's)
+KILL_GRACE_EXPIRED = "grace_expired"  # the grace period ran out: the service killed the task
+
+
+@dataclass(frozen=True, slots=True)
+class GracefulKill:
+    """On the KILL event that ended a pending kill: who asked, why, and how it ended."""
+
+    requested_by: str
+    reason: str
+    on_behalf_of: str | None
+    requested_at: datetime
+    deadline: datetime
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
 class Task:
     task_id: str
     state: State
@@ -170,6 +198,8 @@ class Task:
     last_failure: Failure | None = None
     # None: not read (the BASIC view); otherwise the task's input and result.
     payloads: Payloads | None = None
+    # Set only while a kill asked with a grace period is pending (the task is RUNNING).
+    pending_kill: PendingKill | None = None
 
     @property
     def namespace(self) -> str:
@@ -207,6 +237,8 @@ class Event:
     lease_expires_at: datetime | None = None
     last_heartbeat_at: datetime | None = None
     next_attempt_at: datetime | None = None
+    # On a KILL that ended a kill asked with a grace period.
+    graceful_kill: GracefulKill | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +279,12 @@ class TransitionCommand:
     exit_code: int | None = None
     # The namespaces the caller reaches; None means every one (the service's own policies).
     reach: list[str] | None = None
+    # KillTask: how it ends a pending kill, if one is pending (KILL_CONFIRMED from a caller,
+    # KILL_GRACE_EXPIRED from the timer).
+    kill_outcome: str | None = KILL_CONFIRMED
+    # KillTask with a grace period: ask the worker first (store.request_kill), unless the
+    # task is not RUNNING.
+    grace_ms: int | None = None
 
     def repeats(self, event: Event) -> bool:
         """Whether `event`, recorded under this command's request_id, came from the same request."""

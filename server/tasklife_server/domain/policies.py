@@ -34,6 +34,7 @@ class TimerAction(enum.Enum):
     AUTO_ENQUEUE = "auto_enqueue"  # CREATED with auto_enqueue: an upstream succeeded
     ABANDON = "abandon"  # terminal: its retention age is reached
     TIMEOUT = "timeout"  # READY, RUNNING or PAUSED: one of its time limits (TaskTimeouts) ran out
+    KILL = "kill"  # RUNNING with a kill pending: its grace period ran out before the worker confirmed
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ GIVE_UP_ACTIONS: Mapping[TimerAction, tuple[Action, str]] = {
     TimerAction.ABANDON: (Action.ABANDON, SYSTEM_RETENTION),
     # (Refused for a running task: that timer is then dropped.)
     TimerAction.TIMEOUT: (Action.ABANDON, SYSTEM_TIMEOUT),
+    TimerAction.KILL: (Action.KILL, SYSTEM_TIMEOUT),
 }
 
 

@@ -12,7 +12,10 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from tasklife.v1 import task_pb2, task_service_pb2
 
 from tasklife_server.domain import cursor
-from tasklife_server.domain.model import Attempt, ConcurrencyLimit, WaitReason, Event, Failure, Payload, RetryPolicy, Task, Timeouts
+from tasklife_server.domain.model import (
+    KILL_CONFIRMED, KILL_GRACE_EXPIRED, Attempt, ConcurrencyLimit, Event, Failure, GracefulKill, Payload,
+    RetryPolicy, Task, Timeouts, WaitReason,
+)
 from tasklife_server.domain.policies import PolicySettings
 from tasklife_server.domain.states import (
     ACTION_RULES,
@@ -120,6 +123,8 @@ def task_to_pb(task: Task, policies: PolicySettings) -> task_pb2.Task:
         not_before=_timestamp(spec.not_before) if spec.not_before else None,
         timeouts=_timeouts_to_pb(spec.timeouts),
         concurrency_key=spec.concurrency_key or "",
+        kill_requested_time=_timestamp(task.pending_kill.requested_at) if task.pending_kill else None,
+        kill_deadline=_timestamp(task.pending_kill.deadline) if task.pending_kill else None,
     )
 
 
@@ -178,6 +183,24 @@ def event_to_pb(event: Event) -> task_pb2.TaskEvent:
         attempt=event.attempt,
         failure=failure_to_pb(event.failure),
         exit_code=event.exit_code,
+        graceful_kill=_graceful_kill_to_pb(event.graceful_kill) if event.graceful_kill else None,
+    )
+
+
+KILL_OUTCOME_TO_PB: Mapping[str, int] = MappingProxyType({
+    KILL_CONFIRMED: task_pb2.KILL_OUTCOME_CONFIRMED,
+    KILL_GRACE_EXPIRED: task_pb2.KILL_OUTCOME_GRACE_EXPIRED,
+})
+
+
+def _graceful_kill_to_pb(kill: GracefulKill) -> task_pb2.GracefulKill:
+    return task_pb2.GracefulKill(
+        requested_by=kill.requested_by,
+        reason=kill.reason,
+        on_behalf_of=kill.on_behalf_of or "",
+        request_time=_timestamp(kill.requested_at),
+        deadline=_timestamp(kill.deadline),
+        outcome=KILL_OUTCOME_TO_PB[kill.outcome],
     )
 
 

@@ -227,7 +227,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         caller = self._gate.admit(context, "Heartbeat")
         task_id, worker, lease_ms = validation.heartbeat(request)
         task = await self._store.heartbeat(task_id, worker, lease_ms, caller.reach)
-        return task_service_pb2.HeartbeatResponse(task=self._task_pb(task))
+        return task_service_pb2.HeartbeatResponse(task=self._task_pb(task), kill_requested=task.pending_kill is not None)
 
     async def BatchCreateTasks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "BatchCreateTasks")
@@ -330,6 +330,13 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
     async def _transition(self, action: Action, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, action.rpc_name)
         command = validation.transition_command(action, request, metadata_operator(context), caller, self._max_payload)
+        if command.grace_ms is not None:
+            asked = await self._store.request_kill(command)
+            if asked is not None:  # RUNNING: the kill is asked, not made (see KillTaskRequest.grace_period)
+                task, event = asked
+                return task_service_pb2.KillTaskResponse(
+                    task=self._task_pb(task), event=event_to_pb(event) if event is not None else None
+                )
         change = await self._store.transition(command)
         response_type = getattr(task_service_pb2, f"{action.rpc_name}Response")
         return response_type(task=self._task_pb(change.task), event=event_to_pb(change.event))
@@ -389,9 +396,14 @@ def _batch_command(item: Any, operator: str | None, caller: Principal, max_paylo
         action = validation.batch_action(item)
         require_role(caller, action.rpc_name)
         request = getattr(item, item.WhichOneof("request"))
-        return validation.transition_command(action, request, operator, caller, max_payload)
+        command = validation.transition_command(action, request, operator, caller, max_payload)
     except TasklifeError as refusal:
         return refusal
+    if command.grace_ms is not None:
+        # A batch item is one move; asking for a kill moves nothing (KillTaskRequest.grace_period).
+        return InvalidRequest([FieldViolation("grace_period", "is not accepted in BatchTransitionTasks: "
+                                                              "send a KillTask with a grace period on its own")])
+    return command
 
 
 def _token_position(token: str, filters: str, parse: Callable[[list[Any]], Any]) -> Any:

@@ -237,6 +237,22 @@ def lease_ms(request: Message, problems: Violations) -> int | None:
     return value
 
 
+MAX_GRACE_MS = 3_600_000  # a kill's grace period: at most 1 hour
+
+
+def grace_ms(request: Message, problems: Violations) -> int | None:
+    """KillTask's grace_period in milliseconds; None when unset (kill at once) or invalid."""
+    if not request.HasField("grace_period"):
+        return None
+    if ill_formed(request.grace_period, "grace_period", problems):
+        return None
+    value = request.grace_period.ToMilliseconds()
+    if not 1 <= value <= MAX_GRACE_MS:
+        problems.add("grace_period", "must be at least 1 millisecond and at most 1 hour")
+        return None
+    return value
+
+
 def transition_command(
     action: Action, request: Message, metadata_operator: str | None, caller: Principal,
     max_payload_bytes: int,
@@ -257,6 +273,7 @@ def transition_command(
     if lease is not None and worker is None:
         problems.add("worker", "is required with lease_duration: a lease is held by a worker")
     result = payload(request, "result", max_payload_bytes, problems) if "result" in fields else None
+    grace = grace_ms(request, problems) if "grace_period" in fields else None
     exit_code = None
     if "exit_code" in fields and request.HasField("exit_code"):
         exit_code = request.exit_code
@@ -281,6 +298,7 @@ def transition_command(
         failure=recorded_failure,
         result=result,
         exit_code=exit_code,
+        grace_ms=grace,
     )
 
 

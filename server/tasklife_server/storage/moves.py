@@ -89,6 +89,7 @@ def move_of(command: TransitionCommand, timer: Timer | None) -> Move:
         "failure": failure_json(command.failure),
         # A FailTask's exit code is its failure's.
         "exit_code": command.failure.exit_code if command.failure is not None else command.exit_code,
+        "kill_outcome": command.kill_outcome if command.action is Action.KILL else None,
     }
     if command.result is not None:
         item["result_content_type"] = command.result.content_type

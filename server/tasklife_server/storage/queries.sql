@@ -136,11 +136,11 @@ WITH item AS (
         request_id text, operator text, reason text, on_behalf_of text, reach text[], gated bool,
         worker_check text, starting bool, release_worker bool, worker text, lease_ms bigint,
         timer_action text, timer_delay_ms bigint, timeouts text[], failure jsonb, exit_code int,
-        result_content_type text)
+        result_content_type text, kill_outcome text)
 ), cur AS (
     -- ANY(ARRAY(...)): an index scan of the primary key, whatever the planner guesses of the
     -- number of items (it guesses 100).
-    SELECT {task:tasks}, event_xid FROM tasks WHERE id = ANY(ARRAY(SELECT task_id FROM item)) ORDER BY id FOR UPDATE
+    SELECT {task:tasks}, event_xid, kill_on_behalf_of FROM tasks WHERE id = ANY(ARRAY(SELECT task_id FROM item)) ORDER BY id FOR UPDATE
 ), prior AS (
     SELECT i.n, e.* FROM item AS i
     CROSS JOIN LATERAL (SELECT * FROM task_events AS e WHERE e.task_id = i.task_id AND e.request_id = i.request_id) AS e
@@ -148,6 +148,11 @@ WITH item AS (
     -- Each item with its task as locked, and whether each guard holds.
     SELECT i.*, c.id, c.state, c.version, c.worker AS holder, c.attempt, c.not_before,
            c.ready_timeout_ms, c.run_timeout_ms, c.deadline, c.namespace, c.concurrency_key,
+           -- A kill asked with a grace period, pending: the KILL that ends it records it.
+           CASE WHEN i.action = 'kill' AND c.kill_requested_at IS NOT NULL THEN jsonb_build_object(
+               'requested_by', c.kill_operator, 'reason', c.kill_reason, 'on_behalf_of', c.kill_on_behalf_of,
+               'requested_at', c.kill_requested_at, 'deadline', c.kill_deadline,
+               'outcome', COALESCE(i.kill_outcome, 'confirmed')) END AS graceful_kill,
            c.state = ANY(i.from_states) AS state_ok,
            (i.expected_version IS NULL OR c.version = i.expected_version) AS version_ok,
            (u.unmet IS NULL OR cardinality(u.unmet) = 0) AS gate_open, u.unmet,
@@ -219,7 +224,10 @@ WITH item AS (
         failures = t.failures + (k.to_state = 'failed')::int,
         last_failure = CASE WHEN k.to_state = 'failed' THEN k.recorded_failure ELSE t.last_failure END,
         result_data = CASE WHEN k.result_content_type IS NOT NULL THEN (%(results)b::bytea[])[k.n + 1] ELSE t.result_data END,
-        result_content_type = COALESCE(k.result_content_type, t.result_content_type)
+        result_content_type = COALESCE(k.result_content_type, t.result_content_type),
+        -- Only a RUNNING task has a pending kill, and every move of one leaves RUNNING.
+        kill_requested_at = NULL, kill_deadline = NULL, kill_operator = NULL, kill_reason = NULL,
+        kill_on_behalf_of = NULL
     FROM slotted AS k
     CROSS JOIN LATERAL (
         SELECT LEAST(CASE WHEN 'ready_timeout' = ANY(k.timeouts) THEN k.now + k.ready_timeout_ms * interval '1ms' END,
@@ -233,7 +241,8 @@ WITH item AS (
               k.on_behalf_of AS e_on_behalf_of, COALESCE(k.worker, CASE WHEN k.release_worker THEN k.holder END) AS e_worker,
               CASE WHEN k.to_state = 'failed' THEN k.recorded_failure END AS e_failure, k.exit_code AS e_exit_code,
               CASE WHEN k.starting THEN t.input_data END AS input_data,
-              CASE WHEN k.starting THEN t.input_content_type END AS input_content_type, k.state_since
+              CASE WHEN k.starting THEN t.input_content_type END AS input_content_type, k.state_since,
+              k.graceful_kill AS e_graceful_kill
 ), made AS (
     -- Each move with its new event (the event's columns named e_*), which the INSERT
     -- records and the answer returns: neither joins moves to items or to events again. The
@@ -248,10 +257,10 @@ WITH item AS (
 ), recorded AS (
     INSERT INTO task_events (id, xid, task_id, version, action, from_state, to_state, operator, reason,
                              request_id, expected_version, created_at, namespace, on_behalf_of, worker, attempt,
-                             failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at)
+                             failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at, graceful_kill)
     SELECT e_id, e_xid, e_task_id, e_version, e_action, e_from_state, e_to_state, e_operator, e_reason,
            e_request_id, e_expected_version, e_created_at, e_namespace, e_on_behalf_of, e_worker, e_attempt,
-           e_failure, e_exit_code, e_lease_expires_at, e_last_heartbeat_at, e_next_attempt_at
+           e_failure, e_exit_code, e_lease_expires_at, e_last_heartbeat_at, e_next_attempt_at, e_graceful_kill
     FROM made
     ORDER BY n
 ), counted AS (
@@ -440,13 +449,56 @@ UPDATE tasks AS t
 SET last_heartbeat_at = r.now,
     lease_duration_ms = r.lease_ms,
     lease_expires_at = r.now + r.lease_ms * interval '1 millisecond',
-    -- The earliest of the new lease's end and the time limits: a time limit's timer is kept.
-    timer_at = LEAST(r.now + r.lease_ms * interval '1 millisecond', r.timeout_at),
-    timer_action = CASE WHEN r.timeout_at < COALESCE(r.now + r.lease_ms * interval '1 millisecond', 'infinity')
+    -- The earliest of the new lease's end, the time limits and a pending kill's deadline:
+    -- a time limit's or a kill's timer is kept.
+    timer_at = LEAST(r.now + r.lease_ms * interval '1 millisecond', r.timeout_at, t.kill_deadline),
+    timer_action = CASE WHEN t.kill_deadline <= COALESCE(LEAST(r.now + r.lease_ms * interval '1 millisecond', r.timeout_at),
+                                                         'infinity') THEN 'kill'
+                        WHEN r.timeout_at < COALESCE(r.now + r.lease_ms * interval '1 millisecond', 'infinity')
                         THEN 'timeout' WHEN r.lease_ms IS NOT NULL THEN 'expire_lease' END
 FROM renewed AS r
 WHERE t.id = r.id
 RETURNING {task:t};
+
+-- name: request_kill
+-- KillTask with a grace period on a RUNNING task: no move, no event, no version change. Sets
+-- the pending kill (the first asker and the earliest deadline win) and the task's timer to
+-- the earliest of its timer and the kill's deadline. One row: 'asked' with the task, or
+-- 'replayed' with the task as it is now and its KILL event if it has one (a call with this
+-- request_id asked already: kill_request_ids keeps them for the task's life), or no
+-- row when the task is not RUNNING, not at expected_version, outside the reach, or has an
+-- event with this request_id: then the ordinary KillTask answers (kill at once, or refuse).
+WITH cur AS (
+    SELECT t.id, t.state, t.version, t.kill_deadline, t.timer_at,
+           %(request_id)s::text = ANY(t.kill_request_ids) AS replay,
+           clock_timestamp() AS now
+    FROM tasks AS t
+    WHERE t.id = %(task_id)s AND (%(reach)s::text[] IS NULL OR t.namespace = ANY(%(reach)s::text[]))
+    FOR UPDATE
+), asked AS (
+    UPDATE tasks AS t
+    SET kill_requested_at = COALESCE(t.kill_requested_at, c.now),
+        kill_deadline = LEAST(t.kill_deadline, c.asked_deadline),
+        kill_operator = COALESCE(t.kill_operator, %(operator)s),
+        kill_reason = COALESCE(t.kill_reason, %(reason)s),
+        kill_on_behalf_of = CASE WHEN t.kill_requested_at IS NULL THEN %(on_behalf_of)s ELSE t.kill_on_behalf_of END,
+        kill_request_ids = CASE WHEN %(request_id)s::text IS NULL THEN t.kill_request_ids
+                                ELSE array_append(t.kill_request_ids, %(request_id)s::text) END,
+        timer_action = CASE WHEN t.timer_at IS NULL OR LEAST(t.kill_deadline, c.asked_deadline) <= t.timer_at
+                            THEN 'kill' ELSE t.timer_action END,
+        timer_at = LEAST(t.timer_at, t.kill_deadline, c.asked_deadline)
+    FROM (SELECT *, now + %(grace_ms)s::bigint * interval '1ms' AS asked_deadline FROM cur) AS c
+    WHERE t.id = c.id AND c.state = 'running' AND NOT COALESCE(c.replay, false)
+      AND (%(expected_version)s::bigint IS NULL OR c.version = %(expected_version)s::bigint)
+      AND (%(request_id)s::text IS NULL
+           OR NOT EXISTS (SELECT FROM task_events AS e WHERE e.task_id = c.id AND e.request_id = %(request_id)s))
+    RETURNING {task:t}
+)
+SELECT 'asked', {task:a}, {nulls:event} FROM asked AS a
+UNION ALL
+SELECT 'replayed', {task:t}, {event:e} FROM tasks AS t JOIN cur AS c ON c.id = t.id
+LEFT JOIN LATERAL (SELECT * FROM task_events AS k WHERE k.task_id = t.id AND k.action = 'kill' LIMIT 1) AS e ON true
+WHERE c.replay;
 
 -- name: claim_due_timer
 -- The oldest due timer, locked for this transaction; other processes skip it. One per

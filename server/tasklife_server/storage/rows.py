@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import base64
 from dataclasses import replace
+from datetime import datetime
 from typing import Any, Sequence
 
 from tasklife_server.domain.model import (
-    Attempt, Event, Failure, Payload, Payloads, RetryPolicy, Task, TaskSpec, Timeouts,
+    Attempt, Event, Failure, GracefulKill, Payload, Payloads, PendingKill, RetryPolicy, Task, TaskSpec, Timeouts,
 )
 from tasklife_server.domain.states import Action, State
 
@@ -25,11 +26,13 @@ TASK_COLUMNS = (
     "auto_enqueue", "attempt", "worker", "lease_expires_at", "last_heartbeat_at", "next_attempt_at", "namespace",
     "failures", "last_failure", "priority", "not_before", "ready_timeout_ms", "run_timeout_ms", "deadline",
     "concurrency_key",
+    "kill_requested_at", "kill_deadline", "kill_operator", "kill_reason",
 )
 EVENT_COLUMNS = (
     "id", "xid::text", "task_id", "version", "action", "from_state", "to_state",
     "operator", "reason", "request_id", "expected_version", "created_at", "namespace", "on_behalf_of",
     "worker", "attempt", "failure", "exit_code", "lease_expires_at", "last_heartbeat_at", "next_attempt_at",
+    "graceful_kill",
 )
 # Read only where a view or a claim asks for them (never by ListTasks' BASIC view, the
 # stream or the claim's order).
@@ -45,7 +48,7 @@ def task_from(row: Sequence[Any], at: int = 0, payloads_at: int | None = None) -
      multiplier, max_backoff_ms, jitter, non_retryable_types, created_at, updated_at, auto_enqueue,
      attempt, worker, lease_expires_at, last_heartbeat_at, next_attempt_at, namespace,
      failures, last_failure, priority, not_before, ready_timeout_ms, run_timeout_ms,
-     deadline, concurrency_key) = row[at : at + TASK_WIDTH]
+     deadline, concurrency_key, kill_requested_at, kill_deadline, kill_operator, kill_reason) = row[at : at + TASK_WIDTH]
     spec = TaskSpec(
         labels=labels,
         depends_on=tuple(depends_on),
@@ -64,6 +67,8 @@ def task_from(row: Sequence[Any], at: int = 0, payloads_at: int | None = None) -
         task_id, State(state), version, spec, created_at, updated_at,
         attempt, worker, lease_expires_at, last_heartbeat_at, next_attempt_at,
         failures, failure_from(last_failure), payloads_from(row, payloads_at) if payloads_at is not None else None,
+        PendingKill(kill_requested_at, kill_deadline, kill_operator, kill_reason or "")
+        if kill_requested_at is not None else None,
     )
 
 
@@ -79,7 +84,8 @@ def _payload(data: bytes | None, content_type: str | None) -> Payload | None:
 def event_from(row: Sequence[Any], at: int = 0) -> Event:
     (event_id, xid, task_id, version, action, from_state, to_state, operator, reason,
      request_id, expected_version, created_at, namespace, on_behalf_of, worker, attempt,
-     failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at) = row[at : at + EVENT_WIDTH]
+     failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at,
+     graceful_kill) = row[at : at + EVENT_WIDTH]
     return Event(
         event_id=event_id,
         xid=int(xid),
@@ -102,6 +108,21 @@ def event_from(row: Sequence[Any], at: int = 0) -> Event:
         lease_expires_at=lease_expires_at,
         last_heartbeat_at=last_heartbeat_at,
         next_attempt_at=next_attempt_at,
+        graceful_kill=graceful_kill_from(graceful_kill),
+    )
+
+
+def graceful_kill_from(stored: dict[str, Any] | None) -> GracefulKill | None:
+    """The stored form is the JSON object transition_group builds (queries.sql)."""
+    if stored is None:
+        return None
+    return GracefulKill(
+        requested_by=stored["requested_by"],
+        reason=stored.get("reason") or "",
+        on_behalf_of=stored.get("on_behalf_of"),
+        requested_at=datetime.fromisoformat(stored["requested_at"]),
+        deadline=datetime.fromisoformat(stored["deadline"]),
+        outcome=stored["outcome"],
     )
 
 
@@ -165,7 +186,7 @@ def task_at(row: Sequence[Any], payloads: bool) -> Task:
         now, state=event.to_state, version=event.version, updated_at=event.created_at, attempt=event.attempt,
         worker=event.worker if event.to_state is State.RUNNING else None,
         lease_expires_at=event.lease_expires_at, last_heartbeat_at=event.last_heartbeat_at,
-        next_attempt_at=event.next_attempt_at, last_failure=last_failure,
+        next_attempt_at=event.next_attempt_at, last_failure=last_failure, pending_kill=None,
         failures=row[TASK_WIDTH + PAYLOAD_WIDTH + EVENT_WIDTH + 1],
         payloads=replace(now.payloads, result=_result_by(now, event.version)) if now.payloads is not None else None,
     )

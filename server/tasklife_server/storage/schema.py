@@ -128,6 +128,14 @@ tasks = Table(
     Column("deadline", DateTime(timezone=True), nullable=True),
     # The concurrency key given at creation (NULL: none); its limit is in concurrency_limits.
     Column("concurrency_key", Text, nullable=True),
+    # A kill asked with a grace period, pending while the task runs (migration 0012): when,
+    # until when, who asked and why, and the asking calls' request ids (for their replays).
+    Column("kill_requested_at", DateTime(timezone=True), nullable=True),
+    Column("kill_deadline", DateTime(timezone=True), nullable=True),
+    Column("kill_operator", Text, nullable=True),
+    Column("kill_reason", Text, nullable=True),
+    Column("kill_on_behalf_of", Text, nullable=True),
+    Column("kill_request_ids", ARRAY(Text), nullable=True),
     CheckConstraint(_one_of("state", STATE_VALUES), name="state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint("version >= 1", name="version_positive"),
@@ -148,6 +156,8 @@ tasks = Table(
     CheckConstraint("failures >= 0", name="failures_nonnegative"),
     CheckConstraint("priority BETWEEN 0 AND 1000", name="priority_range"),
     CheckConstraint("ready_timeout_ms > 0 AND run_timeout_ms > 0", name="timeouts_positive"),
+    CheckConstraint("kill_requested_at IS NULL OR state = 'running'", name="kill_only_while_running"),
+    CheckConstraint("(kill_requested_at IS NULL) = (kill_deadline IS NULL)", name="kill_complete"),
     Index(None, "created_at", "id"),
     Index(None, "state", "created_at", "id"),
     Index(None, "namespace", "created_at", "id"),
@@ -217,6 +227,9 @@ task_events = Table(
     Column("lease_expires_at", DateTime(timezone=True), nullable=True),
     Column("last_heartbeat_at", DateTime(timezone=True), nullable=True),
     Column("next_attempt_at", DateTime(timezone=True), nullable=True),
+    # On the KILL event that ended a kill asked with a grace period: who asked, why, and how
+    # it ended (rows.py: graceful_kill_from).
+    Column("graceful_kill", JSONB, nullable=True),
     CheckConstraint(_one_of("to_state", STATE_VALUES), name="to_state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint(_one_of("from_state", STATE_VALUES), name="from_state_domain"),

@@ -615,6 +615,32 @@ class TaskStore:
         task = await self.get_task(task_id, reach)
         raise LeaseLost(task_id, worker, task.worker, task.state)
 
+    async def request_kill(self, command: TransitionCommand) -> tuple[Task, Event | None] | None:
+        """KillTask with a grace period on a RUNNING task: asks for the kill without moving
+        the task (queries.sql, request_kill). Returns the task and, for a replay of a kill that
+        has landed since, its KILL event; None when the task is not RUNNING (or not at the
+        expected version, or the request_id names an event): the ordinary KillTask answers."""
+        assert command.grace_ms is not None
+        params = {
+            "task_id": command.task_id, "grace_ms": command.grace_ms, "operator": command.operator,
+            "reason": command.reason, "on_behalf_of": command.on_behalf_of,
+            "request_id": command.request_id, "expected_version": command.expected_version,
+            "reach": command.reach,
+        }
+        try:
+            rows = await self._fetchall("request_kill", params)
+        finally:
+            self._transaction_ended(wrote_events=False)
+        if not rows:
+            return None
+        (row,) = rows
+        task = task_from(row, 1)
+        if row[0] == "asked":
+            self._timer_set(command.grace_ms)
+            return task, None
+        killed = row[1 + TASK_WIDTH] is not None
+        return task, event_from(row, 1 + TASK_WIDTH) if killed else None
+
     def transaction(self) -> Any:
         """A pooled connection in a transaction, for the timer runner: `async with store.transaction() as conn`."""
         return _PooledTransaction(self._pool)

@@ -649,12 +649,15 @@ class TasklifeClient:
         reason: str | None = None,
         operator: str | None = None,
         on_behalf_of: str | None = None,
+        grace_period: Duration | None = None,
         timeout: Timeout = _Default.TIMEOUT,
     ) -> pb.KillTaskResponse:
-        """RUNNING or FAILED -> KILLED."""
+        """RUNNING or FAILED -> KILLED. With `grace_period` (at most 1 hour) a RUNNING task is not
+        moved: its worker hears the kill in its heartbeat, cancels the handler and confirms, or
+        the service kills the task when the grace period runs out (the response has no event)."""
         request = _request(
             pb.KillTaskRequest, task_id=task_id, expected_version=expected_version, request_id=request_id,
-            reason=reason, operator=operator, on_behalf_of=on_behalf_of,
+            reason=reason, operator=operator, on_behalf_of=on_behalf_of, grace_period=grace_period,
         )
         return self._unary("KillTask", request, timeout)
 

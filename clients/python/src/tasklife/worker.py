@@ -18,6 +18,11 @@ The design is the same in the four clients (docs/how-to/workers.md):
 - Each handler is an asyncio task. Heartbeats run every `heartbeat_interval` (a third of the
   lease by default); LEASE_LOST or NOT_FOUND (the lease expired, an operator paused or killed
   the task) cancels the handler (it sees asyncio.CancelledError) and drops its result.
+- A kill with a grace period (KillTask grace_period): the heartbeat answers kill_requested, the
+  handler is cancelled (asyncio.CancelledError, which it may catch to clean up), its result is
+  dropped, and the worker confirms with KillTask (request_id `<worker>:<task_id>:<attempt>:kill`)
+  before the grace period runs out. So the kill reaches the handler within one heartbeat
+  interval (a third of the lease by default).
 - Outcomes are reported through BatchTransitionTasks, sent at once when no report is in flight,
   so outcomes that finish together share a call: CompleteTask with the handler's return value
   as the result (tasklife.payloads.to_payload: bytes, text, JSON or a TaskPayload), or FailTask
@@ -176,6 +181,7 @@ class WorkerStats:
     claimed: int = 0
     completed: int = 0
     failed: int = 0
+    killed: int = 0  # kills with a grace period confirmed after cancelling the handler
     dropped: int = 0
     heartbeat_failures: int = 0
     report_failures: int = 0
@@ -185,14 +191,14 @@ class WorkerStats:
 @dataclasses.dataclass
 class _Outcome:
     task: task_pb2.Task
-    action: str  # "CompleteTask" or "FailTask"
+    action: str  # "CompleteTask", "FailTask" or "KillTask" (confirming a kill asked with a grace period)
     reason: str
     result: task_pb2.TaskPayload | None = None
     failure: task_pb2.TaskFailure | None = None
 
     @property
     def request_id(self) -> str:
-        kind = "complete" if self.action == "CompleteTask" else "fail"
+        kind = {"CompleteTask": "complete", "FailTask": "fail", "KillTask": "kill"}[self.action]
         return f"{self.task.worker}:{self.task.task_id}:{self.task.attempt}:{kind}"
 
 
@@ -221,7 +227,7 @@ class Worker:
         starts (grpc.aio channels belong to the event loop they are opened in); connect()
         passes such a function and closes the channel when run() returns.
 
-        `on_event(kind, task)` is called for `claimed`, `completed`, `failed` and `dropped`.
+        `on_event(kind, task)` is called for `claimed`, `completed`, `failed`, `killed` and `dropped`.
         `metadata` is sent with every call (e.g. an `authorization: Bearer ...` pair).
         `operator` is recorded as the operator of every move: by default the worker's name;
         None sends none (on a server that authenticates callers, the principal is recorded
@@ -256,6 +262,7 @@ class Worker:
         self._jobs: dict[str, asyncio.Task[None]] = {}
         self._handlers: dict[str, asyncio.Task[Any]] = {}
         self._lost: dict[str, str] = {}  # task id -> why its handler was cancelled
+        self._kill_asked: set[str] = set()  # tasks whose heartbeat said kill_requested
         self._grace_over = False
         self._busy = 0  # handlers running plus outcomes not sent yet
         self._slot_freed = asyncio.Event()
@@ -401,7 +408,12 @@ class Worker:
 
     def _settle(self, task: task_pb2.Task, handler: asyncio.Task[Any]) -> None:
         lost = self._lost.pop(task.task_id, None)
-        if lost is not None:
+        if task.task_id in self._kill_asked:
+            # Whatever the handler did once cancelled, the kill was asked: confirm it.
+            self._kill_asked.discard(task.task_id)
+            log.info("worker %s: task %s: kill requested; handler cancelled, confirming", self.name, task.task_id)
+            self._report(_Outcome(task, "KillTask", f"worker {self.name}: handler cancelled on the kill request"))
+        elif lost is not None:
             self._stats.dropped += 1
             log.warning("worker %s: task %s: %s: handler cancelled, result dropped", self.name, task.task_id, lost)
             self._emit("dropped", task)
@@ -435,10 +447,14 @@ class Worker:
         while True:
             await asyncio.sleep(interval)
             try:
-                await self._stub.Heartbeat(request, timeout=max(interval, 1.0), metadata=self._metadata)
+                answer = await self._stub.Heartbeat(request, timeout=max(interval, 1.0), metadata=self._metadata)
                 self._reach.answered()
                 lease_ends = time.monotonic() + self._lease.total_seconds()
-                continue
+                if not answer.kill_requested:
+                    continue
+                self._kill_asked.add(task.task_id)
+                handler.cancel()
+                return
             except grpc.RpcError as error:
                 failure = TasklifeError.from_rpc_error(error)
                 if failure.code in TRANSIENT:
@@ -500,7 +516,7 @@ class Worker:
     def _settled_report(self, outcome: _Outcome, result: pb.BatchTransitionTasksResult) -> None:
         task_id = outcome.task.task_id
         if not result.HasField("error"):
-            kind = "completed" if outcome.action == "CompleteTask" else "failed"
+            kind = {"CompleteTask": "completed", "FailTask": "failed", "KillTask": "killed"}[outcome.action]
             setattr(self._stats, kind, getattr(self._stats, kind) + 1)
             self._emit(kind, result.task)
             return
@@ -587,6 +603,9 @@ def _item(outcome: _Outcome, operator: str | None) -> pb.BatchTransitionTasksIte
         return pb.BatchTransitionTasksItem(complete=pb.CompleteTaskRequest(
             task_id=task.task_id, worker=task.worker, request_id=outcome.request_id, operator=operator or "",
             result=outcome.result))
+    if outcome.action == "KillTask":
+        return pb.BatchTransitionTasksItem(kill=pb.KillTaskRequest(
+            task_id=task.task_id, request_id=outcome.request_id, reason=outcome.reason, operator=operator or ""))
     return pb.BatchTransitionTasksItem(fail=pb.FailTaskRequest(
         task_id=task.task_id, worker=task.worker, request_id=outcome.request_id, reason=outcome.reason,
         operator=operator or "", failure=outcome.failure))

@@ -9,6 +9,8 @@ export interface WorkerMetrics {
   completed: number;
   /** Tasks whose FailTask the server recorded (handler errors and tasks failed on stop). */
   failed: number;
+  /** Kills asked with a grace period that the worker confirmed (KillTask recorded) after aborting the handler. */
+  killed: number;
   /** Tasks whose result was dropped: lease lost, task killed, paused or gone. */
   dropped: number;
   /** Heartbeat calls that failed without losing the lease (UNAVAILABLE, deadlines, ...). */
@@ -37,6 +39,8 @@ export interface WorkerHooks {
   onCompleted?(task: Task): void;
   /** The server recorded FailTask with `reason`; `task` is as it returned it. */
   onFailed?(task: Task, reason: string): void;
+  /** The server recorded the KillTask confirming a kill asked with a grace period. */
+  onKilled?(task: Task): void;
   /** The result was not reported: the task was taken away (`why` says how). */
   onDropped?(task: Task, why: string): void;
   /** A heartbeat failed without losing the lease; it is tried again at the next beat. */
@@ -52,6 +56,7 @@ export function zeroCounters(): Record<CounterName, number> {
     claimed: 0,
     completed: 0,
     failed: 0,
+    killed: 0,
     dropped: 0,
     heartbeatFailures: 0,
     reportFailures: 0,

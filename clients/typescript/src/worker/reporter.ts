@@ -8,8 +8,8 @@ import type { TaskRun } from "./task-run.js";
 /** One outcome to send: the item carries the stable request_id, so a resend records nothing twice. */
 export interface PendingReport {
   run: TaskRun;
-  kind: "complete" | "fail";
-  /** The FailTask reason; empty for a completion. */
+  kind: "complete" | "fail" | "kill";
+  /** The FailTask or KillTask reason; empty for a completion. */
   reason: string;
   item: BatchTransitionTasksItem;
 }

@@ -8,7 +8,12 @@ export type CancelReason =
   /** The task no longer exists. */
   | "TASK_NOT_FOUND"
   /** The worker is stopping and the handler outlived the grace period; the task is failed. */
-  | "WORKER_STOPPING";
+  | "WORKER_STOPPING"
+  /**
+   * A kill with a grace period was asked (HeartbeatResponse.killRequested): once the handler
+   * settles, whatever it returned, the worker confirms the kill with KillTask.
+   */
+  | "KILL_REQUESTED";
 
 /** The `reason` of an aborted handler signal. The worker reports nothing more for a LEASE_LOST or TASK_NOT_FOUND task. */
 export class TaskCancelledError extends Error {
@@ -39,6 +44,8 @@ export class TaskRun {
   /** A heartbeat call is in flight: the next beat waits rather than overlap it. */
   beating = false;
   heartbeatTimer: NodeJS.Timeout | undefined;
+  /** A heartbeat said killRequested: the signal is aborted, and the outcome is a KillTask. */
+  killRequested = false;
 
   constructor(task: Task, leaseExpiresAt: number) {
     this.task = task;
@@ -58,8 +65,8 @@ export class TaskRun {
     return this.task.taskId;
   }
 
-  /** `<worker>:<task_id>:<attempt>:complete|fail`: the same on every retry of the report. */
-  requestId(worker: string, kind: "complete" | "fail"): string {
+  /** `<worker>:<task_id>:<attempt>:complete|fail|kill`: the same on every retry of the report. */
+  requestId(worker: string, kind: "complete" | "fail" | "kill"): string {
     return `${worker}:${this.task.taskId}:${this.task.attempt}:${kind}`;
   }
 

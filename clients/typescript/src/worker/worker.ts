@@ -33,15 +33,17 @@ import { TaskRun, type CancelReason } from "./task-run.js";
  * details; another Error typed by its `name`, with its message and stack.
  *
  * `signal` aborts when the worker loses the task (lease lost, killed or paused by an operator,
- * deleted: the outcome is then dropped) or when it outlives the grace period of a stop;
- * `signal.reason` is a TaskCancelledError saying which.
+ * deleted: the outcome is then dropped), when it outlives the grace period of a stop, or when a
+ * kill with a grace period is asked (KILL_REQUESTED: once the handler settles, the worker
+ * confirms the kill with KillTask); `signal.reason` is a TaskCancelledError saying which.
  */
 export type WorkerHandler = (task: Task, signal: AbortSignal) => unknown;
 
 /** What a handler's run came to, as the worker reports it. */
 type Outcome =
   | { kind: "complete"; result: TaskPayload | undefined }
-  | { kind: "fail"; reason: string; failure: TaskFailure | undefined };
+  | { kind: "fail"; reason: string; failure: TaskFailure | undefined }
+  | { kind: "kill"; reason: string };
 
 /** How long a stopping worker keeps trying to send the last outcomes, after the grace period. */
 const FINAL_FLUSH_MS = 10_000;
@@ -240,6 +242,11 @@ export class Worker {
     const outcome = await this.#outcomeOf(run);
     // Cancelled meanwhile: dropped with the lease, or already failed by the stop.
     if (run.phase !== "running") return;
+    if (run.killRequested) {
+      // Whatever the aborted handler came to, the kill was asked: confirm it.
+      this.#report(run, { kind: "kill", reason: `worker ${this.name}: handler cancelled on the kill request` });
+      return;
+    }
     if (outcome.kind === "fail") {
       this.#logger.warn(`task ${run.taskId} attempt ${run.task.attempt} failed: ${oneLine(outcome.reason)}`);
     }
@@ -271,8 +278,15 @@ export class Worker {
     const item =
       outcome.kind === "complete"
         ? transitionItem("completeTask", { ...request, result: outcome.result })
-        : transitionItem("failTask", { ...request, reason: outcome.reason, failure: outcome.failure });
-    this.#reporter.enqueue({ run, kind: outcome.kind, reason: outcome.kind === "fail" ? outcome.reason : "", item });
+        : outcome.kind === "kill"
+          ? transitionItem("killTask", {
+              taskId: run.taskId,
+              operator: this.operator,
+              requestId: request.requestId,
+              reason: outcome.reason,
+            })
+          : transitionItem("failTask", { ...request, reason: outcome.reason, failure: outcome.failure });
+    this.#reporter.enqueue({ run, kind: outcome.kind, reason: outcome.kind === "complete" ? "" : outcome.reason, item });
   }
 
   /**
@@ -291,15 +305,16 @@ export class Worker {
     if (error === undefined) {
       // The hooks get the task as the server left it (SUCCEEDED, FAILED or RETRYING).
       const task = ("result" in answer && answer.result.task) || run.task;
-      this.#count(kind === "complete" ? "completed" : "failed");
+      this.#count(kind === "complete" ? "completed" : kind === "kill" ? "killed" : "failed");
       if (kind === "complete") this.#hook("onCompleted", task);
+      else if (kind === "kill") this.#hook("onKilled", task);
       else this.#hook("onFailed", task, reason);
     } else if (kind === "complete" && error instanceof TasklifeError && error.code === Code.InvalidArgument) {
       // The task keeps its lease (and its slot) until the FailTask is answered.
       this.#failRefusedResult(run, error);
       return;
     } else if (error instanceof TasklifeError && TAKEN_AWAY_REASONS.has(error.reason)) {
-      this.#drop(run, `${kind === "complete" ? "CompleteTask" : "FailTask"} refused, ${describeLoss(error)}: result dropped`);
+      this.#drop(run, `${{ complete: "CompleteTask", fail: "FailTask", kill: "KillTask" }[kind]} refused, ${describeLoss(error)}: result dropped`);
     } else {
       this.#count("reportFailures");
       this.#hook("onReportFailure", run.task, error);
@@ -328,12 +343,18 @@ export class Worker {
     const sentAt = performance.now();
     const { leaseMs, heartbeatIntervalMs } = this.#options;
     try {
-      await this.#client.heartbeat(
+      const answer = await this.#client.heartbeat(
         { taskId: run.taskId, worker: this.name, leaseDuration: durationFromMs(leaseMs) },
         { timeoutMs: Math.max(heartbeatIntervalMs, MIN_HEARTBEAT_TIMEOUT_MS) },
       );
       run.leaseExpiresAt = sentAt + leaseMs;
       this.#reachability.answered();
+      // Heartbeats go on while the handler stops: the kill, not the lease, ends the task.
+      if (answer.killRequested && !run.killRequested && run.phase === "running") {
+        run.killRequested = true;
+        this.#logger.info(`task ${run.taskId}: kill requested: aborting the handler's signal`);
+        run.cancel("KILL_REQUESTED", `task ${run.taskId}: kill requested`);
+      }
     } catch (error) {
       if (!run.done) this.#heartbeatFailed(run, error);
     } finally {

@@ -60,7 +60,17 @@ export interface HandlerEntry {
   complete?: { result: JsonObject };
 }
 
-export type Step = CallStep | CasStep | HistoryStep | WatchStep | WorkerStep;
+export interface CooperativeKillStep extends StepBase {
+  op: "cooperative_kill";
+  worker: string;
+  labels: Record<string, string>;
+  lease_seconds: number;
+  task_id: string;
+  /** A KillTaskRequest (with a gracePeriod) in the protobuf JSON mapping. */
+  kill: JsonObject;
+}
+
+export type Step = CallStep | CasStep | HistoryStep | WatchStep | WorkerStep | CooperativeKillStep;
 
 /** The keys each op takes (README.md): a key this runner does not know fails its step. */
 const STEP_KEYS: Record<Step["op"], readonly string[]> = {
@@ -69,6 +79,7 @@ const STEP_KEYS: Record<Step["op"], readonly string[]> = {
   history: ["task_id", "expect_versions", "expect_to_states", "expect_workers", "expect_operators", "expect_attempts"],
   watch: ["request", "disconnect_after_events", "expect_versions"],
   worker: ["worker", "labels", "handle", "until"],
+  cooperative_kill: ["worker", "labels", "lease_seconds", "task_id", "kill"],
 };
 const HANDLER_ENTRY_KEYS: readonly string[] = ["expect_input", "fail", "complete"];
 const FAIL_KEYS: readonly string[] = ["errorType", "message", "exitCode", "nonRetryable"];
@@ -90,7 +101,7 @@ export function checkKnownKeys(step: Step): void {
 }
 
 export interface ExpectedError {
-  kind: "invalid_transition" | "version_mismatch" | "not_found";
+  kind: "invalid_transition" | "version_mismatch" | "not_found" | "tasklife_error";
   code: string;
   reason: string;
   current_state?: string;

@@ -4,6 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { equals, fromJson, toJson, type DescMethod, type JsonObject, type Message } from "@bufbuild/protobuf";
 import {
   InvalidTransitionError,
+  KillTaskRequestSchema,
+  TaskCancelledError,
   TaskError,
   TaskNotFoundError,
   TaskPayloadSchema,
@@ -24,7 +26,16 @@ import {
 } from "../../src/index.js";
 import { recordingLogger } from "../support/queue.js";
 import { assertContains } from "./match.js";
-import type { CallStep, CasStep, ExpectedError, HandlerEntry, HistoryStep, WatchStep, WorkerStep } from "./scenario.js";
+import type {
+  CallStep,
+  CasStep,
+  CooperativeKillStep,
+  ExpectedError,
+  HandlerEntry,
+  HistoryStep,
+  WatchStep,
+  WorkerStep,
+} from "./scenario.js";
 
 /** The scenario's watch deadline: the expected events must arrive within this time. */
 const WATCH_DEADLINE_MS = 10_000;
@@ -122,6 +133,43 @@ export async function runWorker(client: TasklifeClient, step: WorkerStep): Promi
   assert.deepEqual(Object.fromEntries(calls), expectedCalls, "handler calls per task");
 }
 
+/**
+ * Runs the Worker on the step's task with a handler that waits for its signal to abort; once it
+ * runs, KillTask with a grace period. The Worker must abort the signal (KILL_REQUESTED) and
+ * confirm, so that the task is KILLED within the deadline.
+ */
+export async function runCooperativeKill(client: TasklifeClient, step: CooperativeKillStep): Promise<void> {
+  let calls = 0;
+  let reason: unknown;
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const handler: WorkerHandler = async (_task, signal) => {
+    calls += 1;
+    started();
+    reason = await new Promise((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
+    throw reason;
+  };
+  const logger = recordingLogger();
+  const worker = new Worker(client, handler, {
+    name: step.worker,
+    labels: step.labels,
+    claimWaitMs: 1_000,
+    leaseMs: step.lease_seconds * 1_000,
+    logger,
+  });
+  const run = worker.run();
+  try {
+    await Promise.race([running, sleep(WORKER_DEADLINE_MS).then(() => assert.fail("the handler did not start"))]);
+    await client.killTask(fromJson(KillTaskRequestSchema, step.kill));
+    await untilStates(client, { [step.task_id]: "TASK_STATE_KILLED" }, WORKER_DEADLINE_MS);
+  } finally {
+    await worker.stop();
+    await run;
+  }
+  assert.ok(reason instanceof TaskCancelledError && reason.reason === "KILL_REQUESTED", String(reason));
+  assert.equal(calls, 1, "handler calls");
+}
+
 /** Why the `call`-th call for `task` breaks the step (no entry left, another input), if it does. */
 function handlerEntryProblem(task: Task, entry: HandlerEntry | undefined, call: number): string | undefined {
   if (entry === undefined) return `${task.taskId}: handler call ${call} has no entry left`;
@@ -207,6 +255,8 @@ function matchesExpectedError(error: unknown, expected: ExpectedError): true {
       break;
     case "not_found":
       assert.ok(error instanceof TaskNotFoundError, `expected a TaskNotFoundError, got ${error.name}`);
+      break;
+    case "tasklife_error": // the base TasklifeError, checked above
       break;
     default:
       assert.fail(`unknown error kind ${JSON.stringify((expected as ExpectedError).kind)}`);

@@ -308,8 +308,24 @@ def task_details(task: task_pb2.Task) -> str:
             ("lease_expire_time", optional_time(task, "lease_expire_time")),
             ("last_heartbeat_time", optional_time(task, "last_heartbeat_time")),
             ("next_attempt_time", optional_time(task, "next_attempt_time")),
+            *_pending_kill(task),
         ]
     )
+
+
+def _pending_kill(task: task_pb2.Task) -> list[tuple[str, Any]]:
+    """The kill asked with a grace period, shown only while one is pending."""
+    if not task.HasField("kill_deadline"):
+        return []
+    return [("kill_requested_time", optional_time(task, "kill_requested_time")),
+            ("kill_deadline", optional_time(task, "kill_deadline"))]
+
+
+def kill_asked(task: task_pb2.Task) -> str:
+    """The outcome of a kill with a grace period on a running task: asked, not made yet."""
+    return (f"{cell(task.task_id)}: kill requested, still running (version {task.version}); its worker is told at "
+            f"its next heartbeat, and the server kills the task at {local_time(task.kill_deadline)} unless the "
+            "worker confirms first")
 
 
 TASK_HEADERS = ("task id", "namespace", "state", "version", "attempt", "priority", "updated", "labels")

@@ -235,6 +235,16 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
             )
         if command in ("complete", "fail"):
             sub.add_argument("--worker", help="succeed only while this worker holds the task (else LEASE_LOST)")
+        if command == "kill":
+            from tasklife.cli.app import duration
+
+            sub.add_argument(
+                "--grace",
+                type=duration,
+                metavar="DURATION",
+                help="on a running task, ask its worker to stop and confirm within this long (30s, 5m...; at most "
+                "1h) instead of killing at once; the server kills the task itself when the grace period runs out",
+            )
         if command == "complete":
             sub.add_argument("--result", metavar="@FILE|TEXT", help=f"what the task produced: {PAYLOAD_HELP}")
             sub.add_argument("--content-type", metavar="MIME", help="the MIME type of --result")
@@ -510,6 +520,8 @@ def _transition(command: str) -> Callable[[argparse.Namespace, Session], int]:
             extra["exit_code"] = args.exit_code
         if command == "fail":
             extra["failure"] = failure_argument(args)
+        if getattr(args, "grace", None) is not None:
+            extra["grace_period"] = args.grace
         response = getattr(session.client, f"{command}_task")(
             args.task_id,
             expected_version=args.expected_version,
@@ -518,7 +530,12 @@ def _transition(command: str) -> Callable[[argparse.Namespace, Session], int]:
             on_behalf_of=args.on_behalf_of,
             **extra,
         )
-        session.print(render.json_document(response) if session.json else render.moved(response.task, response.event))
+        if session.json:
+            session.print(render.json_document(response))
+        elif not response.HasField("event"):  # a kill with a grace period: asked, not made
+            session.print(render.kill_asked(response.task))
+        else:
+            session.print(render.moved(response.task, response.event))
         return 0
 
     run.__name__ = f"run_{command}"

@@ -51,6 +51,12 @@ class TaskView(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TASK_VIEW_UNSPECIFIED: _ClassVar[TaskView]
     TASK_VIEW_BASIC: _ClassVar[TaskView]
     TASK_VIEW_FULL: _ClassVar[TaskView]
+
+class KillOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    KILL_OUTCOME_UNSPECIFIED: _ClassVar[KillOutcome]
+    KILL_OUTCOME_CONFIRMED: _ClassVar[KillOutcome]
+    KILL_OUTCOME_GRACE_EXPIRED: _ClassVar[KillOutcome]
 TASK_STATE_UNSPECIFIED: TaskState
 TASK_STATE_CREATED: TaskState
 TASK_STATE_READY: TaskState
@@ -80,6 +86,9 @@ TASK_ACTION_ABANDON: TaskAction
 TASK_VIEW_UNSPECIFIED: TaskView
 TASK_VIEW_BASIC: TaskView
 TASK_VIEW_FULL: TaskView
+KILL_OUTCOME_UNSPECIFIED: KillOutcome
+KILL_OUTCOME_CONFIRMED: KillOutcome
+KILL_OUTCOME_GRACE_EXPIRED: KillOutcome
 
 class RetryPolicy(_message.Message):
     __slots__ = ("max_attempts", "initial_backoff", "backoff_multiplier", "max_backoff", "jitter", "non_retryable_error_types")
@@ -142,7 +151,7 @@ class BlockingUpstream(_message.Message):
     def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., can_succeed: _Optional[bool] = ...) -> None: ...
 
 class Task(_message.Message):
-    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue", "namespace", "input", "result", "last_failure", "effective_retry_policy", "priority", "not_before", "timeouts", "concurrency_key", "wait_reason")
+    __slots__ = ("task_id", "state", "version", "labels", "depends_on", "rerun_of", "retry_policy", "create_time", "update_time", "attempt", "worker", "lease_expire_time", "last_heartbeat_time", "next_attempt_time", "auto_enqueue", "namespace", "input", "result", "last_failure", "effective_retry_policy", "priority", "not_before", "timeouts", "kill_requested_time", "kill_deadline", "concurrency_key", "wait_reason")
     class LabelsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -173,6 +182,8 @@ class Task(_message.Message):
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    KILL_REQUESTED_TIME_FIELD_NUMBER: _ClassVar[int]
+    KILL_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     WAIT_REASON_FIELD_NUMBER: _ClassVar[int]
     task_id: str
@@ -198,9 +209,11 @@ class Task(_message.Message):
     priority: int
     not_before: _timestamp_pb2.Timestamp
     timeouts: TaskTimeouts
+    kill_requested_time: _timestamp_pb2.Timestamp
+    kill_deadline: _timestamp_pb2.Timestamp
     concurrency_key: str
     wait_reason: TaskWaitReason
-    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., input: _Optional[_Union[TaskPayload, _Mapping]] = ..., result: _Optional[_Union[TaskPayload, _Mapping]] = ..., last_failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., effective_retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[TaskTimeouts, _Mapping]] = ..., concurrency_key: _Optional[str] = ..., wait_reason: _Optional[_Union[TaskWaitReason, _Mapping]] = ...) -> None: ...
+    def __init__(self, task_id: _Optional[str] = ..., state: _Optional[_Union[TaskState, str]] = ..., version: _Optional[int] = ..., labels: _Optional[_Mapping[str, str]] = ..., depends_on: _Optional[_Iterable[str]] = ..., rerun_of: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempt: _Optional[int] = ..., worker: _Optional[str] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_heartbeat_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., auto_enqueue: _Optional[bool] = ..., namespace: _Optional[str] = ..., input: _Optional[_Union[TaskPayload, _Mapping]] = ..., result: _Optional[_Union[TaskPayload, _Mapping]] = ..., last_failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., effective_retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., priority: _Optional[int] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timeouts: _Optional[_Union[TaskTimeouts, _Mapping]] = ..., kill_requested_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kill_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., concurrency_key: _Optional[str] = ..., wait_reason: _Optional[_Union[TaskWaitReason, _Mapping]] = ...) -> None: ...
 
 class TaskTimeouts(_message.Message):
     __slots__ = ("ready_timeout", "run_timeout", "deadline")
@@ -213,7 +226,7 @@ class TaskTimeouts(_message.Message):
     def __init__(self, ready_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., run_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class TaskEvent(_message.Message):
-    __slots__ = ("task_id", "version", "cursor", "from_state", "to_state", "action", "operator", "reason", "request_id", "create_time", "namespace", "on_behalf_of", "worker", "attempt", "failure", "exit_code")
+    __slots__ = ("task_id", "version", "cursor", "from_state", "to_state", "action", "operator", "reason", "request_id", "create_time", "namespace", "on_behalf_of", "worker", "attempt", "failure", "exit_code", "graceful_kill")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
@@ -230,6 +243,7 @@ class TaskEvent(_message.Message):
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     FAILURE_FIELD_NUMBER: _ClassVar[int]
     EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
+    GRACEFUL_KILL_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     version: int
     cursor: str
@@ -246,7 +260,24 @@ class TaskEvent(_message.Message):
     attempt: int
     failure: TaskFailure
     exit_code: int
-    def __init__(self, task_id: _Optional[str] = ..., version: _Optional[int] = ..., cursor: _Optional[str] = ..., from_state: _Optional[_Union[TaskState, str]] = ..., to_state: _Optional[_Union[TaskState, str]] = ..., action: _Optional[_Union[TaskAction, str]] = ..., operator: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., worker: _Optional[str] = ..., attempt: _Optional[int] = ..., failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., exit_code: _Optional[int] = ...) -> None: ...
+    graceful_kill: GracefulKill
+    def __init__(self, task_id: _Optional[str] = ..., version: _Optional[int] = ..., cursor: _Optional[str] = ..., from_state: _Optional[_Union[TaskState, str]] = ..., to_state: _Optional[_Union[TaskState, str]] = ..., action: _Optional[_Union[TaskAction, str]] = ..., operator: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., namespace: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., worker: _Optional[str] = ..., attempt: _Optional[int] = ..., failure: _Optional[_Union[TaskFailure, _Mapping]] = ..., exit_code: _Optional[int] = ..., graceful_kill: _Optional[_Union[GracefulKill, _Mapping]] = ...) -> None: ...
+
+class GracefulKill(_message.Message):
+    __slots__ = ("requested_by", "reason", "on_behalf_of", "request_time", "deadline", "outcome")
+    REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_TIME_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    requested_by: str
+    reason: str
+    on_behalf_of: str
+    request_time: _timestamp_pb2.Timestamp
+    deadline: _timestamp_pb2.Timestamp
+    outcome: KillOutcome
+    def __init__(self, requested_by: _Optional[str] = ..., reason: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., request_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., outcome: _Optional[_Union[KillOutcome, str]] = ...) -> None: ...
 
 class TaskAttempt(_message.Message):
     __slots__ = ("attempt", "worker", "start_time", "end_time", "end_action", "end_state", "end_operator", "failure", "exit_code", "has_result")

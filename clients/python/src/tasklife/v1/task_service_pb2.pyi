@@ -303,10 +303,12 @@ class HeartbeatRequest(_message.Message):
     def __init__(self, task_id: _Optional[str] = ..., worker: _Optional[str] = ..., lease_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class HeartbeatResponse(_message.Message):
-    __slots__ = ("task",)
+    __slots__ = ("task", "kill_requested")
     TASK_FIELD_NUMBER: _ClassVar[int]
+    KILL_REQUESTED_FIELD_NUMBER: _ClassVar[int]
     task: _task_pb2.Task
-    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ...) -> None: ...
+    kill_requested: bool
+    def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., kill_requested: _Optional[bool] = ...) -> None: ...
 
 class GetStateMachineRequest(_message.Message):
     __slots__ = ()
@@ -541,20 +543,22 @@ class ResumeTaskResponse(_message.Message):
     def __init__(self, task: _Optional[_Union[_task_pb2.Task, _Mapping]] = ..., event: _Optional[_Union[_task_pb2.TaskEvent, _Mapping]] = ...) -> None: ...
 
 class KillTaskRequest(_message.Message):
-    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "on_behalf_of")
+    __slots__ = ("task_id", "expected_version", "request_id", "reason", "operator", "on_behalf_of", "grace_period")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     OPERATOR_FIELD_NUMBER: _ClassVar[int]
     ON_BEHALF_OF_FIELD_NUMBER: _ClassVar[int]
+    GRACE_PERIOD_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     expected_version: int
     request_id: str
     reason: str
     operator: str
     on_behalf_of: str
-    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ...) -> None: ...
+    grace_period: _duration_pb2.Duration
+    def __init__(self, task_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ..., operator: _Optional[str] = ..., on_behalf_of: _Optional[str] = ..., grace_period: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class KillTaskResponse(_message.Message):
     __slots__ = ("task", "event")

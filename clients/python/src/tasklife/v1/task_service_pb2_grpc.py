@@ -467,6 +467,10 @@ class TaskServiceServicer:
         also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
         FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
         ALREADY_EXISTS (REQUEST_ID_REUSED).
+        With grace_period on a RUNNING task the task is not moved: the kill is asked
+        (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+        Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+        The response then has the task and no event.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tasklife/v1/task.proto.
  */
 export const file_tasklife_v1_task: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSKIAQoOVGFza1dhaXRSZWFzb24SMAoJdXBzdHJlYW1zGAEgAygLMh0udGFza2xpZmUudjEuQmxvY2tpbmdVcHN0cmVhbRIuCgpub3RfYmVmb3JlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYAyABKAgiXwoQQmxvY2tpbmdVcHN0cmVhbRIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEhMKC2Nhbl9zdWNjZWVkGAMgASgIIs0HCgRUYXNrEg8KB3Rhc2tfaWQYASABKAkSJQoFc3RhdGUYAiABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSDwoHdmVyc2lvbhgDIAEoAxItCgZsYWJlbHMYBCADKAsyHS50YXNrbGlmZS52MS5UYXNrLkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YBSADKAkSEAoIcmVydW5fb2YYBiABKAkSLgoMcmV0cnlfcG9saWN5GAcgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhdHRlbXB0GAogASgFEg4KBndvcmtlchgLIAEoCRI1ChFsZWFzZV9leHBpcmVfdGltZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNwoTbGFzdF9oZWFydGJlYXRfdGltZRgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRbmV4dF9hdHRlbXB0X3RpbWUYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGF1dG9fZW5xdWV1ZRgPIAEoCBIRCgluYW1lc3BhY2UYECABKAkSJwoFaW5wdXQYESABKAsyGC50YXNrbGlmZS52MS5UYXNrUGF5bG9hZBIoCgZyZXN1bHQYEiABKAsyGC50YXNrbGlmZS52MS5UYXNrUGF5bG9hZBIuCgxsYXN0X2ZhaWx1cmUYEyABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRI4ChZlZmZlY3RpdmVfcmV0cnlfcG9saWN5GBQgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSEAoIcHJpb3JpdHkYFSABKAUSLgoKbm90X2JlZm9yZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoIdGltZW91dHMYFyABKAsyGS50YXNrbGlmZS52MS5UYXNrVGltZW91dHMSFwoPY29uY3VycmVuY3lfa2V5GBogASgJEjAKC3dhaXRfcmVhc29uGBsgASgLMhsudGFza2xpZmUudjEuVGFza1dhaXRSZWFzb24aLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKeAQoMVGFza1RpbWVvdXRzEjAKDXJlYWR5X3RpbWVvdXQYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLgoLcnVuX3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIr4DCglUYXNrRXZlbnQSDwoHdGFza19pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgDEg4KBmN1cnNvchgDIAEoCRIqCgpmcm9tX3N0YXRlGAQgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEigKCHRvX3N0YXRlGAUgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEicKBmFjdGlvbhgGIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SEAoIb3BlcmF0b3IYByABKAkSDgoGcmVhc29uGAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkSLwoLY3JlYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCW5hbWVzcGFjZRgLIAEoCRIUCgxvbl9iZWhhbGZfb2YYDCABKAkSDgoGd29ya2VyGA0gASgJEg8KB2F0dGVtcHQYDiABKAUSKQoHZmFpbHVyZRgPIAEoCzIYLnRhc2tsaWZlLnYxLlRhc2tGYWlsdXJlEhYKCWV4aXRfY29kZRgQIAEoBUgAiAEBQgwKCl9leGl0X2NvZGUi3wIKC1Rhc2tBdHRlbXB0Eg8KB2F0dGVtcHQYASABKAUSDgoGd29ya2VyGAIgASgJEi4KCnN0YXJ0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgplbmRfYWN0aW9uGAUgASgOMhcudGFza2xpZmUudjEuVGFza0FjdGlvbhIpCgllbmRfc3RhdGUYBiABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSFAoMZW5kX29wZXJhdG9yGAcgASgJEikKB2ZhaWx1cmUYCCABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRIWCglleGl0X2NvZGUYCSABKAVIAIgBARISCgpoYXNfcmVzdWx0GAogASgIQgwKCl9leGl0X2NvZGUq/wEKCVRhc2tTdGF0ZRIaChZUQVNLX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSVEFTS19TVEFURV9DUkVBVEVEEAESFAoQVEFTS19TVEFURV9SRUFEWRACEhYKElRBU0tfU1RBVEVfUlVOTklORxADEhgKFFRBU0tfU1RBVEVfU1VDQ0VFREVEEAQSFQoRVEFTS19TVEFURV9GQUlMRUQQBRIXChNUQVNLX1NUQVRFX1JFVFJZSU5HEAYSFQoRVEFTS19TVEFURV9QQVVTRUQQBxIVChFUQVNLX1NUQVRFX0tJTExFRBAIEhgKFFRBU0tfU1RBVEVfQUJBTkRPTkVEEAkqjAEKCVN0YXRlS2luZBIaChZTVEFURV9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSU1RBVEVfS0lORF9JTklUSUFMEAESFQoRU1RBVEVfS0lORF9TVEFCTEUQAhIbChdTVEFURV9LSU5EX1RSQU5TSVRJT05BTBADEhcKE1NUQVRFX0tJTkRfVEVSTUlOQUwQBCqWAgoKVGFza0FjdGlvbhIbChdUQVNLX0FDVElPTl9VTlNQRUNJRklFRBAAEhYKElRBU0tfQUNUSU9OX0NSRUFURRABEhcKE1RBU0tfQUNUSU9OX0VOUVVFVUUQAhIVChFUQVNLX0FDVElPTl9TVEFSVBADEhgKFFRBU0tfQUNUSU9OX0NPTVBMRVRFEAQSFAoQVEFTS19BQ1RJT05fRkFJTBAFEhUKEVRBU0tfQUNUSU9OX1JFVFJZEAYSFQoRVEFTS19BQ1RJT05fUEFVU0UQBxIWChJUQVNLX0FDVElPTl9SRVNVTUUQCBIUChBUQVNLX0FDVElPTl9LSUxMEAkSFwoTVEFTS19BQ1RJT05fQUJBTkRPThAKKk4KCFRhc2tWaWV3EhkKFVRBU0tfVklFV19VTlNQRUNJRklFRBAAEhMKD1RBU0tfVklFV19CQVNJQxABEhIKDlRBU0tfVklFV19GVUxMEAJiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChZ0YXNrbGlmZS92MS90YXNrLnByb3RvEgt0YXNrbGlmZS52MSLmAQoLUmV0cnlQb2xpY3kSFAoMbWF4X2F0dGVtcHRzGAEgASgFEjIKD2luaXRpYWxfYmFja29mZhgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJiYWNrb2ZmX211bHRpcGxpZXIYAyABKAESLgoLbWF4X2JhY2tvZmYYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEwoGaml0dGVyGAUgASgBSACIAQESIQoZbm9uX3JldHJ5YWJsZV9lcnJvcl90eXBlcxgGIAMoCUIJCgdfaml0dGVyIjEKC1Rhc2tQYXlsb2FkEgwKBGRhdGEYASABKAwSFAoMY29udGVudF90eXBlGAIgASgJIq8BCgtUYXNrRmFpbHVyZRISCgplcnJvcl90eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSEwoLc3RhY2tfdHJhY2UYAyABKAkSFgoJZXhpdF9jb2RlGAQgASgFSACIAQESFQoNbm9uX3JldHJ5YWJsZRgFIAEoCBIpCgdkZXRhaWxzGAYgASgLMhgudGFza2xpZmUudjEuVGFza1BheWxvYWRCDAoKX2V4aXRfY29kZSKIAQoOVGFza1dhaXRSZWFzb24SMAoJdXBzdHJlYW1zGAEgAygLMh0udGFza2xpZmUudjEuQmxvY2tpbmdVcHN0cmVhbRIuCgpub3RfYmVmb3JlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhdXRvX2VucXVldWUYAyABKAgiXwoQQmxvY2tpbmdVcHN0cmVhbRIPCgd0YXNrX2lkGAEgASgJEiUKBXN0YXRlGAIgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEhMKC2Nhbl9zdWNjZWVkGAMgASgIIrkICgRUYXNrEg8KB3Rhc2tfaWQYASABKAkSJQoFc3RhdGUYAiABKA4yFi50YXNrbGlmZS52MS5UYXNrU3RhdGUSDwoHdmVyc2lvbhgDIAEoAxItCgZsYWJlbHMYBCADKAsyHS50YXNrbGlmZS52MS5UYXNrLkxhYmVsc0VudHJ5EhIKCmRlcGVuZHNfb24YBSADKAkSEAoIcmVydW5fb2YYBiABKAkSLgoMcmV0cnlfcG9saWN5GAcgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhdHRlbXB0GAogASgFEg4KBndvcmtlchgLIAEoCRI1ChFsZWFzZV9leHBpcmVfdGltZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNwoTbGFzdF9oZWFydGJlYXRfdGltZRgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRbmV4dF9hdHRlbXB0X3RpbWUYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGF1dG9fZW5xdWV1ZRgPIAEoCBIRCgluYW1lc3BhY2UYECABKAkSJwoFaW5wdXQYESABKAsyGC50YXNrbGlmZS52MS5UYXNrUGF5bG9hZBIoCgZyZXN1bHQYEiABKAsyGC50YXNrbGlmZS52MS5UYXNrUGF5bG9hZBIuCgxsYXN0X2ZhaWx1cmUYEyABKAsyGC50YXNrbGlmZS52MS5UYXNrRmFpbHVyZRI4ChZlZmZlY3RpdmVfcmV0cnlfcG9saWN5GBQgASgLMhgudGFza2xpZmUudjEuUmV0cnlQb2xpY3kSEAoIcHJpb3JpdHkYFSABKAUSLgoKbm90X2JlZm9yZRgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoIdGltZW91dHMYFyABKAsyGS50YXNrbGlmZS52MS5UYXNrVGltZW91dHMSNwoTa2lsbF9yZXF1ZXN0ZWRfdGltZRgYIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNa2lsbF9kZWFkbGluZRgZIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY29uY3VycmVuY3lfa2V5GBogASgJEjAKC3dhaXRfcmVhc29uGBsgASgLMhsudGFza2xpZmUudjEuVGFza1dhaXRSZWFzb24aLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKeAQoMVGFza1RpbWVvdXRzEjAKDXJlYWR5X3RpbWVvdXQYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLgoLcnVuX3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIvADCglUYXNrRXZlbnQSDwoHdGFza19pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgDEg4KBmN1cnNvchgDIAEoCRIqCgpmcm9tX3N0YXRlGAQgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEigKCHRvX3N0YXRlGAUgASgOMhYudGFza2xpZmUudjEuVGFza1N0YXRlEicKBmFjdGlvbhgGIAEoDjIXLnRhc2tsaWZlLnYxLlRhc2tBY3Rpb24SEAoIb3BlcmF0b3IYByABKAkSDgoGcmVhc29uGAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkSLwoLY3JlYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCW5hbWVzcGFjZRgLIAEoCRIUCgxvbl9iZWhhbGZfb2YYDCABKAkSDgoGd29ya2VyGA0gASgJEg8KB2F0dGVtcHQYDiABKAUSKQoHZmFpbHVyZRgPIAEoCzIYLnRhc2tsaWZlLnYxLlRhc2tGYWlsdXJlEhYKCWV4aXRfY29kZRgQIAEoBUgAiAEBEjAKDWdyYWNlZnVsX2tpbGwYESABKAsyGS50YXNrbGlmZS52MS5HcmFjZWZ1bEtpbGxCDAoKX2V4aXRfY29kZSLVAQoMR3JhY2VmdWxLaWxsEhQKDHJlcXVlc3RlZF9ieRgBIAEoCRIOCgZyZWFzb24YAiABKAkSFAoMb25fYmVoYWxmX29mGAMgASgJEjAKDHJlcXVlc3RfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZGVhZGxpbmUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKB291dGNvbWUYBiABKA4yGC50YXNrbGlmZS52MS5LaWxsT3V0Y29tZSLfAgoLVGFza0F0dGVtcHQSDwoHYXR0ZW1wdBgBIAEoBRIOCgZ3b3JrZXIYAiABKAkSLgoKc3RhcnRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKCmVuZF9hY3Rpb24YBSABKA4yFy50YXNrbGlmZS52MS5UYXNrQWN0aW9uEikKCWVuZF9zdGF0ZRgGIAEoDjIWLnRhc2tsaWZlLnYxLlRhc2tTdGF0ZRIUCgxlbmRfb3BlcmF0b3IYByABKAkSKQoHZmFpbHVyZRgIIAEoCzIYLnRhc2tsaWZlLnYxLlRhc2tGYWlsdXJlEhYKCWV4aXRfY29kZRgJIAEoBUgAiAEBEhIKCmhhc19yZXN1bHQYCiABKAhCDAoKX2V4aXRfY29kZSr/AQoJVGFza1N0YXRlEhoKFlRBU0tfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJUQVNLX1NUQVRFX0NSRUFURUQQARIUChBUQVNLX1NUQVRFX1JFQURZEAISFgoSVEFTS19TVEFURV9SVU5OSU5HEAMSGAoUVEFTS19TVEFURV9TVUNDRUVERUQQBBIVChFUQVNLX1NUQVRFX0ZBSUxFRBAFEhcKE1RBU0tfU1RBVEVfUkVUUllJTkcQBhIVChFUQVNLX1NUQVRFX1BBVVNFRBAHEhUKEVRBU0tfU1RBVEVfS0lMTEVEEAgSGAoUVEFTS19TVEFURV9BQkFORE9ORUQQCSqMAQoJU3RhdGVLaW5kEhoKFlNUQVRFX0tJTkRfVU5TUEVDSUZJRUQQABIWChJTVEFURV9LSU5EX0lOSVRJQUwQARIVChFTVEFURV9LSU5EX1NUQUJMRRACEhsKF1NUQVRFX0tJTkRfVFJBTlNJVElPTkFMEAMSFwoTU1RBVEVfS0lORF9URVJNSU5BTBAEKpYCCgpUYXNrQWN0aW9uEhsKF1RBU0tfQUNUSU9OX1VOU1BFQ0lGSUVEEAASFgoSVEFTS19BQ1RJT05fQ1JFQVRFEAESFwoTVEFTS19BQ1RJT05fRU5RVUVVRRACEhUKEVRBU0tfQUNUSU9OX1NUQVJUEAMSGAoUVEFTS19BQ1RJT05fQ09NUExFVEUQBBIUChBUQVNLX0FDVElPTl9GQUlMEAUSFQoRVEFTS19BQ1RJT05fUkVUUlkQBhIVChFUQVNLX0FDVElPTl9QQVVTRRAHEhYKElRBU0tfQUNUSU9OX1JFU1VNRRAIEhQKEFRBU0tfQUNUSU9OX0tJTEwQCRIXChNUQVNLX0FDVElPTl9BQkFORE9OEAoqTgoIVGFza1ZpZXcSGQoVVEFTS19WSUVXX1VOU1BFQ0lGSUVEEAASEwoPVEFTS19WSUVXX0JBU0lDEAESEgoOVEFTS19WSUVXX0ZVTEwQAipnCgtLaWxsT3V0Y29tZRIcChhLSUxMX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZLSUxMX09VVENPTUVfQ09ORklSTUVEEAESHgoaS0lMTF9PVVRDT01FX0dSQUNFX0VYUElSRUQQAmIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * RetryPolicy is how the service re-schedules a failed task: while attempts remain it
@@ -440,6 +440,25 @@ export type Task = Message<"tasklife.v1.Task"> & {
   timeouts?: TaskTimeouts | undefined;
 
   /**
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   *
+   * @generated from field: google.protobuf.Timestamp kill_requested_time = 24;
+   */
+  killRequestedTime?: Timestamp | undefined;
+
+  /**
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   *
+   * @generated from field: google.protobuf.Timestamp kill_deadline = 25;
+   */
+  killDeadline?: Timestamp | undefined;
+
+  /**
    * The concurrency key given at creation (empty: none): at most the limit set on it in the
    * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
    *
@@ -633,6 +652,15 @@ export type TaskEvent = Message<"tasklife.v1.TaskEvent"> & {
    * @generated from field: optional int32 exit_code = 16;
    */
   exitCode?: number | undefined;
+
+  /**
+   * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+   * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+   * other move, and on a kill asked without a grace period.
+   *
+   * @generated from field: tasklife.v1.GracefulKill graceful_kill = 17;
+   */
+  gracefulKill?: GracefulKill | undefined;
 };
 
 /**
@@ -641,6 +669,63 @@ export type TaskEvent = Message<"tasklife.v1.TaskEvent"> & {
  */
 export const TaskEventSchema: GenMessage<TaskEvent> = /*@__PURE__*/
   messageDesc(file_tasklife_v1_task, 7);
+
+/**
+ * GracefulKill is the record of a kill asked with a grace period (KillTaskRequest.grace_period),
+ * kept on the KILL event that ended it.
+ *
+ * @generated from message tasklife.v1.GracefulKill
+ */
+export type GracefulKill = Message<"tasklife.v1.GracefulKill"> & {
+  /**
+   * Who asked for the kill: the operator of the KillTask that set the grace period.
+   *
+   * @generated from field: string requested_by = 1;
+   */
+  requestedBy: string;
+
+  /**
+   * Why, in the asker's words; may be empty.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * Who the asker said it acted for; empty when not given.
+   *
+   * @generated from field: string on_behalf_of = 3;
+   */
+  onBehalfOf: string;
+
+  /**
+   * When the kill was asked (Task.kill_requested_time then).
+   *
+   * @generated from field: google.protobuf.Timestamp request_time = 4;
+   */
+  requestTime?: Timestamp | undefined;
+
+  /**
+   * When the grace period was to run out (Task.kill_deadline then).
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 5;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * How the kill ended.
+   *
+   * @generated from field: tasklife.v1.KillOutcome outcome = 6;
+   */
+  outcome: KillOutcome;
+};
+
+/**
+ * Describes the message tasklife.v1.GracefulKill.
+ * Use `create(GracefulKillSchema)` to create a new message.
+ */
+export const GracefulKillSchema: GenMessage<GracefulKill> = /*@__PURE__*/
+  messageDesc(file_tasklife_v1_task, 8);
 
 /**
  * TaskAttempt is one attempt of a task: one start, and the move that ended it. Derived from
@@ -726,7 +811,7 @@ export type TaskAttempt = Message<"tasklife.v1.TaskAttempt"> & {
  * Use `create(TaskAttemptSchema)` to create a new message.
  */
 export const TaskAttemptSchema: GenMessage<TaskAttempt> = /*@__PURE__*/
-  messageDesc(file_tasklife_v1_task, 8);
+  messageDesc(file_tasklife_v1_task, 9);
 
 /**
  * TaskState is where a task instance stands. The allowed moves between states are
@@ -993,4 +1078,40 @@ export enum TaskView {
  */
 export const TaskViewSchema: GenEnum<TaskView> = /*@__PURE__*/
   enumDesc(file_tasklife_v1_task, 3);
+
+/**
+ * KillOutcome is how a kill with a grace period ended.
+ *
+ * @generated from enum tasklife.v1.KillOutcome
+ */
+export enum KillOutcome {
+  /**
+   * Not a kill that followed a grace period.
+   *
+   * @generated from enum value: KILL_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A KillTask arrived during the grace period (normally the worker's, once its handler
+   * stopped); the event's operator says who sent it.
+   *
+   * @generated from enum value: KILL_OUTCOME_CONFIRMED = 1;
+   */
+  CONFIRMED = 1,
+
+  /**
+   * The grace period ran out first: the service killed the task itself
+   * (operator `system:timeout`).
+   *
+   * @generated from enum value: KILL_OUTCOME_GRACE_EXPIRED = 2;
+   */
+  GRACE_EXPIRED = 2,
+}
+
+/**
+ * Describes the enum tasklife.v1.KillOutcome.
+ */
+export const KillOutcomeSchema: GenEnum<KillOutcome> = /*@__PURE__*/
+  enumDesc(file_tasklife_v1_task, 4);
 

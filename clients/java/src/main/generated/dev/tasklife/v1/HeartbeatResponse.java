@@ -91,6 +91,22 @@ private static final long serialVersionUID = 0L;
     return task_ == null ? dev.tasklife.v1.Task.getDefaultInstance() : task_;
   }
 
+  public static final int KILL_REQUESTED_FIELD_NUMBER = 2;
+  private boolean killRequested_ = false;
+  /**
+   * <pre>
+   * True when a kill with a grace period is pending (Task.kill_deadline): the worker should
+   * stop the handler now and confirm with KillTask before the deadline.
+   * </pre>
+   *
+   * <code>bool kill_requested = 2 [json_name = "killRequested"];</code>
+   * @return The killRequested.
+   */
+  @java.lang.Override
+  public boolean getKillRequested() {
+    return killRequested_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -108,6 +124,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(1, getTask());
     }
+    if (killRequested_ != false) {
+      output.writeBool(2, killRequested_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -115,6 +134,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(1, getTask());
+    }
+    if (killRequested_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(2, killRequested_);
     }
     return size;
   }
@@ -145,6 +168,8 @@ private static final long serialVersionUID = 0L;
       if (!getTask()
           .equals(other.getTask())) return false;
     }
+    if (getKillRequested()
+        != other.getKillRequested()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -160,6 +185,9 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + TASK_FIELD_NUMBER;
       hash = (53 * hash) + getTask().hashCode();
     }
+    hash = (37 * hash) + KILL_REQUESTED_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getKillRequested());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -306,6 +334,7 @@ private static final long serialVersionUID = 0L;
         taskBuilder_.dispose();
         taskBuilder_ = null;
       }
+      killRequested_ = false;
       return this;
     }
 
@@ -346,6 +375,9 @@ private static final long serialVersionUID = 0L;
             : taskBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.killRequested_ = killRequested_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -363,6 +395,9 @@ private static final long serialVersionUID = 0L;
       if (other == dev.tasklife.v1.HeartbeatResponse.getDefaultInstance()) return this;
       if (other.hasTask()) {
         mergeTask(other.getTask());
+      }
+      if (other.getKillRequested() != false) {
+        setKillRequested(other.getKillRequested());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -395,6 +430,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 16: {
+              killRequested_ = input.readBool();
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 16
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -565,6 +605,53 @@ private static final long serialVersionUID = 0L;
         task_ = null;
       }
       return taskBuilder_;
+    }
+
+    private boolean killRequested_ ;
+    /**
+     * <pre>
+     * True when a kill with a grace period is pending (Task.kill_deadline): the worker should
+     * stop the handler now and confirm with KillTask before the deadline.
+     * </pre>
+     *
+     * <code>bool kill_requested = 2 [json_name = "killRequested"];</code>
+     * @return The killRequested.
+     */
+    @java.lang.Override
+    public boolean getKillRequested() {
+      return killRequested_;
+    }
+    /**
+     * <pre>
+     * True when a kill with a grace period is pending (Task.kill_deadline): the worker should
+     * stop the handler now and confirm with KillTask before the deadline.
+     * </pre>
+     *
+     * <code>bool kill_requested = 2 [json_name = "killRequested"];</code>
+     * @param value The killRequested to set.
+     * @return This builder for chaining.
+     */
+    public Builder setKillRequested(boolean value) {
+
+      killRequested_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True when a kill with a grace period is pending (Task.kill_deadline): the worker should
+     * stop the handler now and confirm with KillTask before the deadline.
+     * </pre>
+     *
+     * <code>bool kill_requested = 2 [json_name = "killRequested"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearKillRequested() {
+      bitField0_ = (bitField0_ & ~0x00000002);
+      killRequested_ = false;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.HeartbeatResponse)

@@ -36,4 +36,15 @@ public interface HeartbeatResponseOrBuilder extends
    * <code>.tasklife.v1.Task task = 1 [json_name = "task"];</code>
    */
   dev.tasklife.v1.TaskOrBuilder getTaskOrBuilder();
+
+  /**
+   * <pre>
+   * True when a kill with a grace period is pending (Task.kill_deadline): the worker should
+   * stop the handler now and confirm with KillTask before the deadline.
+   * </pre>
+   *
+   * <code>bool kill_requested = 2 [json_name = "killRequested"];</code>
+   * @return The killRequested.
+   */
+  boolean getKillRequested();
 }

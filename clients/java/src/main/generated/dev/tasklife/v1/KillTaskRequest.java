@@ -343,6 +343,77 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int GRACE_PERIOD_FIELD_NUMBER = 7;
+  private com.google.protobuf.Duration gracePeriod_;
+  /**
+   * <pre>
+   * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+   * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+   * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+   * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+   * and confirms with a KillTask without grace_period. At the deadline the service kills
+   * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+   * records who asked, why, and how it ended. A second KillTask with a grace period while
+   * one is pending keeps the first asker and the earlier deadline. expected_version is
+   * compared with the task's version as usual. A repeat with the same request_id writes
+   * nothing and returns the task as it is now (with the KILL event once the kill has
+   * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+   * once, as without it. Not accepted in BatchTransitionTasks.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+   * @return Whether the gracePeriod field is set.
+   */
+  @java.lang.Override
+  public boolean hasGracePeriod() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+   * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+   * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+   * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+   * and confirms with a KillTask without grace_period. At the deadline the service kills
+   * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+   * records who asked, why, and how it ended. A second KillTask with a grace period while
+   * one is pending keeps the first asker and the earlier deadline. expected_version is
+   * compared with the task's version as usual. A repeat with the same request_id writes
+   * nothing and returns the task as it is now (with the KILL event once the kill has
+   * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+   * once, as without it. Not accepted in BatchTransitionTasks.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+   * @return The gracePeriod.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Duration getGracePeriod() {
+    return gracePeriod_ == null ? com.google.protobuf.Duration.getDefaultInstance() : gracePeriod_;
+  }
+  /**
+   * <pre>
+   * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+   * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+   * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+   * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+   * and confirms with a KillTask without grace_period. At the deadline the service kills
+   * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+   * records who asked, why, and how it ended. A second KillTask with a grace period while
+   * one is pending keeps the first asker and the earlier deadline. expected_version is
+   * compared with the task's version as usual. A repeat with the same request_id writes
+   * nothing and returns the task as it is now (with the KILL event once the kill has
+   * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+   * once, as without it. Not accepted in BatchTransitionTasks.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.DurationOrBuilder getGracePeriodOrBuilder() {
+    return gracePeriod_ == null ? com.google.protobuf.Duration.getDefaultInstance() : gracePeriod_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -375,6 +446,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 6, onBehalfOf_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(7, getGracePeriod());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -397,6 +471,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(onBehalfOf_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(6, onBehalfOf_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(7, getGracePeriod());
     }
     return size;
   }
@@ -437,6 +515,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getOperator())) return false;
     if (!getOnBehalfOf()
         .equals(other.getOnBehalfOf())) return false;
+    if (hasGracePeriod() != other.hasGracePeriod()) return false;
+    if (hasGracePeriod()) {
+      if (!getGracePeriod()
+          .equals(other.getGracePeriod())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -463,6 +546,10 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getOperator().hashCode();
     hash = (37 * hash) + ON_BEHALF_OF_FIELD_NUMBER;
     hash = (53 * hash) + getOnBehalfOf().hashCode();
+    if (hasGracePeriod()) {
+      hash = (37 * hash) + GRACE_PERIOD_FIELD_NUMBER;
+      hash = (53 * hash) + getGracePeriod().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -587,13 +674,19 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.tasklife.v1.KillTaskRequest.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetGracePeriodFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -605,6 +698,11 @@ private static final long serialVersionUID = 0L;
       reason_ = "";
       operator_ = "";
       onBehalfOf_ = "";
+      gracePeriod_ = null;
+      if (gracePeriodBuilder_ != null) {
+        gracePeriodBuilder_.dispose();
+        gracePeriodBuilder_ = null;
+      }
       return this;
     }
 
@@ -658,6 +756,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000020) != 0)) {
         result.onBehalfOf_ = onBehalfOf_;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.gracePeriod_ = gracePeriodBuilder_ == null
+            ? gracePeriod_
+            : gracePeriodBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -700,6 +804,9 @@ private static final long serialVersionUID = 0L;
         onBehalfOf_ = other.onBehalfOf_;
         bitField0_ |= 0x00000020;
         onChanged();
+      }
+      if (other.hasGracePeriod()) {
+        mergeGracePeriod(other.getGracePeriod());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -755,6 +862,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000020;
               break;
             } // case 50
+            case 58: {
+              input.readMessage(
+                  internalGetGracePeriodFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1340,6 +1454,260 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000020;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Duration gracePeriod_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> gracePeriodBuilder_;
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     * @return Whether the gracePeriod field is set.
+     */
+    public boolean hasGracePeriod() {
+      return ((bitField0_ & 0x00000040) != 0);
+    }
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     * @return The gracePeriod.
+     */
+    public com.google.protobuf.Duration getGracePeriod() {
+      if (gracePeriodBuilder_ == null) {
+        return gracePeriod_ == null ? com.google.protobuf.Duration.getDefaultInstance() : gracePeriod_;
+      } else {
+        return gracePeriodBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     */
+    public Builder setGracePeriod(com.google.protobuf.Duration value) {
+      if (gracePeriodBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        gracePeriod_ = value;
+      } else {
+        gracePeriodBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     */
+    public Builder setGracePeriod(
+        com.google.protobuf.Duration.Builder builderForValue) {
+      if (gracePeriodBuilder_ == null) {
+        gracePeriod_ = builderForValue.build();
+      } else {
+        gracePeriodBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     */
+    public Builder mergeGracePeriod(com.google.protobuf.Duration value) {
+      if (gracePeriodBuilder_ == null) {
+        if (((bitField0_ & 0x00000040) != 0) &&
+          gracePeriod_ != null &&
+          gracePeriod_ != com.google.protobuf.Duration.getDefaultInstance()) {
+          getGracePeriodBuilder().mergeFrom(value);
+        } else {
+          gracePeriod_ = value;
+        }
+      } else {
+        gracePeriodBuilder_.mergeFrom(value);
+      }
+      if (gracePeriod_ != null) {
+        bitField0_ |= 0x00000040;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     */
+    public Builder clearGracePeriod() {
+      bitField0_ = (bitField0_ & ~0x00000040);
+      gracePeriod_ = null;
+      if (gracePeriodBuilder_ != null) {
+        gracePeriodBuilder_.dispose();
+        gracePeriodBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     */
+    public com.google.protobuf.Duration.Builder getGracePeriodBuilder() {
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return internalGetGracePeriodFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     */
+    public com.google.protobuf.DurationOrBuilder getGracePeriodOrBuilder() {
+      if (gracePeriodBuilder_ != null) {
+        return gracePeriodBuilder_.getMessageOrBuilder();
+      } else {
+        return gracePeriod_ == null ?
+            com.google.protobuf.Duration.getDefaultInstance() : gracePeriod_;
+      }
+    }
+    /**
+     * <pre>
+     * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+     * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+     * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+     * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+     * and confirms with a KillTask without grace_period. At the deadline the service kills
+     * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+     * records who asked, why, and how it ended. A second KillTask with a grace period while
+     * one is pending keeps the first asker and the earlier deadline. expected_version is
+     * compared with the task's version as usual. A repeat with the same request_id writes
+     * nothing and returns the task as it is now (with the KILL event once the kill has
+     * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+     * once, as without it. Not accepted in BatchTransitionTasks.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
+        internalGetGracePeriodFieldBuilder() {
+      if (gracePeriodBuilder_ == null) {
+        gracePeriodBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder>(
+                getGracePeriod(),
+                getParentForChildren(),
+                isClean());
+        gracePeriod_ = null;
+      }
+      return gracePeriodBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.KillTaskRequest)

@@ -150,4 +150,64 @@ public interface KillTaskRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getOnBehalfOfBytes();
+
+  /**
+   * <pre>
+   * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+   * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+   * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+   * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+   * and confirms with a KillTask without grace_period. At the deadline the service kills
+   * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+   * records who asked, why, and how it ended. A second KillTask with a grace period while
+   * one is pending keeps the first asker and the earlier deadline. expected_version is
+   * compared with the task's version as usual. A repeat with the same request_id writes
+   * nothing and returns the task as it is now (with the KILL event once the kill has
+   * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+   * once, as without it. Not accepted in BatchTransitionTasks.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+   * @return Whether the gracePeriod field is set.
+   */
+  boolean hasGracePeriod();
+  /**
+   * <pre>
+   * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+   * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+   * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+   * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+   * and confirms with a KillTask without grace_period. At the deadline the service kills
+   * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+   * records who asked, why, and how it ended. A second KillTask with a grace period while
+   * one is pending keeps the first asker and the earlier deadline. expected_version is
+   * compared with the task's version as usual. A repeat with the same request_id writes
+   * nothing and returns the task as it is now (with the KILL event once the kill has
+   * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+   * once, as without it. Not accepted in BatchTransitionTasks.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+   * @return The gracePeriod.
+   */
+  com.google.protobuf.Duration getGracePeriod();
+  /**
+   * <pre>
+   * Asks the worker to stop instead of killing at once: more than zero and at most 1 hour.
+   * On a RUNNING task the task stays RUNNING (no move, no event, no version change) with
+   * Task.kill_requested_time and Task.kill_deadline set (now + grace_period);
+   * HeartbeatResponse.kill_requested tells its worker, whose runtime cancels the handler
+   * and confirms with a KillTask without grace_period. At the deadline the service kills
+   * the task itself (operator `system:timeout`). Either way the KILL event's graceful_kill
+   * records who asked, why, and how it ended. A second KillTask with a grace period while
+   * one is pending keeps the first asker and the earlier deadline. expected_version is
+   * compared with the task's version as usual. A repeat with the same request_id writes
+   * nothing and returns the task as it is now (with the KILL event once the kill has
+   * landed). On a task in any other state grace_period is irrelevant: the kill happens at
+   * once, as without it. Not accepted in BatchTransitionTasks.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration grace_period = 7 [json_name = "gracePeriod"];</code>
+   */
+  com.google.protobuf.DurationOrBuilder getGracePeriodOrBuilder();
 }

@@ -1012,6 +1012,97 @@ java.lang.String defaultValue) {
     return timeouts_ == null ? dev.tasklife.v1.TaskTimeouts.getDefaultInstance() : timeouts_;
   }
 
+  public static final int KILL_REQUESTED_TIME_FIELD_NUMBER = 24;
+  private com.google.protobuf.Timestamp killRequestedTime_;
+  /**
+   * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   * @return Whether the killRequestedTime field is set.
+   */
+  @java.lang.Override
+  public boolean hasKillRequestedTime() {
+    return ((bitField0_ & 0x00001000) != 0);
+  }
+  /**
+   * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   * @return The killRequestedTime.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getKillRequestedTime() {
+    return killRequestedTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : killRequestedTime_;
+  }
+  /**
+   * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getKillRequestedTimeOrBuilder() {
+    return killRequestedTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : killRequestedTime_;
+  }
+
+  public static final int KILL_DEADLINE_FIELD_NUMBER = 25;
+  private com.google.protobuf.Timestamp killDeadline_;
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   * @return Whether the killDeadline field is set.
+   */
+  @java.lang.Override
+  public boolean hasKillDeadline() {
+    return ((bitField0_ & 0x00002000) != 0);
+  }
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   * @return The killDeadline.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getKillDeadline() {
+    return killDeadline_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : killDeadline_;
+  }
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getKillDeadlineOrBuilder() {
+    return killDeadline_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : killDeadline_;
+  }
+
   public static final int CONCURRENCY_KEY_FIELD_NUMBER = 26;
   @SuppressWarnings("serial")
   private volatile java.lang.Object concurrencyKey_ = "";
@@ -1075,7 +1166,7 @@ java.lang.String defaultValue) {
    */
   @java.lang.Override
   public boolean hasWaitReason() {
-    return ((bitField0_ & 0x00001000) != 0);
+    return ((bitField0_ & 0x00004000) != 0);
   }
   /**
    * <pre>
@@ -1191,10 +1282,16 @@ java.lang.String defaultValue) {
     if (((bitField0_ & 0x00000800) != 0)) {
       output.writeMessage(23, getTimeouts());
     }
+    if (((bitField0_ & 0x00001000) != 0)) {
+      output.writeMessage(24, getKillRequestedTime());
+    }
+    if (((bitField0_ & 0x00002000) != 0)) {
+      output.writeMessage(25, getKillDeadline());
+    }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 26, concurrencyKey_);
     }
-    if (((bitField0_ & 0x00001000) != 0)) {
+    if (((bitField0_ & 0x00004000) != 0)) {
       output.writeMessage(27, getWaitReason());
     }
     getUnknownFields().writeTo(output);
@@ -1299,10 +1396,18 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(23, getTimeouts());
     }
+    if (((bitField0_ & 0x00001000) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(24, getKillRequestedTime());
+    }
+    if (((bitField0_ & 0x00002000) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(25, getKillDeadline());
+    }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(concurrencyKey_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(26, concurrencyKey_);
     }
-    if (((bitField0_ & 0x00001000) != 0)) {
+    if (((bitField0_ & 0x00004000) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(27, getWaitReason());
     }
@@ -1411,6 +1516,16 @@ java.lang.String defaultValue) {
       if (!getTimeouts()
           .equals(other.getTimeouts())) return false;
     }
+    if (hasKillRequestedTime() != other.hasKillRequestedTime()) return false;
+    if (hasKillRequestedTime()) {
+      if (!getKillRequestedTime()
+          .equals(other.getKillRequestedTime())) return false;
+    }
+    if (hasKillDeadline() != other.hasKillDeadline()) return false;
+    if (hasKillDeadline()) {
+      if (!getKillDeadline()
+          .equals(other.getKillDeadline())) return false;
+    }
     if (!getConcurrencyKey()
         .equals(other.getConcurrencyKey())) return false;
     if (hasWaitReason() != other.hasWaitReason()) return false;
@@ -1504,6 +1619,14 @@ java.lang.String defaultValue) {
     if (hasTimeouts()) {
       hash = (37 * hash) + TIMEOUTS_FIELD_NUMBER;
       hash = (53 * hash) + getTimeouts().hashCode();
+    }
+    if (hasKillRequestedTime()) {
+      hash = (37 * hash) + KILL_REQUESTED_TIME_FIELD_NUMBER;
+      hash = (53 * hash) + getKillRequestedTime().hashCode();
+    }
+    if (hasKillDeadline()) {
+      hash = (37 * hash) + KILL_DEADLINE_FIELD_NUMBER;
+      hash = (53 * hash) + getKillDeadline().hashCode();
     }
     hash = (37 * hash) + CONCURRENCY_KEY_FIELD_NUMBER;
     hash = (53 * hash) + getConcurrencyKey().hashCode();
@@ -1679,6 +1802,8 @@ java.lang.String defaultValue) {
         internalGetEffectiveRetryPolicyFieldBuilder();
         internalGetNotBeforeFieldBuilder();
         internalGetTimeoutsFieldBuilder();
+        internalGetKillRequestedTimeFieldBuilder();
+        internalGetKillDeadlineFieldBuilder();
         internalGetWaitReasonFieldBuilder();
       }
     }
@@ -1757,6 +1882,16 @@ java.lang.String defaultValue) {
       if (timeoutsBuilder_ != null) {
         timeoutsBuilder_.dispose();
         timeoutsBuilder_ = null;
+      }
+      killRequestedTime_ = null;
+      if (killRequestedTimeBuilder_ != null) {
+        killRequestedTimeBuilder_.dispose();
+        killRequestedTimeBuilder_ = null;
+      }
+      killDeadline_ = null;
+      if (killDeadlineBuilder_ != null) {
+        killDeadlineBuilder_.dispose();
+        killDeadlineBuilder_ = null;
       }
       concurrencyKey_ = "";
       waitReason_ = null;
@@ -1906,13 +2041,25 @@ java.lang.String defaultValue) {
         to_bitField0_ |= 0x00000800;
       }
       if (((from_bitField0_ & 0x00800000) != 0)) {
-        result.concurrencyKey_ = concurrencyKey_;
+        result.killRequestedTime_ = killRequestedTimeBuilder_ == null
+            ? killRequestedTime_
+            : killRequestedTimeBuilder_.build();
+        to_bitField0_ |= 0x00001000;
       }
       if (((from_bitField0_ & 0x01000000) != 0)) {
+        result.killDeadline_ = killDeadlineBuilder_ == null
+            ? killDeadline_
+            : killDeadlineBuilder_.build();
+        to_bitField0_ |= 0x00002000;
+      }
+      if (((from_bitField0_ & 0x02000000) != 0)) {
+        result.concurrencyKey_ = concurrencyKey_;
+      }
+      if (((from_bitField0_ & 0x04000000) != 0)) {
         result.waitReason_ = waitReasonBuilder_ == null
             ? waitReason_
             : waitReasonBuilder_.build();
-        to_bitField0_ |= 0x00001000;
+        to_bitField0_ |= 0x00004000;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -2013,9 +2160,15 @@ java.lang.String defaultValue) {
       if (other.hasTimeouts()) {
         mergeTimeouts(other.getTimeouts());
       }
+      if (other.hasKillRequestedTime()) {
+        mergeKillRequestedTime(other.getKillRequestedTime());
+      }
+      if (other.hasKillDeadline()) {
+        mergeKillDeadline(other.getKillDeadline());
+      }
       if (!other.getConcurrencyKey().isEmpty()) {
         concurrencyKey_ = other.concurrencyKey_;
-        bitField0_ |= 0x00800000;
+        bitField0_ |= 0x02000000;
         onChanged();
       }
       if (other.hasWaitReason()) {
@@ -2188,16 +2341,30 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00400000;
               break;
             } // case 186
+            case 194: {
+              input.readMessage(
+                  internalGetKillRequestedTimeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00800000;
+              break;
+            } // case 194
+            case 202: {
+              input.readMessage(
+                  internalGetKillDeadlineFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x01000000;
+              break;
+            } // case 202
             case 210: {
               concurrencyKey_ = input.readStringRequireUtf8();
-              bitField0_ |= 0x00800000;
+              bitField0_ |= 0x02000000;
               break;
             } // case 210
             case 218: {
               input.readMessage(
                   internalGetWaitReasonFieldBuilder().getBuilder(),
                   extensionRegistry);
-              bitField0_ |= 0x01000000;
+              bitField0_ |= 0x04000000;
               break;
             } // case 218
             default: {
@@ -5166,6 +5333,361 @@ java.lang.String defaultValue) {
       return timeoutsBuilder_;
     }
 
+    private com.google.protobuf.Timestamp killRequestedTime_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> killRequestedTimeBuilder_;
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     * @return Whether the killRequestedTime field is set.
+     */
+    public boolean hasKillRequestedTime() {
+      return ((bitField0_ & 0x00800000) != 0);
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     * @return The killRequestedTime.
+     */
+    public com.google.protobuf.Timestamp getKillRequestedTime() {
+      if (killRequestedTimeBuilder_ == null) {
+        return killRequestedTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : killRequestedTime_;
+      } else {
+        return killRequestedTimeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     */
+    public Builder setKillRequestedTime(com.google.protobuf.Timestamp value) {
+      if (killRequestedTimeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        killRequestedTime_ = value;
+      } else {
+        killRequestedTimeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     */
+    public Builder setKillRequestedTime(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (killRequestedTimeBuilder_ == null) {
+        killRequestedTime_ = builderForValue.build();
+      } else {
+        killRequestedTimeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     */
+    public Builder mergeKillRequestedTime(com.google.protobuf.Timestamp value) {
+      if (killRequestedTimeBuilder_ == null) {
+        if (((bitField0_ & 0x00800000) != 0) &&
+          killRequestedTime_ != null &&
+          killRequestedTime_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getKillRequestedTimeBuilder().mergeFrom(value);
+        } else {
+          killRequestedTime_ = value;
+        }
+      } else {
+        killRequestedTimeBuilder_.mergeFrom(value);
+      }
+      if (killRequestedTime_ != null) {
+        bitField0_ |= 0x00800000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     */
+    public Builder clearKillRequestedTime() {
+      bitField0_ = (bitField0_ & ~0x00800000);
+      killRequestedTime_ = null;
+      if (killRequestedTimeBuilder_ != null) {
+        killRequestedTimeBuilder_.dispose();
+        killRequestedTimeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getKillRequestedTimeBuilder() {
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return internalGetKillRequestedTimeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getKillRequestedTimeOrBuilder() {
+      if (killRequestedTimeBuilder_ != null) {
+        return killRequestedTimeBuilder_.getMessageOrBuilder();
+      } else {
+        return killRequestedTime_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : killRequestedTime_;
+      }
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+     * task): when it was first asked. The task stays RUNNING, its worker hears it through
+     * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+     * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetKillRequestedTimeFieldBuilder() {
+      if (killRequestedTimeBuilder_ == null) {
+        killRequestedTimeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getKillRequestedTime(),
+                getParentForChildren(),
+                isClean());
+        killRequestedTime_ = null;
+      }
+      return killRequestedTimeBuilder_;
+    }
+
+    private com.google.protobuf.Timestamp killDeadline_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> killDeadlineBuilder_;
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     * @return Whether the killDeadline field is set.
+     */
+    public boolean hasKillDeadline() {
+      return ((bitField0_ & 0x01000000) != 0);
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     * @return The killDeadline.
+     */
+    public com.google.protobuf.Timestamp getKillDeadline() {
+      if (killDeadlineBuilder_ == null) {
+        return killDeadline_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : killDeadline_;
+      } else {
+        return killDeadlineBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     */
+    public Builder setKillDeadline(com.google.protobuf.Timestamp value) {
+      if (killDeadlineBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        killDeadline_ = value;
+      } else {
+        killDeadlineBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     */
+    public Builder setKillDeadline(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (killDeadlineBuilder_ == null) {
+        killDeadline_ = builderForValue.build();
+      } else {
+        killDeadlineBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     */
+    public Builder mergeKillDeadline(com.google.protobuf.Timestamp value) {
+      if (killDeadlineBuilder_ == null) {
+        if (((bitField0_ & 0x01000000) != 0) &&
+          killDeadline_ != null &&
+          killDeadline_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getKillDeadlineBuilder().mergeFrom(value);
+        } else {
+          killDeadline_ = value;
+        }
+      } else {
+        killDeadlineBuilder_.mergeFrom(value);
+      }
+      if (killDeadline_ != null) {
+        bitField0_ |= 0x01000000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     */
+    public Builder clearKillDeadline() {
+      bitField0_ = (bitField0_ & ~0x01000000);
+      killDeadline_ = null;
+      if (killDeadlineBuilder_ != null) {
+        killDeadlineBuilder_.dispose();
+        killDeadlineBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getKillDeadlineBuilder() {
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return internalGetKillDeadlineFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getKillDeadlineOrBuilder() {
+      if (killDeadlineBuilder_ != null) {
+        return killDeadlineBuilder_.getMessageOrBuilder();
+      } else {
+        return killDeadline_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : killDeadline_;
+      }
+    }
+    /**
+     * <pre>
+     * While a kill with a grace period is pending: when the service kills the task itself
+     * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+     * earliest deadline asked for wins. Unset otherwise.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetKillDeadlineFieldBuilder() {
+      if (killDeadlineBuilder_ == null) {
+        killDeadlineBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getKillDeadline(),
+                getParentForChildren(),
+                isClean());
+        killDeadline_ = null;
+      }
+      return killDeadlineBuilder_;
+    }
+
     private java.lang.Object concurrencyKey_ = "";
     /**
      * <pre>
@@ -5224,7 +5746,7 @@ java.lang.String defaultValue) {
         java.lang.String value) {
       java.util.Objects.requireNonNull(value);
       concurrencyKey_ = value;
-      bitField0_ |= 0x00800000;
+      bitField0_ |= 0x02000000;
       onChanged();
       return this;
     }
@@ -5239,7 +5761,7 @@ java.lang.String defaultValue) {
      */
     public Builder clearConcurrencyKey() {
       concurrencyKey_ = getDefaultInstance().getConcurrencyKey();
-      bitField0_ = (bitField0_ & ~0x00800000);
+      bitField0_ = (bitField0_ & ~0x02000000);
       onChanged();
       return this;
     }
@@ -5258,7 +5780,7 @@ java.lang.String defaultValue) {
       java.util.Objects.requireNonNull(value);
       checkByteStringIsUtf8(value);
       concurrencyKey_ = value;
-      bitField0_ |= 0x00800000;
+      bitField0_ |= 0x02000000;
       onChanged();
       return this;
     }
@@ -5277,7 +5799,7 @@ java.lang.String defaultValue) {
      * @return Whether the waitReason field is set.
      */
     public boolean hasWaitReason() {
-      return ((bitField0_ & 0x01000000) != 0);
+      return ((bitField0_ & 0x04000000) != 0);
     }
     /**
      * <pre>
@@ -5312,7 +5834,7 @@ java.lang.String defaultValue) {
       } else {
         waitReasonBuilder_.setMessage(value);
       }
-      bitField0_ |= 0x01000000;
+      bitField0_ |= 0x04000000;
       onChanged();
       return this;
     }
@@ -5332,7 +5854,7 @@ java.lang.String defaultValue) {
       } else {
         waitReasonBuilder_.setMessage(builderForValue.build());
       }
-      bitField0_ |= 0x01000000;
+      bitField0_ |= 0x04000000;
       onChanged();
       return this;
     }
@@ -5347,7 +5869,7 @@ java.lang.String defaultValue) {
      */
     public Builder mergeWaitReason(dev.tasklife.v1.TaskWaitReason value) {
       if (waitReasonBuilder_ == null) {
-        if (((bitField0_ & 0x01000000) != 0) &&
+        if (((bitField0_ & 0x04000000) != 0) &&
           waitReason_ != null &&
           waitReason_ != dev.tasklife.v1.TaskWaitReason.getDefaultInstance()) {
           getWaitReasonBuilder().mergeFrom(value);
@@ -5358,7 +5880,7 @@ java.lang.String defaultValue) {
         waitReasonBuilder_.mergeFrom(value);
       }
       if (waitReason_ != null) {
-        bitField0_ |= 0x01000000;
+        bitField0_ |= 0x04000000;
         onChanged();
       }
       return this;
@@ -5373,7 +5895,7 @@ java.lang.String defaultValue) {
      * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
      */
     public Builder clearWaitReason() {
-      bitField0_ = (bitField0_ & ~0x01000000);
+      bitField0_ = (bitField0_ & ~0x04000000);
       waitReason_ = null;
       if (waitReasonBuilder_ != null) {
         waitReasonBuilder_.dispose();
@@ -5392,7 +5914,7 @@ java.lang.String defaultValue) {
      * <code>.tasklife.v1.TaskWaitReason wait_reason = 27 [json_name = "waitReason"];</code>
      */
     public dev.tasklife.v1.TaskWaitReason.Builder getWaitReasonBuilder() {
-      bitField0_ |= 0x01000000;
+      bitField0_ |= 0x04000000;
       onChanged();
       return internalGetWaitReasonFieldBuilder().getBuilder();
     }

@@ -672,6 +672,50 @@ private static final long serialVersionUID = 0L;
     return exitCode_;
   }
 
+  public static final int GRACEFUL_KILL_FIELD_NUMBER = 17;
+  private dev.tasklife.v1.GracefulKill gracefulKill_;
+  /**
+   * <pre>
+   * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+   * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+   * other move, and on a kill asked without a grace period.
+   * </pre>
+   *
+   * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+   * @return Whether the gracefulKill field is set.
+   */
+  @java.lang.Override
+  public boolean hasGracefulKill() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+   * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+   * other move, and on a kill asked without a grace period.
+   * </pre>
+   *
+   * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+   * @return The gracefulKill.
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.GracefulKill getGracefulKill() {
+    return gracefulKill_ == null ? dev.tasklife.v1.GracefulKill.getDefaultInstance() : gracefulKill_;
+  }
+  /**
+   * <pre>
+   * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+   * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+   * other move, and on a kill asked without a grace period.
+   * </pre>
+   *
+   * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+   */
+  @java.lang.Override
+  public dev.tasklife.v1.GracefulKillOrBuilder getGracefulKillOrBuilder() {
+    return gracefulKill_ == null ? dev.tasklife.v1.GracefulKill.getDefaultInstance() : gracefulKill_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -734,6 +778,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       output.writeInt32(16, exitCode_);
     }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(17, getGracefulKill());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -793,6 +840,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeInt32Size(16, exitCode_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(17, getGracefulKill());
     }
     return size;
   }
@@ -856,6 +907,11 @@ private static final long serialVersionUID = 0L;
       if (getExitCode()
           != other.getExitCode()) return false;
     }
+    if (hasGracefulKill() != other.hasGracefulKill()) return false;
+    if (hasGracefulKill()) {
+      if (!getGracefulKill()
+          .equals(other.getGracefulKill())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -905,6 +961,10 @@ private static final long serialVersionUID = 0L;
     if (hasExitCode()) {
       hash = (37 * hash) + EXIT_CODE_FIELD_NUMBER;
       hash = (53 * hash) + getExitCode();
+    }
+    if (hasGracefulKill()) {
+      hash = (37 * hash) + GRACEFUL_KILL_FIELD_NUMBER;
+      hash = (53 * hash) + getGracefulKill().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1043,6 +1103,7 @@ private static final long serialVersionUID = 0L;
               .alwaysUseFieldBuilders) {
         internalGetCreateTimeFieldBuilder();
         internalGetFailureFieldBuilder();
+        internalGetGracefulKillFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1073,6 +1134,11 @@ private static final long serialVersionUID = 0L;
         failureBuilder_ = null;
       }
       exitCode_ = 0;
+      gracefulKill_ = null;
+      if (gracefulKillBuilder_ != null) {
+        gracefulKillBuilder_.dispose();
+        gracefulKillBuilder_ = null;
+      }
       return this;
     }
 
@@ -1162,6 +1228,12 @@ private static final long serialVersionUID = 0L;
         result.exitCode_ = exitCode_;
         to_bitField0_ |= 0x00000004;
       }
+      if (((from_bitField0_ & 0x00010000) != 0)) {
+        result.gracefulKill_ = gracefulKillBuilder_ == null
+            ? gracefulKill_
+            : gracefulKillBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1240,6 +1312,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasExitCode()) {
         setExitCode(other.getExitCode());
+      }
+      if (other.hasGracefulKill()) {
+        mergeGracefulKill(other.getGracefulKill());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1349,6 +1424,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00008000;
               break;
             } // case 128
+            case 138: {
+              input.readMessage(
+                  internalGetGracefulKillFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00010000;
+              break;
+            } // case 138
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2823,6 +2905,179 @@ private static final long serialVersionUID = 0L;
       exitCode_ = 0;
       onChanged();
       return this;
+    }
+
+    private dev.tasklife.v1.GracefulKill gracefulKill_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.GracefulKill, dev.tasklife.v1.GracefulKill.Builder, dev.tasklife.v1.GracefulKillOrBuilder> gracefulKillBuilder_;
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     * @return Whether the gracefulKill field is set.
+     */
+    public boolean hasGracefulKill() {
+      return ((bitField0_ & 0x00010000) != 0);
+    }
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     * @return The gracefulKill.
+     */
+    public dev.tasklife.v1.GracefulKill getGracefulKill() {
+      if (gracefulKillBuilder_ == null) {
+        return gracefulKill_ == null ? dev.tasklife.v1.GracefulKill.getDefaultInstance() : gracefulKill_;
+      } else {
+        return gracefulKillBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     */
+    public Builder setGracefulKill(dev.tasklife.v1.GracefulKill value) {
+      if (gracefulKillBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        gracefulKill_ = value;
+      } else {
+        gracefulKillBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     */
+    public Builder setGracefulKill(
+        dev.tasklife.v1.GracefulKill.Builder builderForValue) {
+      if (gracefulKillBuilder_ == null) {
+        gracefulKill_ = builderForValue.build();
+      } else {
+        gracefulKillBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     */
+    public Builder mergeGracefulKill(dev.tasklife.v1.GracefulKill value) {
+      if (gracefulKillBuilder_ == null) {
+        if (((bitField0_ & 0x00010000) != 0) &&
+          gracefulKill_ != null &&
+          gracefulKill_ != dev.tasklife.v1.GracefulKill.getDefaultInstance()) {
+          getGracefulKillBuilder().mergeFrom(value);
+        } else {
+          gracefulKill_ = value;
+        }
+      } else {
+        gracefulKillBuilder_.mergeFrom(value);
+      }
+      if (gracefulKill_ != null) {
+        bitField0_ |= 0x00010000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     */
+    public Builder clearGracefulKill() {
+      bitField0_ = (bitField0_ & ~0x00010000);
+      gracefulKill_ = null;
+      if (gracefulKillBuilder_ != null) {
+        gracefulKillBuilder_.dispose();
+        gracefulKillBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     */
+    public dev.tasklife.v1.GracefulKill.Builder getGracefulKillBuilder() {
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return internalGetGracefulKillFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     */
+    public dev.tasklife.v1.GracefulKillOrBuilder getGracefulKillOrBuilder() {
+      if (gracefulKillBuilder_ != null) {
+        return gracefulKillBuilder_.getMessageOrBuilder();
+      } else {
+        return gracefulKill_ == null ?
+            dev.tasklife.v1.GracefulKill.getDefaultInstance() : gracefulKill_;
+      }
+    }
+    /**
+     * <pre>
+     * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+     * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+     * other move, and on a kill asked without a grace period.
+     * </pre>
+     *
+     * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.tasklife.v1.GracefulKill, dev.tasklife.v1.GracefulKill.Builder, dev.tasklife.v1.GracefulKillOrBuilder> 
+        internalGetGracefulKillFieldBuilder() {
+      if (gracefulKillBuilder_ == null) {
+        gracefulKillBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.tasklife.v1.GracefulKill, dev.tasklife.v1.GracefulKill.Builder, dev.tasklife.v1.GracefulKillOrBuilder>(
+                getGracefulKill(),
+                getParentForChildren(),
+                isClean());
+        gracefulKill_ = null;
+      }
+      return gracefulKillBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:tasklife.v1.TaskEvent)

@@ -339,4 +339,37 @@ public interface TaskEventOrBuilder extends
    * @return The exitCode.
    */
   int getExitCode();
+
+  /**
+   * <pre>
+   * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+   * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+   * other move, and on a kill asked without a grace period.
+   * </pre>
+   *
+   * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+   * @return Whether the gracefulKill field is set.
+   */
+  boolean hasGracefulKill();
+  /**
+   * <pre>
+   * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+   * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+   * other move, and on a kill asked without a grace period.
+   * </pre>
+   *
+   * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+   * @return The gracefulKill.
+   */
+  dev.tasklife.v1.GracefulKill getGracefulKill();
+  /**
+   * <pre>
+   * On a KILL move that ended a kill with a grace period: who asked for the kill, why,
+   * and how it ended (the worker confirmed, or the grace period ran out). Unset on every
+   * other move, and on a kill asked without a grace period.
+   * </pre>
+   *
+   * <code>.tasklife.v1.GracefulKill graceful_kill = 17 [json_name = "gracefulKill"];</code>
+   */
+  dev.tasklife.v1.GracefulKillOrBuilder getGracefulKillOrBuilder();
 }

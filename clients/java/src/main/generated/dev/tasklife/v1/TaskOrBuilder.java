@@ -631,6 +631,75 @@ java.lang.String defaultValue);
 
   /**
    * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   * @return Whether the killRequestedTime field is set.
+   */
+  boolean hasKillRequestedTime();
+  /**
+   * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   * @return The killRequestedTime.
+   */
+  com.google.protobuf.Timestamp getKillRequestedTime();
+  /**
+   * <pre>
+   * While a kill with a grace period is pending (KillTaskRequest.grace_period on a RUNNING
+   * task): when it was first asked. The task stays RUNNING, its worker hears it through
+   * HeartbeatResponse.kill_requested, and its version does not change. Unset otherwise,
+   * including once the task has left TASK_STATE_RUNNING (the KILL event keeps the record).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_requested_time = 24 [json_name = "killRequestedTime"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getKillRequestedTimeOrBuilder();
+
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   * @return Whether the killDeadline field is set.
+   */
+  boolean hasKillDeadline();
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   * @return The killDeadline.
+   */
+  com.google.protobuf.Timestamp getKillDeadline();
+  /**
+   * <pre>
+   * While a kill with a grace period is pending: when the service kills the task itself
+   * (operator `system:timeout`) unless the worker confirmed with KillTask before. The
+   * earliest deadline asked for wins. Unset otherwise.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp kill_deadline = 25 [json_name = "killDeadline"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getKillDeadlineOrBuilder();
+
+  /**
+   * <pre>
    * The concurrency key given at creation (empty: none): at most the limit set on it in the
    * task's namespace (SetConcurrencyLimit) of the key's tasks are RUNNING at once.
    * </pre>

@@ -72,6 +72,11 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_tasklife_v1_TaskEvent_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_tasklife_v1_GracefulKill_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_tasklife_v1_GracefulKill_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_tasklife_v1_TaskAttempt_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -110,8 +115,8 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "!\n\014auto_enqueue\030\003 \001(\010R\013autoEnqueue\"z\n\020Bl" +
       "ockingUpstream\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
       ",\n\005state\030\002 \001(\0162\026.tasklife.v1.TaskStateR\005" +
-      "state\022\037\n\013can_succeed\030\003 \001(\010R\ncanSucceed\"\375" +
-      "\t\n\004Task\022\027\n\007task_id\030\001 \001(\tR\006taskId\022,\n\005stat" +
+      "state\022\037\n\013can_succeed\030\003 \001(\010R\ncanSucceed\"\212" +
+      "\013\n\004Task\022\027\n\007task_id\030\001 \001(\tR\006taskId\022,\n\005stat" +
       "e\030\002 \001(\0162\026.tasklife.v1.TaskStateR\005state\022\030" +
       "\n\007version\030\003 \001(\003R\007version\0225\n\006labels\030\004 \003(\013" +
       "2\035.tasklife.v1.Task.LabelsEntryR\006labels\022" +
@@ -138,63 +143,78 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
       "iveRetryPolicy\022\032\n\010priority\030\025 \001(\005R\010priori" +
       "ty\0229\n\nnot_before\030\026 \001(\0132\032.google.protobuf" +
       ".TimestampR\tnotBefore\0225\n\010timeouts\030\027 \001(\0132" +
-      "\031.tasklife.v1.TaskTimeoutsR\010timeouts\022\'\n\017" +
-      "concurrency_key\030\032 \001(\tR\016concurrencyKey\022<\n" +
-      "\013wait_reason\030\033 \001(\0132\033.tasklife.v1.TaskWai" +
-      "tReasonR\nwaitReason\0329\n\013LabelsEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\302" +
-      "\001\n\014TaskTimeouts\022>\n\rready_timeout\030\001 \001(\0132\031" +
-      ".google.protobuf.DurationR\014readyTimeout\022" +
-      ":\n\013run_timeout\030\002 \001(\0132\031.google.protobuf.D" +
-      "urationR\nrunTimeout\0226\n\010deadline\030\003 \001(\0132\032." +
-      "google.protobuf.TimestampR\010deadline\"\327\004\n\t" +
-      "TaskEvent\022\027\n\007task_id\030\001 \001(\tR\006taskId\022\030\n\007ve" +
-      "rsion\030\002 \001(\003R\007version\022\026\n\006cursor\030\003 \001(\tR\006cu" +
-      "rsor\0225\n\nfrom_state\030\004 \001(\0162\026.tasklife.v1.T" +
-      "askStateR\tfromState\0221\n\010to_state\030\005 \001(\0162\026." +
-      "tasklife.v1.TaskStateR\007toState\022/\n\006action" +
-      "\030\006 \001(\0162\027.tasklife.v1.TaskActionR\006action\022" +
-      "\032\n\010operator\030\007 \001(\tR\010operator\022\026\n\006reason\030\010 " +
-      "\001(\tR\006reason\022\035\n\nrequest_id\030\t \001(\tR\trequest" +
-      "Id\022;\n\013create_time\030\n \001(\0132\032.google.protobu" +
-      "f.TimestampR\ncreateTime\022\034\n\tnamespace\030\013 \001" +
-      "(\tR\tnamespace\022 \n\014on_behalf_of\030\014 \001(\tR\nonB" +
-      "ehalfOf\022\026\n\006worker\030\r \001(\tR\006worker\022\030\n\007attem" +
-      "pt\030\016 \001(\005R\007attempt\0222\n\007failure\030\017 \001(\0132\030.tas" +
-      "klife.v1.TaskFailureR\007failure\022 \n\texit_co" +
-      "de\030\020 \001(\005H\000R\010exitCode\210\001\001B\014\n\n_exit_code\"\304\003" +
-      "\n\013TaskAttempt\022\030\n\007attempt\030\001 \001(\005R\007attempt\022" +
-      "\026\n\006worker\030\002 \001(\tR\006worker\0229\n\nstart_time\030\003 " +
-      "\001(\0132\032.google.protobuf.TimestampR\tstartTi" +
-      "me\0225\n\010end_time\030\004 \001(\0132\032.google.protobuf.T" +
-      "imestampR\007endTime\0226\n\nend_action\030\005 \001(\0162\027." +
-      "tasklife.v1.TaskActionR\tendAction\0223\n\tend" +
-      "_state\030\006 \001(\0162\026.tasklife.v1.TaskStateR\010en" +
-      "dState\022!\n\014end_operator\030\007 \001(\tR\013endOperato" +
-      "r\0222\n\007failure\030\010 \001(\0132\030.tasklife.v1.TaskFai" +
-      "lureR\007failure\022 \n\texit_code\030\t \001(\005H\000R\010exit" +
-      "Code\210\001\001\022\035\n\nhas_result\030\n \001(\010R\thasResultB\014" +
-      "\n\n_exit_code*\377\001\n\tTaskState\022\032\n\026TASK_STATE" +
-      "_UNSPECIFIED\020\000\022\026\n\022TASK_STATE_CREATED\020\001\022\024" +
-      "\n\020TASK_STATE_READY\020\002\022\026\n\022TASK_STATE_RUNNI" +
-      "NG\020\003\022\030\n\024TASK_STATE_SUCCEEDED\020\004\022\025\n\021TASK_S" +
-      "TATE_FAILED\020\005\022\027\n\023TASK_STATE_RETRYING\020\006\022\025" +
-      "\n\021TASK_STATE_PAUSED\020\007\022\025\n\021TASK_STATE_KILL" +
-      "ED\020\010\022\030\n\024TASK_STATE_ABANDONED\020\t*\214\001\n\tState" +
-      "Kind\022\032\n\026STATE_KIND_UNSPECIFIED\020\000\022\026\n\022STAT" +
-      "E_KIND_INITIAL\020\001\022\025\n\021STATE_KIND_STABLE\020\002\022" +
-      "\033\n\027STATE_KIND_TRANSITIONAL\020\003\022\027\n\023STATE_KI" +
-      "ND_TERMINAL\020\004*\226\002\n\nTaskAction\022\033\n\027TASK_ACT" +
-      "ION_UNSPECIFIED\020\000\022\026\n\022TASK_ACTION_CREATE\020" +
-      "\001\022\027\n\023TASK_ACTION_ENQUEUE\020\002\022\025\n\021TASK_ACTIO" +
-      "N_START\020\003\022\030\n\024TASK_ACTION_COMPLETE\020\004\022\024\n\020T" +
-      "ASK_ACTION_FAIL\020\005\022\025\n\021TASK_ACTION_RETRY\020\006" +
-      "\022\025\n\021TASK_ACTION_PAUSE\020\007\022\026\n\022TASK_ACTION_R" +
-      "ESUME\020\010\022\024\n\020TASK_ACTION_KILL\020\t\022\027\n\023TASK_AC" +
-      "TION_ABANDON\020\n*N\n\010TaskView\022\031\n\025TASK_VIEW_" +
-      "UNSPECIFIED\020\000\022\023\n\017TASK_VIEW_BASIC\020\001\022\022\n\016TA" +
-      "SK_VIEW_FULL\020\002B\036\n\017dev.tasklife.v1B\tTaskP" +
-      "rotoP\001b\006proto3"
+      "\031.tasklife.v1.TaskTimeoutsR\010timeouts\022J\n\023" +
+      "kill_requested_time\030\030 \001(\0132\032.google.proto" +
+      "buf.TimestampR\021killRequestedTime\022?\n\rkill" +
+      "_deadline\030\031 \001(\0132\032.google.protobuf.Timest" +
+      "ampR\014killDeadline\022\'\n\017concurrency_key\030\032 \001" +
+      "(\tR\016concurrencyKey\022<\n\013wait_reason\030\033 \001(\0132" +
+      "\033.tasklife.v1.TaskWaitReasonR\nwaitReason" +
+      "\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005val" +
+      "ue\030\002 \001(\tR\005value:\0028\001\"\302\001\n\014TaskTimeouts\022>\n\r" +
+      "ready_timeout\030\001 \001(\0132\031.google.protobuf.Du" +
+      "rationR\014readyTimeout\022:\n\013run_timeout\030\002 \001(" +
+      "\0132\031.google.protobuf.DurationR\nrunTimeout" +
+      "\0226\n\010deadline\030\003 \001(\0132\032.google.protobuf.Tim" +
+      "estampR\010deadline\"\227\005\n\tTaskEvent\022\027\n\007task_i" +
+      "d\030\001 \001(\tR\006taskId\022\030\n\007version\030\002 \001(\003R\007versio" +
+      "n\022\026\n\006cursor\030\003 \001(\tR\006cursor\0225\n\nfrom_state\030" +
+      "\004 \001(\0162\026.tasklife.v1.TaskStateR\tfromState" +
+      "\0221\n\010to_state\030\005 \001(\0162\026.tasklife.v1.TaskSta" +
+      "teR\007toState\022/\n\006action\030\006 \001(\0162\027.tasklife.v" +
+      "1.TaskActionR\006action\022\032\n\010operator\030\007 \001(\tR\010" +
+      "operator\022\026\n\006reason\030\010 \001(\tR\006reason\022\035\n\nrequ" +
+      "est_id\030\t \001(\tR\trequestId\022;\n\013create_time\030\n" +
+      " \001(\0132\032.google.protobuf.TimestampR\ncreate" +
+      "Time\022\034\n\tnamespace\030\013 \001(\tR\tnamespace\022 \n\014on" +
+      "_behalf_of\030\014 \001(\tR\nonBehalfOf\022\026\n\006worker\030\r" +
+      " \001(\tR\006worker\022\030\n\007attempt\030\016 \001(\005R\007attempt\0222" +
+      "\n\007failure\030\017 \001(\0132\030.tasklife.v1.TaskFailur" +
+      "eR\007failure\022 \n\texit_code\030\020 \001(\005H\000R\010exitCod" +
+      "e\210\001\001\022>\n\rgraceful_kill\030\021 \001(\0132\031.tasklife.v" +
+      "1.GracefulKillR\014gracefulKillB\014\n\n_exit_co" +
+      "de\"\226\002\n\014GracefulKill\022!\n\014requested_by\030\001 \001(" +
+      "\tR\013requestedBy\022\026\n\006reason\030\002 \001(\tR\006reason\022 " +
+      "\n\014on_behalf_of\030\003 \001(\tR\nonBehalfOf\022=\n\014requ" +
+      "est_time\030\004 \001(\0132\032.google.protobuf.Timesta" +
+      "mpR\013requestTime\0226\n\010deadline\030\005 \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\010deadline\0222\n\007outco" +
+      "me\030\006 \001(\0162\030.tasklife.v1.KillOutcomeR\007outc" +
+      "ome\"\304\003\n\013TaskAttempt\022\030\n\007attempt\030\001 \001(\005R\007at" +
+      "tempt\022\026\n\006worker\030\002 \001(\tR\006worker\0229\n\nstart_t" +
+      "ime\030\003 \001(\0132\032.google.protobuf.TimestampR\ts" +
+      "tartTime\0225\n\010end_time\030\004 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\007endTime\0226\n\nend_action\030\005 " +
+      "\001(\0162\027.tasklife.v1.TaskActionR\tendAction\022" +
+      "3\n\tend_state\030\006 \001(\0162\026.tasklife.v1.TaskSta" +
+      "teR\010endState\022!\n\014end_operator\030\007 \001(\tR\013endO" +
+      "perator\0222\n\007failure\030\010 \001(\0132\030.tasklife.v1.T" +
+      "askFailureR\007failure\022 \n\texit_code\030\t \001(\005H\000" +
+      "R\010exitCode\210\001\001\022\035\n\nhas_result\030\n \001(\010R\thasRe" +
+      "sultB\014\n\n_exit_code*\377\001\n\tTaskState\022\032\n\026TASK" +
+      "_STATE_UNSPECIFIED\020\000\022\026\n\022TASK_STATE_CREAT" +
+      "ED\020\001\022\024\n\020TASK_STATE_READY\020\002\022\026\n\022TASK_STATE" +
+      "_RUNNING\020\003\022\030\n\024TASK_STATE_SUCCEEDED\020\004\022\025\n\021" +
+      "TASK_STATE_FAILED\020\005\022\027\n\023TASK_STATE_RETRYI" +
+      "NG\020\006\022\025\n\021TASK_STATE_PAUSED\020\007\022\025\n\021TASK_STAT" +
+      "E_KILLED\020\010\022\030\n\024TASK_STATE_ABANDONED\020\t*\214\001\n" +
+      "\tStateKind\022\032\n\026STATE_KIND_UNSPECIFIED\020\000\022\026" +
+      "\n\022STATE_KIND_INITIAL\020\001\022\025\n\021STATE_KIND_STA" +
+      "BLE\020\002\022\033\n\027STATE_KIND_TRANSITIONAL\020\003\022\027\n\023ST" +
+      "ATE_KIND_TERMINAL\020\004*\226\002\n\nTaskAction\022\033\n\027TA" +
+      "SK_ACTION_UNSPECIFIED\020\000\022\026\n\022TASK_ACTION_C" +
+      "REATE\020\001\022\027\n\023TASK_ACTION_ENQUEUE\020\002\022\025\n\021TASK" +
+      "_ACTION_START\020\003\022\030\n\024TASK_ACTION_COMPLETE\020" +
+      "\004\022\024\n\020TASK_ACTION_FAIL\020\005\022\025\n\021TASK_ACTION_R" +
+      "ETRY\020\006\022\025\n\021TASK_ACTION_PAUSE\020\007\022\026\n\022TASK_AC" +
+      "TION_RESUME\020\010\022\024\n\020TASK_ACTION_KILL\020\t\022\027\n\023T" +
+      "ASK_ACTION_ABANDON\020\n*N\n\010TaskView\022\031\n\025TASK" +
+      "_VIEW_UNSPECIFIED\020\000\022\023\n\017TASK_VIEW_BASIC\020\001" +
+      "\022\022\n\016TASK_VIEW_FULL\020\002*g\n\013KillOutcome\022\034\n\030K" +
+      "ILL_OUTCOME_UNSPECIFIED\020\000\022\032\n\026KILL_OUTCOM" +
+      "E_CONFIRMED\020\001\022\036\n\032KILL_OUTCOME_GRACE_EXPI" +
+      "RED\020\002B\036\n\017dev.tasklife.v1B\tTaskProtoP\001b\006p" +
+      "roto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -237,7 +257,7 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_Task_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_Task_descriptor,
-        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", "Priority", "NotBefore", "Timeouts", "ConcurrencyKey", "WaitReason", });
+        new java.lang.String[] { "TaskId", "State", "Version", "Labels", "DependsOn", "RerunOf", "RetryPolicy", "CreateTime", "UpdateTime", "Attempt", "Worker", "LeaseExpireTime", "LastHeartbeatTime", "NextAttemptTime", "AutoEnqueue", "Namespace", "Input", "Result", "LastFailure", "EffectiveRetryPolicy", "Priority", "NotBefore", "Timeouts", "KillRequestedTime", "KillDeadline", "ConcurrencyKey", "WaitReason", });
     internal_static_tasklife_v1_Task_LabelsEntry_descriptor =
       internal_static_tasklife_v1_Task_descriptor.getNestedType(0);
     internal_static_tasklife_v1_Task_LabelsEntry_fieldAccessorTable = new
@@ -255,9 +275,15 @@ public final class TaskProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_TaskEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskEvent_descriptor,
-        new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", "Worker", "Attempt", "Failure", "ExitCode", });
-    internal_static_tasklife_v1_TaskAttempt_descriptor =
+        new java.lang.String[] { "TaskId", "Version", "Cursor", "FromState", "ToState", "Action", "Operator", "Reason", "RequestId", "CreateTime", "Namespace", "OnBehalfOf", "Worker", "Attempt", "Failure", "ExitCode", "GracefulKill", });
+    internal_static_tasklife_v1_GracefulKill_descriptor =
       getDescriptor().getMessageType(8);
+    internal_static_tasklife_v1_GracefulKill_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_tasklife_v1_GracefulKill_descriptor,
+        new java.lang.String[] { "RequestedBy", "Reason", "OnBehalfOf", "RequestTime", "Deadline", "Outcome", });
+    internal_static_tasklife_v1_TaskAttempt_descriptor =
+      getDescriptor().getMessageType(9);
     internal_static_tasklife_v1_TaskAttempt_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_TaskAttempt_descriptor,

@@ -1311,6 +1311,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     default void killTask(dev.tasklife.v1.KillTaskRequest request,
@@ -1869,6 +1873,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     public void killTask(dev.tasklife.v1.KillTaskRequest request,
@@ -2357,6 +2365,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     public dev.tasklife.v1.KillTaskResponse killTask(dev.tasklife.v1.KillTaskRequest request) throws io.grpc.StatusException {
@@ -2832,6 +2844,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     public dev.tasklife.v1.KillTaskResponse killTask(dev.tasklife.v1.KillTaskRequest request) {
@@ -3305,6 +3321,10 @@ public final class TaskServiceGrpc {
      * also appends the TaskEvent. Errors: INVALID_ARGUMENT, NOT_FOUND,
      * FAILED_PRECONDITION (INVALID_TRANSITION), ABORTED (VERSION_MISMATCH),
      * ALREADY_EXISTS (REQUEST_ID_REUSED).
+     * With grace_period on a RUNNING task the task is not moved: the kill is asked
+     * (Task.kill_requested_time, Task.kill_deadline), the worker hears it in its next
+     * Heartbeat and confirms with KillTask, or the service kills the task at the deadline.
+     * The response then has the task and no event.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.tasklife.v1.KillTaskResponse> killTask(

@@ -518,304 +518,306 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
       "HeartbeatRequest\022\027\n\007task_id\030\001 \001(\tR\006taskI" +
       "d\022\026\n\006worker\030\002 \001(\tR\006worker\022@\n\016lease_durat" +
       "ion\030\003 \001(\0132\031.google.protobuf.DurationR\rle" +
-      "aseDuration\":\n\021HeartbeatResponse\022%\n\004task" +
-      "\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\"\030\n\026GetSt" +
-      "ateMachineRequest\"\305\001\n\027GetStateMachineRes" +
-      "ponse\0225\n\006states\030\001 \003(\0132\035.tasklife.v1.Stat" +
-      "eDescriptionR\006states\0228\n\007actions\030\002 \003(\0132\036." +
-      "tasklife.v1.ActionDescriptionR\007actions\0229" +
-      "\n\013transitions\030\003 \003(\0132\027.tasklife.v1.Transi" +
-      "tionR\013transitions\"\357\001\n\020StateDescription\022," +
-      "\n\005state\030\001 \001(\0162\026.tasklife.v1.TaskStateR\005s" +
-      "tate\022*\n\004kind\030\002 \001(\0162\026.tasklife.v1.StateKi" +
-      "ndR\004kind\022 \n\013description\030\003 \001(\tR\013descripti" +
-      "on\022\035\n\nentered_by\030\004 \001(\tR\tenteredBy\022@\n\017all" +
-      "owed_actions\030\005 \003(\0162\027.tasklife.v1.TaskAct" +
-      "ionR\016allowedActions\"\310\001\n\021ActionDescriptio" +
-      "n\022/\n\006action\030\001 \001(\0162\027.tasklife.v1.TaskActi" +
-      "onR\006action\022\026\n\006method\030\002 \001(\tR\006method\0227\n\013fr" +
-      "om_states\030\003 \003(\0162\026.tasklife.v1.TaskStateR" +
-      "\nfromStates\0221\n\010to_state\030\004 \001(\0162\026.tasklife" +
-      ".v1.TaskStateR\007toState\"\247\001\n\nTransition\0225\n" +
-      "\nfrom_state\030\001 \001(\0162\026.tasklife.v1.TaskStat" +
-      "eR\tfromState\022/\n\006action\030\002 \001(\0162\027.tasklife." +
-      "v1.TaskActionR\006action\0221\n\010to_state\030\003 \001(\0162" +
-      "\026.tasklife.v1.TaskStateR\007toState\"\347\001\n\022Enq" +
-      "ueueTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId" +
-      "\022.\n\020expected_version\030\002 \001(\003H\000R\017expectedVe" +
-      "rsion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022" +
-      "\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(" +
-      "\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBeh" +
-      "alfOfB\023\n\021_expected_version\"j\n\023EnqueueTas" +
-      "kResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Ta" +
-      "skR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Ta" +
-      "skEventR\005event\"\277\002\n\020StartTaskRequest\022\027\n\007t" +
+      "aseDuration\"a\n\021HeartbeatResponse\022%\n\004task" +
+      "\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022%\n\016kill_" +
+      "requested\030\002 \001(\010R\rkillRequested\"\030\n\026GetSta" +
+      "teMachineRequest\"\305\001\n\027GetStateMachineResp" +
+      "onse\0225\n\006states\030\001 \003(\0132\035.tasklife.v1.State" +
+      "DescriptionR\006states\0228\n\007actions\030\002 \003(\0132\036.t" +
+      "asklife.v1.ActionDescriptionR\007actions\0229\n" +
+      "\013transitions\030\003 \003(\0132\027.tasklife.v1.Transit" +
+      "ionR\013transitions\"\357\001\n\020StateDescription\022,\n" +
+      "\005state\030\001 \001(\0162\026.tasklife.v1.TaskStateR\005st" +
+      "ate\022*\n\004kind\030\002 \001(\0162\026.tasklife.v1.StateKin" +
+      "dR\004kind\022 \n\013description\030\003 \001(\tR\013descriptio" +
+      "n\022\035\n\nentered_by\030\004 \001(\tR\tenteredBy\022@\n\017allo" +
+      "wed_actions\030\005 \003(\0162\027.tasklife.v1.TaskActi" +
+      "onR\016allowedActions\"\310\001\n\021ActionDescription" +
+      "\022/\n\006action\030\001 \001(\0162\027.tasklife.v1.TaskActio" +
+      "nR\006action\022\026\n\006method\030\002 \001(\tR\006method\0227\n\013fro" +
+      "m_states\030\003 \003(\0162\026.tasklife.v1.TaskStateR\n" +
+      "fromStates\0221\n\010to_state\030\004 \001(\0162\026.tasklife." +
+      "v1.TaskStateR\007toState\"\247\001\n\nTransition\0225\n\n" +
+      "from_state\030\001 \001(\0162\026.tasklife.v1.TaskState" +
+      "R\tfromState\022/\n\006action\030\002 \001(\0162\027.tasklife.v" +
+      "1.TaskActionR\006action\0221\n\010to_state\030\003 \001(\0162\026" +
+      ".tasklife.v1.TaskStateR\007toState\"\347\001\n\022Enqu" +
+      "eueTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022" +
+      ".\n\020expected_version\030\002 \001(\003H\000R\017expectedVer" +
+      "sion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026" +
+      "\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\t" +
+      "R\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBeha" +
+      "lfOfB\023\n\021_expected_version\"j\n\023EnqueueTask" +
+      "Response\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Tas" +
+      "kR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Tas" +
+      "kEventR\005event\"\277\002\n\020StartTaskRequest\022\027\n\007ta" +
+      "sk_id\030\001 \001(\tR\006taskId\022.\n\020expected_version\030" +
+      "\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_i" +
+      "d\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006reas" +
+      "on\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worker" +
+      "\030\006 \001(\tR\006worker\022@\n\016lease_duration\030\007 \001(\0132\031" +
+      ".google.protobuf.DurationR\rleaseDuration" +
+      "\022 \n\014on_behalf_of\030\010 \001(\tR\nonBehalfOfB\023\n\021_e" +
+      "xpected_version\"h\n\021StartTaskResponse\022%\n\004" +
+      "task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005e" +
+      "vent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005even" +
+      "t\"\342\002\n\023CompleteTaskRequest\022\027\n\007task_id\030\001 \001" +
+      "(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017" +
+      "expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\t" +
+      "requestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010ope" +
+      "rator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006w" +
+      "orker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBehalfOf\022" +
+      "0\n\006result\030\010 \001(\0132\030.tasklife.v1.TaskPayloa" +
+      "dR\006result\022 \n\texit_code\030\t \001(\005H\001R\010exitCode" +
+      "\210\001\001B\023\n\021_expected_versionB\014\n\n_exit_code\"k" +
+      "\n\024CompleteTaskResponse\022%\n\004task\030\001 \001(\0132\021.t" +
+      "asklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.t" +
+      "asklife.v1.TaskEventR\005event\"\260\002\n\017FailTask" +
+      "Request\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expe" +
+      "cted_version\030\002 \001(\003H\000R\017expectedVersion\210\001\001" +
+      "\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reaso" +
+      "n\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010opera" +
+      "tor\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behalf" +
+      "_of\030\007 \001(\tR\nonBehalfOf\0222\n\007failure\030\010 \001(\0132\030" +
+      ".tasklife.v1.TaskFailureR\007failureB\023\n\021_ex" +
+      "pected_version\"g\n\020FailTaskResponse\022%\n\004ta" +
+      "sk\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005eve" +
+      "nt\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"" +
+      "\345\001\n\020RetryTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006t" +
+      "askId\022.\n\020expected_version\030\002 \001(\003H\000R\017expec" +
+      "tedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\treque" +
+      "stId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator" +
+      "\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\n" +
+      "onBehalfOfB\023\n\021_expected_version\"h\n\021Retry" +
+      "TaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1" +
+      ".TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1" +
+      ".TaskEventR\005event\"\345\001\n\020PauseTaskRequest\022\027" +
+      "\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_vers" +
+      "ion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nreque" +
+      "st_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006" +
+      "reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on" +
+      "_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expecte" +
+      "d_version\"h\n\021PauseTaskResponse\022%\n\004task\030\001" +
+      " \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002" +
+      " \001(\0132\026.tasklife.v1.TaskEventR\005event\"\346\001\n\021" +
+      "ResumeTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006task" +
+      "Id\022.\n\020expected_version\030\002 \001(\003H\000R\017expected" +
+      "Version\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestI" +
+      "d\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 " +
+      "\001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonB" +
+      "ehalfOfB\023\n\021_expected_version\"i\n\022ResumeTa" +
+      "skResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.T" +
+      "askR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.T" +
+      "askEventR\005event\"\242\002\n\017KillTaskRequest\022\027\n\007t" +
       "ask_id\030\001 \001(\tR\006taskId\022.\n\020expected_version" +
       "\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest_" +
       "id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006rea" +
-      "son\022\032\n\010operator\030\005 \001(\tR\010operator\022\026\n\006worke" +
-      "r\030\006 \001(\tR\006worker\022@\n\016lease_duration\030\007 \001(\0132" +
-      "\031.google.protobuf.DurationR\rleaseDuratio" +
-      "n\022 \n\014on_behalf_of\030\010 \001(\tR\nonBehalfOfB\023\n\021_" +
-      "expected_version\"h\n\021StartTaskResponse\022%\n" +
-      "\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005" +
-      "event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005eve" +
-      "nt\"\342\002\n\023CompleteTaskRequest\022\027\n\007task_id\030\001 " +
-      "\001(\tR\006taskId\022.\n\020expected_version\030\002 \001(\003H\000R" +
-      "\017expectedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR" +
-      "\trequestId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010op" +
-      "erator\030\005 \001(\tR\010operator\022\026\n\006worker\030\006 \001(\tR\006" +
-      "worker\022 \n\014on_behalf_of\030\007 \001(\tR\nonBehalfOf" +
-      "\0220\n\006result\030\010 \001(\0132\030.tasklife.v1.TaskPaylo" +
-      "adR\006result\022 \n\texit_code\030\t \001(\005H\001R\010exitCod" +
-      "e\210\001\001B\023\n\021_expected_versionB\014\n\n_exit_code\"" +
-      "k\n\024CompleteTaskResponse\022%\n\004task\030\001 \001(\0132\021." +
-      "tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026." +
-      "tasklife.v1.TaskEventR\005event\"\260\002\n\017FailTas" +
-      "kRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020exp" +
-      "ected_version\030\002 \001(\003H\000R\017expectedVersion\210\001" +
-      "\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022\026\n\006reas" +
-      "on\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(\tR\010oper" +
-      "ator\022\026\n\006worker\030\006 \001(\tR\006worker\022 \n\014on_behal" +
-      "f_of\030\007 \001(\tR\nonBehalfOf\0222\n\007failure\030\010 \001(\0132" +
-      "\030.tasklife.v1.TaskFailureR\007failureB\023\n\021_e" +
-      "xpected_version\"g\n\020FailTaskResponse\022%\n\004t" +
-      "ask\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005ev" +
-      "ent\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005event" +
-      "\"\345\001\n\020RetryTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006" +
-      "taskId\022.\n\020expected_version\030\002 \001(\003H\000R\017expe" +
-      "ctedVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequ" +
-      "estId\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operato" +
-      "r\030\005 \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR" +
-      "\nonBehalfOfB\023\n\021_expected_version\"h\n\021Retr" +
-      "yTaskResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v" +
-      "1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v" +
-      "1.TaskEventR\005event\"\345\001\n\020PauseTaskRequest\022" +
-      "\027\n\007task_id\030\001 \001(\tR\006taskId\022.\n\020expected_ver" +
-      "sion\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequ" +
-      "est_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR" +
-      "\006reason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014o" +
-      "n_behalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expect" +
-      "ed_version\"h\n\021PauseTaskResponse\022%\n\004task\030" +
-      "\001 \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030" +
-      "\002 \001(\0132\026.tasklife.v1.TaskEventR\005event\"\346\001\n" +
-      "\021ResumeTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006tas" +
-      "kId\022.\n\020expected_version\030\002 \001(\003H\000R\017expecte" +
-      "dVersion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequest" +
-      "Id\022\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005" +
-      " \001(\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\non" +
-      "BehalfOfB\023\n\021_expected_version\"i\n\022ResumeT" +
-      "askResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1." +
-      "TaskR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1." +
-      "TaskEventR\005event\"\344\001\n\017KillTaskRequest\022\027\n\007" +
+      "son\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_be" +
+      "half_of\030\006 \001(\tR\nonBehalfOf\022<\n\014grace_perio" +
+      "d\030\007 \001(\0132\031.google.protobuf.DurationR\013grac" +
+      "ePeriodB\023\n\021_expected_version\"g\n\020KillTask" +
+      "Response\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Tas" +
+      "kR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Tas" +
+      "kEventR\005event\"\347\001\n\022AbandonTaskRequest\022\027\n\007" +
       "task_id\030\001 \001(\tR\006taskId\022.\n\020expected_versio" +
       "n\030\002 \001(\003H\000R\017expectedVersion\210\001\001\022\035\n\nrequest" +
       "_id\030\003 \001(\tR\trequestId\022\026\n\006reason\030\004 \001(\tR\006re" +
       "ason\022\032\n\010operator\030\005 \001(\tR\010operator\022 \n\014on_b" +
       "ehalf_of\030\006 \001(\tR\nonBehalfOfB\023\n\021_expected_" +
-      "version\"g\n\020KillTaskResponse\022%\n\004task\030\001 \001(" +
-      "\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002 \001(" +
-      "\0132\026.tasklife.v1.TaskEventR\005event\"\347\001\n\022Aba" +
-      "ndonTaskRequest\022\027\n\007task_id\030\001 \001(\tR\006taskId" +
-      "\022.\n\020expected_version\030\002 \001(\003H\000R\017expectedVe" +
-      "rsion\210\001\001\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\022" +
-      "\026\n\006reason\030\004 \001(\tR\006reason\022\032\n\010operator\030\005 \001(" +
-      "\tR\010operator\022 \n\014on_behalf_of\030\006 \001(\tR\nonBeh" +
-      "alfOfB\023\n\021_expected_version\"j\n\023AbandonTas" +
-      "kResponse\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.Ta" +
-      "skR\004task\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.Ta" +
-      "skEventR\005event\"U\n\027BatchCreateTasksReques" +
-      "t\022:\n\010requests\030\001 \003(\0132\036.tasklife.v1.Create" +
-      "TaskRequestR\010requests\"Y\n\030BatchCreateTask" +
-      "sResponse\022=\n\007results\030\001 \003(\0132#.tasklife.v1" +
-      ".BatchCreateTasksResultR\007results\"\227\001\n\026Bat" +
-      "chCreateTasksResult\022%\n\004task\030\001 \001(\0132\021.task" +
-      "life.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.task" +
-      "life.v1.TaskEventR\005event\022(\n\005error\030\003 \001(\0132" +
-      "\022.google.rpc.StatusR\005error\"Z\n\033BatchTrans" +
-      "itionTasksRequest\022;\n\005items\030\001 \003(\0132%.taskl" +
-      "ife.v1.BatchTransitionTasksItemR\005items\"\246" +
-      "\004\n\030BatchTransitionTasksItem\022;\n\007enqueue\030\001" +
-      " \001(\0132\037.tasklife.v1.EnqueueTaskRequestH\000R" +
-      "\007enqueue\0225\n\005start\030\002 \001(\0132\035.tasklife.v1.St" +
-      "artTaskRequestH\000R\005start\022>\n\010complete\030\003 \001(" +
-      "\0132 .tasklife.v1.CompleteTaskRequestH\000R\010c" +
-      "omplete\0222\n\004fail\030\004 \001(\0132\034.tasklife.v1.Fail" +
-      "TaskRequestH\000R\004fail\0225\n\005retry\030\005 \001(\0132\035.tas" +
-      "klife.v1.RetryTaskRequestH\000R\005retry\0225\n\005pa" +
-      "use\030\006 \001(\0132\035.tasklife.v1.PauseTaskRequest" +
-      "H\000R\005pause\0228\n\006resume\030\007 \001(\0132\036.tasklife.v1." +
-      "ResumeTaskRequestH\000R\006resume\0222\n\004kill\030\010 \001(" +
-      "\0132\034.tasklife.v1.KillTaskRequestH\000R\004kill\022" +
-      ";\n\007abandon\030\t \001(\0132\037.tasklife.v1.AbandonTa" +
-      "skRequestH\000R\007abandonB\t\n\007request\"a\n\034Batch" +
-      "TransitionTasksResponse\022A\n\007results\030\001 \003(\013" +
-      "2\'.tasklife.v1.BatchTransitionTasksResul" +
-      "tR\007results\"\233\001\n\032BatchTransitionTasksResul" +
-      "t\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task" +
-      "\022,\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR" +
-      "\005event\022(\n\005error\030\003 \001(\0132\022.google.rpc.Statu" +
-      "sR\005error\"\313\003\n\021ClaimTasksRequest\022\026\n\006worker" +
-      "\030\001 \001(\tR\006worker\022@\n\016lease_duration\030\002 \001(\0132\031" +
-      ".google.protobuf.DurationR\rleaseDuration" +
-      "\022\033\n\tmax_tasks\030\003 \001(\005R\010maxTasks\022\034\n\tnamespa" +
-      "ce\030\004 \001(\tR\tnamespace\022B\n\006labels\030\005 \003(\0132*.ta" +
-      "sklife.v1.ClaimTasksRequest.LabelsEntryR" +
-      "\006labels\022-\n\004wait\030\006 \001(\0132\031.google.protobuf." +
-      "DurationR\004wait\022\035\n\nrequest_id\030\007 \001(\tR\trequ" +
-      "estId\022\026\n\006reason\030\010 \001(\tR\006reason\022\032\n\010operato" +
-      "r\030\t \001(\tR\010operator\022 \n\014on_behalf_of\030\n \001(\tR" +
-      "\nonBehalfOf\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR" +
-      "\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"L\n\022ClaimT" +
-      "asksResponse\0226\n\006claims\030\001 \003(\0132\036.tasklife." +
-      "v1.StartTaskResponseR\006claims\"\332\005\n\031StartBu" +
-      "lkOperationRequest\022.\n\006states\030\001 \003(\0162\026.tas" +
-      "klife.v1.TaskStateR\006states\022J\n\006labels\030\002 \003" +
-      "(\01322.tasklife.v1.StartBulkOperationReque" +
-      "st.LabelsEntryR\006labels\022\036\n\nnamespaces\030\003 \003" +
-      "(\tR\nnamespaces\022?\n\rcreated_after\030\004 \001(\0132\032." +
-      "google.protobuf.TimestampR\014createdAfter\022" +
-      "A\n\016created_before\030\005 \001(\0132\032.google.protobu" +
-      "f.TimestampR\rcreatedBefore\022?\n\rupdated_af" +
-      "ter\030\006 \001(\0132\032.google.protobuf.TimestampR\014u" +
-      "pdatedAfter\022A\n\016updated_before\030\007 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\rupdatedBefore\022$" +
-      "\n\016task_id_prefix\030\010 \001(\tR\014taskIdPrefix\022/\n\006" +
-      "action\030\t \001(\0162\027.tasklife.v1.TaskActionR\006a" +
-      "ction\022\026\n\006reason\030\n \001(\tR\006reason\022\027\n\007dry_run" +
-      "\030\013 \001(\010R\006dryRun\022\033\n\tmax_tasks\030\014 \001(\003R\010maxTa" +
-      "sks\022\035\n\nrequest_id\030\r \001(\tR\trequestId\022\032\n\010op" +
-      "erator\030\016 \001(\tR\010operator\0329\n\013LabelsEntry\022\020\n" +
-      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028" +
-      "\001\"\320\004\n\rBulkOperation\022!\n\014operation_id\030\001 \001(" +
-      "\tR\013operationId\0225\n\005state\030\002 \001(\0162\037.tasklife" +
-      ".v1.BulkOperationStateR\005state\022\030\n\007matched" +
-      "\030\003 \001(\003R\007matched\022\030\n\007applied\030\004 \001(\003R\007applie" +
-      "d\022A\n\007refused\030\005 \003(\0132\'.tasklife.v1.BulkOpe" +
-      "ration.RefusedEntryR\007refused\022;\n\013create_t" +
-      "ime\030\006 \001(\0132\032.google.protobuf.TimestampR\nc" +
-      "reateTime\0225\n\010end_time\030\007 \001(\0132\032.google.pro" +
-      "tobuf.TimestampR\007endTime\022/\n\006action\030\010 \001(\016" +
-      "2\027.tasklife.v1.TaskActionR\006action\022\026\n\006rea" +
-      "son\030\t \001(\tR\006reason\022\032\n\010operator\030\n \001(\tR\010ope" +
-      "rator\022\027\n\007dry_run\030\013 \001(\010R\006dryRun\022@\n\007reques" +
-      "t\030\014 \001(\0132&.tasklife.v1.StartBulkOperation" +
-      "RequestR\007request\032:\n\014RefusedEntry\022\020\n\003key\030" +
-      "\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"<\n\027" +
-      "GetBulkOperationRequest\022!\n\014operation_id\030" +
-      "\001 \001(\tR\013operationId\"W\n\031ListBulkOperations" +
-      "Request\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\n" +
-      "page_token\030\002 \001(\tR\tpageToken\"\200\001\n\032ListBulk" +
-      "OperationsResponse\022:\n\noperations\030\001 \003(\0132\032" +
-      ".tasklife.v1.BulkOperationR\noperations\022&" +
-      "\n\017next_page_token\030\002 \001(\tR\rnextPageToken\"?" +
-      "\n\032CancelBulkOperationRequest\022!\n\014operatio" +
-      "n_id\030\001 \001(\tR\013operationId\"\233\002\n\026CountTaskEve" +
-      "ntsRequest\022\036\n\nnamespaces\030\001 \003(\tR\nnamespac" +
-      "es\0221\n\007actions\030\002 \003(\0162\027.tasklife.v1.TaskAc" +
-      "tionR\007actions\0229\n\nstart_time\030\003 \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\tstartTime\0225\n\010end_" +
-      "time\030\004 \001(\0132\032.google.protobuf.TimestampR\007" +
-      "endTime\022<\n\014bucket_width\030\005 \001(\0132\031.google.p" +
-      "rotobuf.DurationR\013bucketWidth\"\374\001\n\027CountT" +
-      "askEventsResponse\0226\n\007buckets\030\001 \003(\0132\034.tas" +
-      "klife.v1.TaskEventBucketR\007buckets\0229\n\nsta" +
-      "rt_time\030\002 \001(\0132\032.google.protobuf.Timestam" +
-      "pR\tstartTime\0225\n\010end_time\030\003 \001(\0132\032.google." +
-      "protobuf.TimestampR\007endTime\0227\n\tread_time" +
-      "\030\004 \001(\0132\032.google.protobuf.TimestampR\010read" +
-      "Time\"\232\001\n\017TaskEventBucket\0229\n\nstart_time\030\001" +
-      " \001(\0132\032.google.protobuf.TimestampR\tstartT" +
-      "ime\022\024\n\005count\030\002 \001(\003R\005count\0226\n\007actions\030\003 \003" +
-      "(\0132\034.tasklife.v1.TaskActionCountR\007action" +
-      "s\"X\n\017TaskActionCount\022/\n\006action\030\001 \001(\0162\027.t" +
-      "asklife.v1.TaskActionR\006action\022\024\n\005count\030\002" +
-      " \001(\003R\005count\"\321\001\n\020ConcurrencyLimit\022\034\n\tname" +
-      "space\030\001 \001(\tR\tnamespace\022\'\n\017concurrency_ke" +
-      "y\030\002 \001(\tR\016concurrencyKey\022\037\n\013max_running\030\003" +
-      " \001(\005R\nmaxRunning\022\030\n\007running\030\004 \001(\005R\007runni" +
-      "ng\022;\n\013update_time\030\005 \001(\0132\032.google.protobu" +
-      "f.TimestampR\nupdateTime\"\232\001\n\032SetConcurren" +
-      "cyLimitRequest\022\034\n\tnamespace\030\001 \001(\tR\tnames" +
-      "pace\022\'\n\017concurrency_key\030\002 \001(\tR\016concurren" +
-      "cyKey\022\037\n\013max_running\030\003 \001(\005R\nmaxRunning\022\024" +
-      "\n\005clear\030\004 \001(\010R\005clear\"R\n\033SetConcurrencyLi" +
-      "mitResponse\0223\n\005limit\030\001 \001(\0132\035.tasklife.v1" +
-      ".ConcurrencyLimitR\005limit\"<\n\034ListConcurre" +
-      "ncyLimitsRequest\022\034\n\tnamespace\030\001 \001(\tR\tnam" +
-      "espace\"V\n\035ListConcurrencyLimitsResponse\022" +
-      "5\n\006limits\030\001 \003(\0132\035.tasklife.v1.Concurrenc" +
-      "yLimitR\006limits*\305\001\n\022BulkOperationState\022$\n" +
-      " BULK_OPERATION_STATE_UNSPECIFIED\020\000\022 \n\034B" +
-      "ULK_OPERATION_STATE_RUNNING\020\001\022\"\n\036BULK_OP" +
-      "ERATION_STATE_SUCCEEDED\020\002\022\"\n\036BULK_OPERAT" +
-      "ION_STATE_CANCELLED\020\003\022\037\n\033BULK_OPERATION_" +
-      "STATE_FAILED\020\0042\352\023\n\013TaskService\022M\n\nCreate" +
-      "Task\022\036.tasklife.v1.CreateTaskRequest\032\037.t" +
-      "asklife.v1.CreateTaskResponse\022D\n\007GetTask" +
-      "\022\033.tasklife.v1.GetTaskRequest\032\034.tasklife" +
-      ".v1.GetTaskResponse\022J\n\tListTasks\022\035.taskl" +
-      "ife.v1.ListTasksRequest\032\036.tasklife.v1.Li" +
-      "stTasksResponse\022M\n\nCountTasks\022\036.tasklife" +
-      ".v1.CountTasksRequest\032\037.tasklife.v1.Coun" +
-      "tTasksResponse\022Y\n\016ListTaskEvents\022\".taskl" +
-      "ife.v1.ListTaskEventsRequest\032#.tasklife." +
-      "v1.ListTaskEventsResponse\022_\n\020ListTaskAtt" +
-      "empts\022$.tasklife.v1.ListTaskAttemptsRequ" +
-      "est\032%.tasklife.v1.ListTaskAttemptsRespon" +
-      "se\022_\n\020ListTaskFailures\022$.tasklife.v1.Lis" +
-      "tTaskFailuresRequest\032%.tasklife.v1.ListT" +
-      "askFailuresResponse\022\\\n\017GetStateMachine\022#" +
-      ".tasklife.v1.GetStateMachineRequest\032$.ta" +
-      "sklife.v1.GetStateMachineResponse\022^\n\017Wat" +
-      "chTaskEvents\022#.tasklife.v1.WatchTaskEven" +
-      "tsRequest\032$.tasklife.v1.WatchTaskEventsR" +
-      "esponse0\001\022J\n\tHeartbeat\022\035.tasklife.v1.Hea" +
-      "rtbeatRequest\032\036.tasklife.v1.HeartbeatRes" +
-      "ponse\022P\n\013EnqueueTask\022\037.tasklife.v1.Enque" +
-      "ueTaskRequest\032 .tasklife.v1.EnqueueTaskR" +
-      "esponse\022J\n\tStartTask\022\035.tasklife.v1.Start" +
-      "TaskRequest\032\036.tasklife.v1.StartTaskRespo" +
-      "nse\022S\n\014CompleteTask\022 .tasklife.v1.Comple" +
-      "teTaskRequest\032!.tasklife.v1.CompleteTask" +
-      "Response\022G\n\010FailTask\022\034.tasklife.v1.FailT" +
-      "askRequest\032\035.tasklife.v1.FailTaskRespons" +
-      "e\022J\n\tRetryTask\022\035.tasklife.v1.RetryTaskRe" +
-      "quest\032\036.tasklife.v1.RetryTaskResponse\022J\n" +
-      "\tPauseTask\022\035.tasklife.v1.PauseTaskReques" +
-      "t\032\036.tasklife.v1.PauseTaskResponse\022M\n\nRes" +
-      "umeTask\022\036.tasklife.v1.ResumeTaskRequest\032" +
-      "\037.tasklife.v1.ResumeTaskResponse\022G\n\010Kill" +
-      "Task\022\034.tasklife.v1.KillTaskRequest\032\035.tas" +
-      "klife.v1.KillTaskResponse\022P\n\013AbandonTask" +
-      "\022\037.tasklife.v1.AbandonTaskRequest\032 .task" +
-      "life.v1.AbandonTaskResponse\022_\n\020BatchCrea" +
-      "teTasks\022$.tasklife.v1.BatchCreateTasksRe" +
-      "quest\032%.tasklife.v1.BatchCreateTasksResp" +
-      "onse\022k\n\024BatchTransitionTasks\022(.tasklife." +
-      "v1.BatchTransitionTasksRequest\032).tasklif" +
-      "e.v1.BatchTransitionTasksResponse\022X\n\022Sta" +
-      "rtBulkOperation\022&.tasklife.v1.StartBulkO" +
-      "perationRequest\032\032.tasklife.v1.BulkOperat" +
-      "ion\022T\n\020GetBulkOperation\022$.tasklife.v1.Ge" +
-      "tBulkOperationRequest\032\032.tasklife.v1.Bulk" +
-      "Operation\022e\n\022ListBulkOperations\022&.taskli" +
-      "fe.v1.ListBulkOperationsRequest\032\'.taskli" +
-      "fe.v1.ListBulkOperationsResponse\022Z\n\023Canc" +
-      "elBulkOperation\022\'.tasklife.v1.CancelBulk" +
-      "OperationRequest\032\032.tasklife.v1.BulkOpera" +
-      "tion\022M\n\nClaimTasks\022\036.tasklife.v1.ClaimTa",
-      "sksRequest\032\037.tasklife.v1.ClaimTasksRespo" +
-      "nse\022\\\n\017CountTaskEvents\022#.tasklife.v1.Cou" +
-      "ntTaskEventsRequest\032$.tasklife.v1.CountT" +
-      "askEventsResponse\022h\n\023SetConcurrencyLimit" +
-      "\022\'.tasklife.v1.SetConcurrencyLimitReques" +
-      "t\032(.tasklife.v1.SetConcurrencyLimitRespo" +
-      "nse\022n\n\025ListConcurrencyLimits\022).tasklife." +
-      "v1.ListConcurrencyLimitsRequest\032*.taskli" +
-      "fe.v1.ListConcurrencyLimitsResponseB%\n\017d" +
-      "ev.tasklife.v1B\020TaskServiceProtoP\001b\006prot" +
-      "o3"
+      "version\"j\n\023AbandonTaskResponse\022%\n\004task\030\001" +
+      " \001(\0132\021.tasklife.v1.TaskR\004task\022,\n\005event\030\002" +
+      " \001(\0132\026.tasklife.v1.TaskEventR\005event\"U\n\027B" +
+      "atchCreateTasksRequest\022:\n\010requests\030\001 \003(\013" +
+      "2\036.tasklife.v1.CreateTaskRequestR\010reques" +
+      "ts\"Y\n\030BatchCreateTasksResponse\022=\n\007result" +
+      "s\030\001 \003(\0132#.tasklife.v1.BatchCreateTasksRe" +
+      "sultR\007results\"\227\001\n\026BatchCreateTasksResult" +
+      "\022%\n\004task\030\001 \001(\0132\021.tasklife.v1.TaskR\004task\022" +
+      ",\n\005event\030\002 \001(\0132\026.tasklife.v1.TaskEventR\005" +
+      "event\022(\n\005error\030\003 \001(\0132\022.google.rpc.Status" +
+      "R\005error\"Z\n\033BatchTransitionTasksRequest\022;" +
+      "\n\005items\030\001 \003(\0132%.tasklife.v1.BatchTransit" +
+      "ionTasksItemR\005items\"\246\004\n\030BatchTransitionT" +
+      "asksItem\022;\n\007enqueue\030\001 \001(\0132\037.tasklife.v1." +
+      "EnqueueTaskRequestH\000R\007enqueue\0225\n\005start\030\002" +
+      " \001(\0132\035.tasklife.v1.StartTaskRequestH\000R\005s" +
+      "tart\022>\n\010complete\030\003 \001(\0132 .tasklife.v1.Com" +
+      "pleteTaskRequestH\000R\010complete\0222\n\004fail\030\004 \001" +
+      "(\0132\034.tasklife.v1.FailTaskRequestH\000R\004fail" +
+      "\0225\n\005retry\030\005 \001(\0132\035.tasklife.v1.RetryTaskR" +
+      "equestH\000R\005retry\0225\n\005pause\030\006 \001(\0132\035.tasklif" +
+      "e.v1.PauseTaskRequestH\000R\005pause\0228\n\006resume" +
+      "\030\007 \001(\0132\036.tasklife.v1.ResumeTaskRequestH\000" +
+      "R\006resume\0222\n\004kill\030\010 \001(\0132\034.tasklife.v1.Kil" +
+      "lTaskRequestH\000R\004kill\022;\n\007abandon\030\t \001(\0132\037." +
+      "tasklife.v1.AbandonTaskRequestH\000R\007abando" +
+      "nB\t\n\007request\"a\n\034BatchTransitionTasksResp" +
+      "onse\022A\n\007results\030\001 \003(\0132\'.tasklife.v1.Batc" +
+      "hTransitionTasksResultR\007results\"\233\001\n\032Batc" +
+      "hTransitionTasksResult\022%\n\004task\030\001 \001(\0132\021.t" +
+      "asklife.v1.TaskR\004task\022,\n\005event\030\002 \001(\0132\026.t" +
+      "asklife.v1.TaskEventR\005event\022(\n\005error\030\003 \001" +
+      "(\0132\022.google.rpc.StatusR\005error\"\313\003\n\021ClaimT" +
+      "asksRequest\022\026\n\006worker\030\001 \001(\tR\006worker\022@\n\016l" +
+      "ease_duration\030\002 \001(\0132\031.google.protobuf.Du" +
+      "rationR\rleaseDuration\022\033\n\tmax_tasks\030\003 \001(\005" +
+      "R\010maxTasks\022\034\n\tnamespace\030\004 \001(\tR\tnamespace" +
+      "\022B\n\006labels\030\005 \003(\0132*.tasklife.v1.ClaimTask" +
+      "sRequest.LabelsEntryR\006labels\022-\n\004wait\030\006 \001" +
+      "(\0132\031.google.protobuf.DurationR\004wait\022\035\n\nr" +
+      "equest_id\030\007 \001(\tR\trequestId\022\026\n\006reason\030\010 \001" +
+      "(\tR\006reason\022\032\n\010operator\030\t \001(\tR\010operator\022 " +
+      "\n\014on_behalf_of\030\n \001(\tR\nonBehalfOf\0329\n\013Labe" +
+      "lsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\t" +
+      "R\005value:\0028\001\"L\n\022ClaimTasksResponse\0226\n\006cla" +
+      "ims\030\001 \003(\0132\036.tasklife.v1.StartTaskRespons" +
+      "eR\006claims\"\332\005\n\031StartBulkOperationRequest\022" +
+      ".\n\006states\030\001 \003(\0162\026.tasklife.v1.TaskStateR" +
+      "\006states\022J\n\006labels\030\002 \003(\01322.tasklife.v1.St" +
+      "artBulkOperationRequest.LabelsEntryR\006lab" +
+      "els\022\036\n\nnamespaces\030\003 \003(\tR\nnamespaces\022?\n\rc" +
+      "reated_after\030\004 \001(\0132\032.google.protobuf.Tim" +
+      "estampR\014createdAfter\022A\n\016created_before\030\005" +
+      " \001(\0132\032.google.protobuf.TimestampR\rcreate" +
+      "dBefore\022?\n\rupdated_after\030\006 \001(\0132\032.google." +
+      "protobuf.TimestampR\014updatedAfter\022A\n\016upda" +
+      "ted_before\030\007 \001(\0132\032.google.protobuf.Times" +
+      "tampR\rupdatedBefore\022$\n\016task_id_prefix\030\010 " +
+      "\001(\tR\014taskIdPrefix\022/\n\006action\030\t \001(\0162\027.task" +
+      "life.v1.TaskActionR\006action\022\026\n\006reason\030\n \001" +
+      "(\tR\006reason\022\027\n\007dry_run\030\013 \001(\010R\006dryRun\022\033\n\tm" +
+      "ax_tasks\030\014 \001(\003R\010maxTasks\022\035\n\nrequest_id\030\r" +
+      " \001(\tR\trequestId\022\032\n\010operator\030\016 \001(\tR\010opera" +
+      "tor\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005" +
+      "value\030\002 \001(\tR\005value:\0028\001\"\320\004\n\rBulkOperation" +
+      "\022!\n\014operation_id\030\001 \001(\tR\013operationId\0225\n\005s" +
+      "tate\030\002 \001(\0162\037.tasklife.v1.BulkOperationSt" +
+      "ateR\005state\022\030\n\007matched\030\003 \001(\003R\007matched\022\030\n\007" +
+      "applied\030\004 \001(\003R\007applied\022A\n\007refused\030\005 \003(\0132" +
+      "\'.tasklife.v1.BulkOperation.RefusedEntry" +
+      "R\007refused\022;\n\013create_time\030\006 \001(\0132\032.google." +
+      "protobuf.TimestampR\ncreateTime\0225\n\010end_ti" +
+      "me\030\007 \001(\0132\032.google.protobuf.TimestampR\007en" +
+      "dTime\022/\n\006action\030\010 \001(\0162\027.tasklife.v1.Task" +
+      "ActionR\006action\022\026\n\006reason\030\t \001(\tR\006reason\022\032" +
+      "\n\010operator\030\n \001(\tR\010operator\022\027\n\007dry_run\030\013 " +
+      "\001(\010R\006dryRun\022@\n\007request\030\014 \001(\0132&.tasklife." +
+      "v1.StartBulkOperationRequestR\007request\032:\n" +
+      "\014RefusedEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value" +
+      "\030\002 \001(\003R\005value:\0028\001\"<\n\027GetBulkOperationReq" +
+      "uest\022!\n\014operation_id\030\001 \001(\tR\013operationId\"" +
+      "W\n\031ListBulkOperationsRequest\022\033\n\tpage_siz" +
+      "e\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tp" +
+      "ageToken\"\200\001\n\032ListBulkOperationsResponse\022" +
+      ":\n\noperations\030\001 \003(\0132\032.tasklife.v1.BulkOp" +
+      "erationR\noperations\022&\n\017next_page_token\030\002" +
+      " \001(\tR\rnextPageToken\"?\n\032CancelBulkOperati" +
+      "onRequest\022!\n\014operation_id\030\001 \001(\tR\013operati" +
+      "onId\"\233\002\n\026CountTaskEventsRequest\022\036\n\nnames" +
+      "paces\030\001 \003(\tR\nnamespaces\0221\n\007actions\030\002 \003(\016" +
+      "2\027.tasklife.v1.TaskActionR\007actions\0229\n\nst" +
+      "art_time\030\003 \001(\0132\032.google.protobuf.Timesta" +
+      "mpR\tstartTime\0225\n\010end_time\030\004 \001(\0132\032.google" +
+      ".protobuf.TimestampR\007endTime\022<\n\014bucket_w" +
+      "idth\030\005 \001(\0132\031.google.protobuf.DurationR\013b" +
+      "ucketWidth\"\374\001\n\027CountTaskEventsResponse\0226" +
+      "\n\007buckets\030\001 \003(\0132\034.tasklife.v1.TaskEventB" +
+      "ucketR\007buckets\0229\n\nstart_time\030\002 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\tstartTime\0225\n\010end" +
+      "_time\030\003 \001(\0132\032.google.protobuf.TimestampR" +
+      "\007endTime\0227\n\tread_time\030\004 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\010readTime\"\232\001\n\017TaskEventB" +
+      "ucket\0229\n\nstart_time\030\001 \001(\0132\032.google.proto" +
+      "buf.TimestampR\tstartTime\022\024\n\005count\030\002 \001(\003R" +
+      "\005count\0226\n\007actions\030\003 \003(\0132\034.tasklife.v1.Ta" +
+      "skActionCountR\007actions\"X\n\017TaskActionCoun" +
+      "t\022/\n\006action\030\001 \001(\0162\027.tasklife.v1.TaskActi" +
+      "onR\006action\022\024\n\005count\030\002 \001(\003R\005count\"\321\001\n\020Con" +
+      "currencyLimit\022\034\n\tnamespace\030\001 \001(\tR\tnamesp" +
+      "ace\022\'\n\017concurrency_key\030\002 \001(\tR\016concurrenc" +
+      "yKey\022\037\n\013max_running\030\003 \001(\005R\nmaxRunning\022\030\n" +
+      "\007running\030\004 \001(\005R\007running\022;\n\013update_time\030\005" +
+      " \001(\0132\032.google.protobuf.TimestampR\nupdate" +
+      "Time\"\232\001\n\032SetConcurrencyLimitRequest\022\034\n\tn" +
+      "amespace\030\001 \001(\tR\tnamespace\022\'\n\017concurrency" +
+      "_key\030\002 \001(\tR\016concurrencyKey\022\037\n\013max_runnin" +
+      "g\030\003 \001(\005R\nmaxRunning\022\024\n\005clear\030\004 \001(\010R\005clea" +
+      "r\"R\n\033SetConcurrencyLimitResponse\0223\n\005limi" +
+      "t\030\001 \001(\0132\035.tasklife.v1.ConcurrencyLimitR\005" +
+      "limit\"<\n\034ListConcurrencyLimitsRequest\022\034\n" +
+      "\tnamespace\030\001 \001(\tR\tnamespace\"V\n\035ListConcu" +
+      "rrencyLimitsResponse\0225\n\006limits\030\001 \003(\0132\035.t" +
+      "asklife.v1.ConcurrencyLimitR\006limits*\305\001\n\022" +
+      "BulkOperationState\022$\n BULK_OPERATION_STA" +
+      "TE_UNSPECIFIED\020\000\022 \n\034BULK_OPERATION_STATE" +
+      "_RUNNING\020\001\022\"\n\036BULK_OPERATION_STATE_SUCCE" +
+      "EDED\020\002\022\"\n\036BULK_OPERATION_STATE_CANCELLED" +
+      "\020\003\022\037\n\033BULK_OPERATION_STATE_FAILED\020\0042\352\023\n\013" +
+      "TaskService\022M\n\nCreateTask\022\036.tasklife.v1." +
+      "CreateTaskRequest\032\037.tasklife.v1.CreateTa" +
+      "skResponse\022D\n\007GetTask\022\033.tasklife.v1.GetT" +
+      "askRequest\032\034.tasklife.v1.GetTaskResponse" +
+      "\022J\n\tListTasks\022\035.tasklife.v1.ListTasksReq" +
+      "uest\032\036.tasklife.v1.ListTasksResponse\022M\n\n" +
+      "CountTasks\022\036.tasklife.v1.CountTasksReque" +
+      "st\032\037.tasklife.v1.CountTasksResponse\022Y\n\016L" +
+      "istTaskEvents\022\".tasklife.v1.ListTaskEven" +
+      "tsRequest\032#.tasklife.v1.ListTaskEventsRe" +
+      "sponse\022_\n\020ListTaskAttempts\022$.tasklife.v1" +
+      ".ListTaskAttemptsRequest\032%.tasklife.v1.L" +
+      "istTaskAttemptsResponse\022_\n\020ListTaskFailu" +
+      "res\022$.tasklife.v1.ListTaskFailuresReques" +
+      "t\032%.tasklife.v1.ListTaskFailuresResponse" +
+      "\022\\\n\017GetStateMachine\022#.tasklife.v1.GetSta" +
+      "teMachineRequest\032$.tasklife.v1.GetStateM" +
+      "achineResponse\022^\n\017WatchTaskEvents\022#.task" +
+      "life.v1.WatchTaskEventsRequest\032$.tasklif" +
+      "e.v1.WatchTaskEventsResponse0\001\022J\n\tHeartb" +
+      "eat\022\035.tasklife.v1.HeartbeatRequest\032\036.tas" +
+      "klife.v1.HeartbeatResponse\022P\n\013EnqueueTas" +
+      "k\022\037.tasklife.v1.EnqueueTaskRequest\032 .tas" +
+      "klife.v1.EnqueueTaskResponse\022J\n\tStartTas" +
+      "k\022\035.tasklife.v1.StartTaskRequest\032\036.taskl" +
+      "ife.v1.StartTaskResponse\022S\n\014CompleteTask" +
+      "\022 .tasklife.v1.CompleteTaskRequest\032!.tas" +
+      "klife.v1.CompleteTaskResponse\022G\n\010FailTas" +
+      "k\022\034.tasklife.v1.FailTaskRequest\032\035.taskli" +
+      "fe.v1.FailTaskResponse\022J\n\tRetryTask\022\035.ta" +
+      "sklife.v1.RetryTaskRequest\032\036.tasklife.v1" +
+      ".RetryTaskResponse\022J\n\tPauseTask\022\035.taskli" +
+      "fe.v1.PauseTaskRequest\032\036.tasklife.v1.Pau" +
+      "seTaskResponse\022M\n\nResumeTask\022\036.tasklife." +
+      "v1.ResumeTaskRequest\032\037.tasklife.v1.Resum" +
+      "eTaskResponse\022G\n\010KillTask\022\034.tasklife.v1." +
+      "KillTaskRequest\032\035.tasklife.v1.KillTaskRe" +
+      "sponse\022P\n\013AbandonTask\022\037.tasklife.v1.Aban" +
+      "donTaskRequest\032 .tasklife.v1.AbandonTask" +
+      "Response\022_\n\020BatchCreateTasks\022$.tasklife." +
+      "v1.BatchCreateTasksRequest\032%.tasklife.v1" +
+      ".BatchCreateTasksResponse\022k\n\024BatchTransi" +
+      "tionTasks\022(.tasklife.v1.BatchTransitionT" +
+      "asksRequest\032).tasklife.v1.BatchTransitio" +
+      "nTasksResponse\022X\n\022StartBulkOperation\022&.t" +
+      "asklife.v1.StartBulkOperationRequest\032\032.t" +
+      "asklife.v1.BulkOperation\022T\n\020GetBulkOpera" +
+      "tion\022$.tasklife.v1.GetBulkOperationReque" +
+      "st\032\032.tasklife.v1.BulkOperation\022e\n\022ListBu" +
+      "lkOperations\022&.tasklife.v1.ListBulkOpera" +
+      "tionsRequest\032\'.tasklife.v1.ListBulkOpera" +
+      "tionsResponse\022Z\n\023CancelBulkOperation\022\'.t",
+      "asklife.v1.CancelBulkOperationRequest\032\032." +
+      "tasklife.v1.BulkOperation\022M\n\nClaimTasks\022" +
+      "\036.tasklife.v1.ClaimTasksRequest\032\037.taskli" +
+      "fe.v1.ClaimTasksResponse\022\\\n\017CountTaskEve" +
+      "nts\022#.tasklife.v1.CountTaskEventsRequest" +
+      "\032$.tasklife.v1.CountTaskEventsResponse\022h" +
+      "\n\023SetConcurrencyLimit\022\'.tasklife.v1.SetC" +
+      "oncurrencyLimitRequest\032(.tasklife.v1.Set" +
+      "ConcurrencyLimitResponse\022n\n\025ListConcurre" +
+      "ncyLimits\022).tasklife.v1.ListConcurrencyL" +
+      "imitsRequest\032*.tasklife.v1.ListConcurren" +
+      "cyLimitsResponseB%\n\017dev.tasklife.v1B\020Tas" +
+      "kServiceProtoP\001b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -968,7 +970,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_HeartbeatResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_HeartbeatResponse_descriptor,
-        new java.lang.String[] { "Task", });
+        new java.lang.String[] { "Task", "KillRequested", });
     internal_static_tasklife_v1_GetStateMachineRequest_descriptor =
       getDescriptor().getMessageType(20);
     internal_static_tasklife_v1_GetStateMachineRequest_fieldAccessorTable = new
@@ -1088,7 +1090,7 @@ public final class TaskServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_tasklife_v1_KillTaskRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_tasklife_v1_KillTaskRequest_descriptor,
-        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", });
+        new java.lang.String[] { "TaskId", "ExpectedVersion", "RequestId", "Reason", "Operator", "OnBehalfOf", "GracePeriod", });
     internal_static_tasklife_v1_KillTaskResponse_descriptor =
       getDescriptor().getMessageType(40);
     internal_static_tasklife_v1_KillTaskResponse_fieldAccessorTable = new

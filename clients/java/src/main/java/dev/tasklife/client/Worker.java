@@ -3,6 +3,7 @@ package dev.tasklife.client;
 import dev.tasklife.v1.ClaimTasksRequest;
 import dev.tasklife.v1.ClaimTasksResponse;
 import dev.tasklife.v1.HeartbeatRequest;
+import dev.tasklife.v1.HeartbeatResponse;
 import dev.tasklife.v1.StartTaskResponse;
 import dev.tasklife.v1.Task;
 import dev.tasklife.v1.TaskFailure;
@@ -392,10 +393,21 @@ public final class Worker implements AutoCloseable {
     } finally {
       job.endHandler();
     }
-    if (failure == null) {
+    if (job.killAsked()) {
+      killConfirmed(job); // whatever the cancelled handler returned or threw
+    } else if (failure == null) {
       handlerReturned(job, result);
     } else {
       handlerThrew(job, failure);
+    }
+  }
+
+  private void killConfirmed(WorkerJob job) {
+    if (job.settle(WorkerJob.Outcome.KILL)) {
+      slots.toReporter();
+      reporter.kill(job, "worker " + name() + ": handler cancelled on the kill request");
+    } else {
+      handlerOverAfterAnotherOutcome(job);
     }
   }
 
@@ -437,9 +449,14 @@ public final class Worker implements AutoCloseable {
     long sent = System.nanoTime();
     try {
       long deadline = Math.max(options.heartbeatInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
-      client.stub().withDeadlineAfter(deadline, TimeUnit.NANOSECONDS).heartbeat(request);
+      HeartbeatResponse answer = client.stub().withDeadlineAfter(deadline, TimeUnit.NANOSECONDS).heartbeat(request);
       job.leaseRenewedUntil(sent + options.leaseDuration().toNanos());
       reachability.callSucceeded();
+      // Heartbeats go on while the handler stops: the kill, not the lease, ends the task.
+      if (answer.getKillRequested() && job.askKill()) {
+        log.log(Level.INFO, "task {0}: kill requested: interrupting the handler", job.taskId());
+        job.cancel("kill requested");
+      }
     } catch (StatusRuntimeException failure) {
       TasklifeException error = TasklifeErrors.decode(failure);
       if (error.reason().equals("LEASE_LOST")) {

@@ -8,12 +8,13 @@ final class WorkerCounters {
   final AtomicLong completed = new AtomicLong();
   final AtomicLong failed = new AtomicLong();
   final AtomicLong dropped = new AtomicLong();
+  final AtomicLong killed = new AtomicLong();
   final AtomicLong heartbeatFailures = new AtomicLong();
   final AtomicLong reportFailures = new AtomicLong();
   final AtomicLong reportCalls = new AtomicLong();
 
   WorkerMetrics snapshot(int running) {
     return new WorkerMetrics(claimed.get(), completed.get(), failed.get(), dropped.get(), heartbeatFailures.get(),
-        reportFailures.get(), reportCalls.get(), running);
+        reportFailures.get(), reportCalls.get(), running, killed.get());
   }
 }

@@ -18,7 +18,9 @@ final class WorkerJob {
     /** The task was taken away: nothing is reported. */
     DROPPED,
     /** The grace period on stop passed: FailTask with the stopping reason. */
-    STOPPED
+    STOPPED,
+    /** A kill with a grace period was asked and the handler is over: KillTask confirms it. */
+    KILL
   }
 
   final Task task;
@@ -29,6 +31,7 @@ final class WorkerJob {
   private Future<?> handler;
   private ScheduledFuture<?> heartbeats;
   private volatile long leaseEndNanos;
+  private boolean killAsked;
 
   WorkerJob(Task task, long leaseEndNanos) {
     this.task = task;
@@ -58,6 +61,19 @@ final class WorkerJob {
   synchronized void endHandler() {
     handlerRunning = false;
     handlerOver = true;
+  }
+
+  /** A heartbeat said kill_requested: true the first time, when the handler must be cancelled. */
+  synchronized boolean askKill() {
+    if (killAsked) {
+      return false;
+    }
+    killAsked = true;
+    return true;
+  }
+
+  synchronized boolean killAsked() {
+    return killAsked;
   }
 
   synchronized boolean handlerOver() {

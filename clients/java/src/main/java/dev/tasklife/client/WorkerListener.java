@@ -16,6 +16,9 @@ public interface WorkerListener {
   /** The server recorded the task's FailTask with this reason. */
   default void failed(Task task, String reason) {}
 
+  /** The server recorded the KillTask confirming a kill asked with a grace period. */
+  default void killed(Task task) {}
+
   /** The task was taken away and its result dropped, for this reason. */
   default void dropped(Task task, String why) {}
 }

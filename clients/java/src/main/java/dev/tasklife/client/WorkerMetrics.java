@@ -11,6 +11,8 @@ package dev.tasklife.client;
  * @param reportFailures outcomes the server refused for another reason, or that could not be sent
  * @param reportCalls BatchTransitionTasks calls that carried outcomes (retries not counted)
  * @param running tasks held now: claimed and not yet reported or dropped
+ * @param killed kills asked with a grace period that the worker confirmed (KillTask recorded)
+ *     after interrupting the handler
  */
 public record WorkerMetrics(long claimed, long completed, long failed, long dropped, long heartbeatFailures,
-    long reportFailures, long reportCalls, int running) {}
+    long reportFailures, long reportCalls, int running, long killed) {}

@@ -6,6 +6,7 @@ import dev.tasklife.v1.BatchTransitionTasksResponse;
 import dev.tasklife.v1.BatchTransitionTasksResult;
 import dev.tasklife.v1.CompleteTaskRequest;
 import dev.tasklife.v1.FailTaskRequest;
+import dev.tasklife.v1.KillTaskRequest;
 import dev.tasklife.v1.TaskFailure;
 import dev.tasklife.v1.TaskPayload;
 import io.grpc.Status;
@@ -27,9 +28,13 @@ import java.util.function.Consumer;
  */
 final class WorkerReporter {
   /** One outcome to record: a CompleteTask with its result (or none), or a FailTask (failure set). */
-  private record Report(WorkerJob job, TaskPayload result, TaskFailure failure, String failReason) {
+  private record Report(WorkerJob job, TaskPayload result, TaskFailure failure, String failReason, boolean kills) {
+    Report(WorkerJob job, TaskPayload result, TaskFailure failure, String failReason) {
+      this(job, result, failure, failReason, false);
+    }
+
     boolean completes() {
-      return failure == null;
+      return failure == null && !kills;
     }
   }
 
@@ -76,6 +81,11 @@ final class WorkerReporter {
 
   void fail(WorkerJob job, TaskFailure failure, String reason) {
     queue.offer(new Report(job, null, failure, reason));
+  }
+
+  /** Confirms a kill asked with a grace period, once the handler is over. */
+  void kill(WorkerJob job, String reason) {
+    queue.offer(new Report(job, null, null, reason, true));
   }
 
   /** Ends the thread; outcomes still unsent are counted as report failures and released. */
@@ -178,6 +188,10 @@ final class WorkerReporter {
   private BatchTransitionTasksItem item(Report report) {
     String worker = options.workerName();
     WorkerJob job = report.job();
+    if (report.kills()) {
+      return BatchItems.of(KillTaskRequest.newBuilder().setTaskId(job.taskId()).setOperator(operator)
+          .setRequestId(job.requestId(worker, "kill")).setReason(report.failReason()).build());
+    }
     if (report.completes()) {
       CompleteTaskRequest.Builder complete = CompleteTaskRequest.newBuilder().setTaskId(job.taskId())
           .setWorker(worker).setOperator(operator).setRequestId(job.requestId(worker, "complete"));
@@ -199,7 +213,10 @@ final class WorkerReporter {
     WorkerJob job = report.job();
     TasklifeException error = BatchResults.error(result).orElse(null);
     if (error == null) {
-      if (report.completes()) {
+      if (report.kills()) {
+        counters.killed.incrementAndGet();
+        listener.killed(result.getTask());
+      } else if (report.completes()) {
         counters.completed.incrementAndGet();
         listener.completed(result.getTask());
       } else {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tasklife.v1.ClaimTasksRequest;
 import dev.tasklife.v1.CreateTaskRequest;
 import dev.tasklife.v1.EnqueueTaskRequest;
+import dev.tasklife.v1.GracefulKill;
+import dev.tasklife.v1.KillOutcome;
 import dev.tasklife.v1.KillTaskRequest;
 import dev.tasklife.v1.PauseTaskRequest;
 import dev.tasklife.v1.TaskAction;
@@ -150,15 +152,37 @@ class WorkerTest {
         .getState(), TaskState.TASK_STATE_KILLED);
   }
 
-  /** The handler blocks until interrupted; the operator's move must interrupt it, and nothing is reported. */
-  private void takenAwayByAnOperator(Function<String, TaskState> operatorMove, TaskState expected) {
+  @Test
+  void aKillWithGraceInterruptsTheHandlerAndTheWorkerConfirmsIt() throws InterruptedException {
     String namespace = LiveTasks.freshNamespace();
     String id = LiveTasks.createReady(client, namespace, 1).get(0);
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch interrupted = new CountDownLatch(1);
     AtomicReference<String> why = new AtomicReference<>();
 
-    try (Worker worker = Worker.start(client, quick(namespace), (task, cancellation) -> {
+    try (Worker worker = Worker.start(client, quick(namespace), sleepsUntilInterrupted(started, interrupted, why))) {
+      assertTrue(started.await(20, TimeUnit.SECONDS), "the handler did not start");
+      client.killTask(KillTaskRequest.newBuilder().setTaskId(id).setOperator("ops").setReason("drain")
+          .setGracePeriod(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
+      LiveTasks.await(() -> worker.metrics().killed() == 1 && worker.metrics().running() == 0,
+          "the kill to be confirmed");
+      assertEquals(0, worker.metrics().failed() + worker.metrics().completed() + worker.metrics().dropped());
+    }
+
+    assertEquals("kill requested", why.get());
+    assertEquals(TaskState.TASK_STATE_KILLED, LiveTasks.get(client, id).getState());
+    List<TaskEvent> kills = LiveTasks.events(client, id, TaskAction.TASK_ACTION_KILL);
+    assertEquals(1, kills.size());
+    assertEquals(GracefulKill.newBuilder().setRequestedBy("ops").setReason("drain")
+        .setOutcome(KillOutcome.KILL_OUTCOME_CONFIRMED).build(),
+        kills.get(0).getGracefulKill().toBuilder().clearRequestTime().clearDeadline().build());
+    assertEquals("w-" + namespace, kills.get(0).getOperator());
+  }
+
+  /** A handler that counts {@code started} down and sleeps until interrupted, then records why and counts {@code interrupted} down. */
+  private static TaskHandler sleepsUntilInterrupted(CountDownLatch started, CountDownLatch interrupted,
+      AtomicReference<String> why) {
+    return (task, cancellation) -> {
       started.countDown();
       try {
         Thread.sleep(60_000);
@@ -167,7 +191,18 @@ class WorkerTest {
         interrupted.countDown();
         throw e;
       }
-    })) {
+    };
+  }
+
+  /** The handler blocks until interrupted; the operator's move must interrupt it, and nothing is reported. */
+  private void takenAwayByAnOperator(Function<String, TaskState> operatorMove, TaskState expected) {
+    String namespace = LiveTasks.freshNamespace();
+    String id = LiveTasks.createReady(client, namespace, 1).get(0);
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    AtomicReference<String> why = new AtomicReference<>();
+
+    try (Worker worker = Worker.start(client, quick(namespace), sleepsUntilInterrupted(started, interrupted, why))) {
       assertTrue(started.await(20, TimeUnit.SECONDS), "the handler did not start");
       assertEquals(expected, operatorMove.apply(id));
 

@@ -18,6 +18,7 @@ import dev.tasklife.v1.FailTaskRequest;
 import dev.tasklife.v1.GetStateMachineRequest;
 import dev.tasklife.v1.GetTaskRequest;
 import dev.tasklife.v1.KillTaskRequest;
+import dev.tasklife.v1.ClaimTasksRequest;
 import dev.tasklife.v1.ListTaskAttemptsRequest;
 import dev.tasklife.v1.ListTaskEventsRequest;
 import dev.tasklife.v1.ListTaskFailuresRequest;
@@ -56,6 +57,7 @@ final class ConformanceMethods {
       Map.entry("ListTaskAttempts", method(ListTaskAttemptsRequest::newBuilder, TasklifeClient::listTaskAttempts)),
       Map.entry("ListTaskFailures", method(ListTaskFailuresRequest::newBuilder, TasklifeClient::listTaskFailures)),
       Map.entry("GetStateMachine", method(GetStateMachineRequest::newBuilder, TasklifeClient::getStateMachine)),
+      Map.entry("ClaimTasks", method(ClaimTasksRequest::newBuilder, TasklifeClient::claimTasks)),
       Map.entry("EnqueueTask", method(EnqueueTaskRequest::newBuilder, TasklifeClient::enqueueTask)),
       Map.entry("StartTask", method(StartTaskRequest::newBuilder, TasklifeClient::startTask)),
       Map.entry("CompleteTask", method(CompleteTaskRequest::newBuilder, TasklifeClient::completeTask)),

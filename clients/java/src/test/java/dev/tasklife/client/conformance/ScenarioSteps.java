@@ -52,7 +52,8 @@ final class ScenarioSteps {
       "history", Set.of("id", "op", "task_id", "expect_versions", "expect_to_states", "expect_workers",
           "expect_operators", "expect_attempts"),
       "watch", Set.of("id", "op", "request", "disconnect_after_events", "expect_versions"),
-      "worker", Set.of("id", "op", "worker", "labels", "handle", "until"));
+      "worker", Set.of("id", "op", "worker", "labels", "handle", "until"),
+      "cooperative_kill", Set.of("id", "op", "worker", "labels", "lease_seconds", "task_id", "kill"));
   /** The lists a `history` step may give, each with the field of the events it must equal. */
   private static final Map<String, Function<TaskEvent, Object>> HISTORY_LISTS = new LinkedHashMap<>();
 
@@ -88,6 +89,7 @@ final class ScenarioSteps {
       case "history" -> history(step);
       case "watch" -> watch(step);
       case "worker" -> new WorkerStep(step).run(address);
+      case "cooperative_kill" -> new CooperativeKillStep(step).run(address);
       default -> fail("unknown op " + op);
     }
   }
@@ -150,6 +152,7 @@ final class ScenarioSteps {
       case "invalid_transition" -> InvalidTransitionException.class;
       case "version_mismatch" -> VersionMismatchException.class;
       case "not_found" -> TaskNotFoundException.class;
+      case "tasklife_error" -> TasklifeException.class;
       default -> throw new AssertionError("unknown error kind " + kind);
     };
   }
