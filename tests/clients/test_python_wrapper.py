@@ -39,6 +39,7 @@ from tasklife.client import (
 from tasklife.v1 import task_pb2, task_service_pb2, task_service_pb2_grpc
 
 from tests.conftest import ServerProcess
+from tests.support import without_wait_reason
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "clients" / "python" / "README.md"
@@ -209,7 +210,7 @@ def test_a_missing_ca_file_fails_at_connect(tmp_path: Path) -> None:
 def test_tls_with_a_ca_file_trusts_exactly_the_servers_that_ca_signed(tls_proxy: TlsProxy, tmp_path: Path) -> None:
     with TasklifeClient.connect(tls_proxy.address, ca_file=tls_proxy.ca_file) as client:
         task = client.create_task(labels={"over": "tls"}).task
-        assert client.get_task(task.task_id).task == task
+        assert without_wait_reason(client.get_task(task.task_id).task) == task
         with pytest.raises(TaskNotFound):  # error details travel through TLS as well
             client.get_task(unique("missing"))
     other_ca = make_ca(tmp_path / "other")

@@ -67,7 +67,7 @@ describe("worker", { skip: skipUnlessLive }, () => {
     assert.deepEqual(handled, [taskId]);
     assert.deepEqual(hooked, [["claimed", TaskState.RUNNING], ["completed", TaskState.SUCCEEDED]]);
     assert.deepEqual(worker.metrics(), {
-      claimed: 1, completed: 1, failed: 0, dropped: 0, heartbeatFailures: 0, reportFailures: 0,
+      claimed: 1, completed: 1, failed: 0, killed: 0, dropped: 0, heartbeatFailures: 0, reportFailures: 0,
       claimFailures: 0, reportCalls: 1, running: 0,
     });
   });
