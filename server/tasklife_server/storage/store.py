@@ -7,7 +7,7 @@ import contextlib
 import re
 from datetime import datetime
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Literal, Protocol, Sequence
+from typing import Any, Awaitable, Callable, Literal, Protocol, Sequence, TypeVar
 
 import psycopg
 from psycopg import AsyncConnection
@@ -52,9 +52,11 @@ from tasklife_server.storage.rows import (
     task_from,
 )
 from tasklife_server.storage.doorbell import Doorbell
+from tasklife_server.storage.pool import FailoverPool, is_standby_error
 from tasklife_server.storage.group_commit import GroupCommit
 
 CONNECTION_WAIT_SECONDS = 5.0
+T = TypeVar("T")
 # Groups of single calls written at once, each on its own pooled connection: while one
 # commits (waiting for the WAL flush), the next is already being written.
 GROUP_WRITERS = 2
@@ -161,7 +163,7 @@ class TaskStore:
         cls, database_url: str, policies: PolicySettings = PolicySettings(), *, min_size: int = 2, max_size: int = 8
     ) -> TaskStore:
         """Opens a pool of `max_size` connections; waits until `min_size` are connected."""
-        pool: AsyncConnectionPool[AsyncConnection[TupleRow]] = AsyncConnectionPool(
+        pool = FailoverPool(
             database_url,
             min_size=min(min_size, max_size),
             max_size=max_size,
@@ -185,6 +187,20 @@ class TaskStore:
         if conn is not None:
             cursor = await conn.execute(QUERIES[name], params, prepare=True)
             return await cursor.fetchall()
+        return await self._off_standby(self._fetchall_pooled, name, params)
+
+    async def _off_standby(self, call: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """`call(*args)`, once more on a fresh connection if its connection was on a standby
+        (after a failover, or a URL naming a standby): the statement was refused, so nothing
+        was written, and the pool now drops that connection and checks the idle ones."""
+        try:
+            return await call(*args)
+        except psycopg.Error as error:
+            if not is_standby_error(error):
+                raise
+        return await call(*args)
+
+    async def _fetchall_pooled(self, name: str, params: dict[str, Any]) -> list[TupleRow]:
         async with self._pool.connection() as pooled:
             if name not in PLANNER_SETTINGS:
                 cursor = await pooled.execute(QUERIES[name], params, prepare=True)
@@ -474,6 +490,9 @@ class TaskStore:
         return rows
 
     async def _write(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> list[list[TupleRow]]:
+        return await self._off_standby(self._write_once, statements)
+
+    async def _write_once(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> list[list[TupleRow]]:
         """The rows of each statement, run in one transaction, in one round trip (a lone
         statement in autocommit is its own transaction). When the stream's reader asks for
         it, the same round trip reads the stream right after the commit, for it: the events
