@@ -333,9 +333,10 @@ class PatroniCluster:
             time.sleep(0.1)
 
     def url(self) -> str:
-        """The multi-host URL (no target_session_attrs: Tasklife adds read-write itself)."""
+        """The multi-host URL, as the issue's measurements used it (Tasklife would add
+        target_session_attrs=read-write itself; a server without that change would not)."""
         hosts = ",".join(f"127.0.0.1:{n.port}" for n in self.nodes)
-        return f"postgresql://{PG_USER}@{hosts}/{DATABASE}"
+        return f"postgresql://{PG_USER}@{hosts}/{DATABASE}?target_session_attrs=read-write"
 
     def primary(self) -> Node:
         for node in self.nodes:

@@ -626,6 +626,16 @@ SELECT EXISTS (SELECT FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s
        AND NOT EXISTS (SELECT FROM history_horizon
                        WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint));
 
+-- name: stream_missing
+-- Which of the events a stream reader delivered (each by position, task and version) the
+-- database no longer holds: after a failover to a standby that had not received them yet.
+SELECT p.xid::text, p.id
+FROM unnest(%(xids)s::text[]::xid8[], %(ids)s::bigint[], %(task_ids)s::text[], %(versions)s::bigint[])
+     AS p(xid, id, task_id, version)
+WHERE NOT EXISTS (SELECT FROM task_events AS e
+                  WHERE e.xid = p.xid AND e.id = p.id AND e.task_id = p.task_id AND e.version = p.version)
+ORDER BY p.xid, p.id;
+
 -- name: notify_commits
 -- Wakes the stream readers of every server process; sent coalesced, never per transition.
 NOTIFY tasklife_events;

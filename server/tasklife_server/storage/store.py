@@ -757,6 +757,19 @@ class TaskStore:
         rows = await self._fetchall(name, _stream_params(StreamRead(after, accepted, limit)), conn)
         return _stream_rows(rows, after)
 
+    async def stream_missing(
+        self, delivered: Sequence[tuple[Position, str, int]], conn: AsyncConnection
+    ) -> list[Position]:
+        """The positions of `delivered` events ((position, task, version)) that the database no
+        longer holds, in stream order."""
+        params = {
+            "xids": [str(position[0]) for position, _task, _version in delivered],
+            "ids": [position[1] for position, _task, _version in delivered],
+            "task_ids": [task_id for _position, task_id, _version in delivered],
+            "versions": [version for _position, _task, version in delivered],
+        }
+        return [(int(xid), event_id) for xid, event_id in await self._fetchall("stream_missing", params, conn)]
+
     async def stream_head(self) -> Position:
         """The position of the newest event that every reader can see now."""
         rows = await self._fetchall("stream_head", {})

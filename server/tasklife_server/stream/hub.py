@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping
 
-from tasklife_server.domain.errors import CursorNotRetained, StreamClosed
+from tasklife_server.domain import cursor
+from tasklife_server.domain.errors import CursorFromLostHistory, CursorNotRetained, StreamClosed
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import ORIGIN, Position, Start, StartKind, WatchFilter, position_of
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
@@ -58,6 +60,9 @@ class HubSettings:
     # Subscriptions reading the table at once; the others wait, so that a crowd of
     # watchers catching up cannot take every pooled connection from the transitions.
     catch_up_readers: int = 2
+    # The newest events the reader delivered that it checks the database still holds when
+    # it connects again (after a failover, a standby promoted without them would not).
+    checked_events: int = 20_000
 
 
 class EventHub:
@@ -92,6 +97,11 @@ class EventHub:
         self._blocked_by_ticket = 0
         self._tickets = 0
         self._recheck = settings.blocked_recheck
+        # What the reader delivered last (see HubSettings.checked_events), and whether the
+        # database may have changed under it (a lost connection): until it has checked, the
+        # writers' reads after their commits deliver nothing.
+        self._delivered: deque[StreamItem] = deque(maxlen=settings.checked_events)
+        self._unchecked = False
 
     async def start(self) -> None:
         self.accepted = await self._store.dropped_position()
@@ -117,7 +127,7 @@ class EventHub:
         """The read a writer of this process makes right after its commit, in the same round
         trip (storage/store.py), so that what it committed reaches the live watchers at once;
         None while no watcher is live."""
-        if not self._live or self._closed:
+        if not self._live or self._closed or self._unchecked:
             return None
         return self._next_read()
 
@@ -209,6 +219,7 @@ class EventHub:
                     log.exception("stream reader failed; retrying")
                 if self._connection is not None:
                     await self._connection.close()
+                self._unchecked = True  # a failover may have happened: check on reconnecting
                 self._blocked_by = None
                 await asyncio.sleep(self.settings.poll_interval)
 
@@ -227,12 +238,53 @@ class EventHub:
         # The reader has a connection of its own: waiting for a pooled one behind the
         # transitions would add their queueing to every watcher's latency.
         if self._connection is None or self._connection.closed:
+            self._unchecked = True
             self._connection = await self._store.connect_reader()
+            await self._check_history()
         while True:
             read = self._next_read()
             events, blocked_by = await self._store.stream_batch(read.after, read.limit, self._connection, read.accepted)
             if not self._advance(read, events, blocked_by):
                 break
+
+    async def _check_history(self) -> None:
+        """On a new connection: whether the database still holds the events delivered last.
+        A failover to a standby that had not received them loses them, and the new primary
+        hands out their positions (transaction ids, event ids) again: reading on after the
+        old position would skip the new events silently. Then the reader goes back to the
+        last event that survives and reads on from there (`_rewind`)."""
+        if self._delivered:
+            delivered = [(item.position, item.event.task_id, item.event.version) for item in self._delivered]
+            missing = await self._store.stream_missing(delivered, self._connection)
+            if missing:
+                self._rewind(missing[0])
+        self._unchecked = False
+
+    def _rewind(self, lost_from: Position) -> None:
+        """Events from `lost_from` on are gone. Each watch that was sent one of the events
+        delivered from there on (lost, or surviving but now out of order) ends with
+        CURSOR_FROM_LOST_HISTORY and the last valid cursor; the others go back with the reader
+        to the last event that survives, unaware: they were sent nothing after it."""
+        kept = [item for item in self._delivered if item.position < lost_from]
+        after = [item for item in self._delivered if item.position >= lost_from]
+        last_valid = kept[-1].position if kept else ORIGIN
+        if not kept and len(self._delivered) == self._delivered.maxlen:
+            log.error("a failover lost more than the %d events the stream reader checks", len(self._delivered))
+        log.warning(
+            "a database failover lost stream events from position %s: %d delivered events after it; "
+            "the stream goes back to %s", lost_from, len(after), last_valid,
+        )
+        self._delivered = deque(kept, maxlen=self._delivered.maxlen)
+        lost = CursorFromLostHistory(cursor.encode(*lost_from), cursor.encode(*last_valid) if kept else "")
+        for subscription in list(self._subscriptions):
+            if subscription.position <= last_valid:
+                continue
+            if any(i.position <= subscription.position and subscription.filter.matches(i.event, i.labels) for i in after):
+                subscription.close(lost)
+            else:
+                subscription.position = last_valid
+        self.position = last_valid
+        self._blocked_by = None
 
     def _next_read(self) -> StreamRead:
         self._tickets += 1
@@ -244,12 +296,13 @@ class EventHub:
         follow). Reads run concurrently (the reader's own, and writers' after their
         commits), so the position may have moved on since `read` was asked for: the read
         still holds every event after the new position up to its last one, in order."""
-        if read.accepted != self.accepted or read.after > self.position:
-            self.wake()  # the reader started over (history retention) since: read again
+        if read.accepted != self.accepted or read.after > self.position or self._unchecked:
+            self.wake()  # the reader started over (history retention, a failover) since: read again
             return False
         fresh = [(event, labels) for event, labels in events if position_of(event) > self.position]
         if fresh:
             items = self._items(fresh)
+            self._delivered.extend(items)
             self.position = items[-1].position
             self._dispatch(items, self.position)
         if read.ticket > self._blocked_by_ticket:

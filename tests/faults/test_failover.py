@@ -1,0 +1,81 @@
+"""A Patroni cluster fails over under load (tests/faults/failover.py): a kill, a promotion 5 s
+late, a switchover, and an asynchronous kill with a lagging standby, on one cluster.
+
+Needs etcd, PostgreSQL 15 and Patroni (tests/faults/patroni.py): without them the tests skip,
+loudly, and fail under CI=true (.ci/run installs them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.faults import patroni
+from tests.faults.failover import FailoverRun, run_scenario
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def failover_run() -> Iterator[FailoverRun]:
+    absent = patroni.missing()
+    if absent:
+        message = "no Patroni cluster can run here, missing: " + "; ".join(absent)
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    run = run_scenario()
+    print("failover run:", json.dumps(run.report, indent=1, default=str))
+    yield run
+
+
+def test_the_harness_ran_every_fault(failover_run: FailoverRun) -> None:
+    assert failover_run.harness_errors == []
+    assert [f.name for f in failover_run.faults] == ["kill", "late", "switchover", "async"]
+    assert all(f.promoted_at is not None and f.healthy_at is not None for f in failover_run.faults)
+
+
+def test_no_acknowledged_write_is_lost_with_synchronous_replication(failover_run: FailoverRun) -> None:
+    report = failover_run.report
+    assert report["sync_acknowledged"] > 1000
+    assert (report["sync_lost"], report["sync_lost_examples"]) == (0, [])
+
+
+def test_no_write_is_stored_twice(failover_run: FailoverRun) -> None:
+    assert failover_run.report["duplicated"] == 0
+
+
+def test_every_call_before_the_asynchronous_fault_is_answered_as_documented(failover_run: FailoverRun) -> None:
+    assert failover_run.report["problems_sync"] == []
+
+
+def test_no_call_is_answered_unknown_or_internal(failover_run: FailoverRun) -> None:
+    assert [code for code in failover_run.report["codes"] if " UNKNOWN" in code or " INTERNAL" in code] == []
+
+
+@pytest.mark.parametrize("fault", ["kill", "late", "switchover"])
+def test_every_replica_writes_again_within_a_second_of_the_promotion(failover_run: FailoverRun, fault: str) -> None:
+    figures = failover_run.report["faults"][fault]
+    assert figures["writes_back_every_replica_s"] is not None, figures
+    assert figures["writes_back_every_replica_s"] <= 1.0, figures
+
+
+def test_while_no_primary_answers_calls_are_refused_within_a_second(failover_run: FailoverRun) -> None:
+    late = failover_run.report["faults"]["late"]
+    # The writers' deadline is 1.5 s: a refused call must come back well before it.
+    assert late["refused_calls"] > 0
+    assert late["slowest_refused_call_s"] <= 1.0, late
+
+
+def test_every_watcher_delivers_the_stored_stream_exactly(failover_run: FailoverRun) -> None:
+    """After the asynchronous loss too: what a watcher was told was lost it takes back (resuming
+    from the last valid cursor); what remains is every stored event once, in stream order."""
+    watchers = failover_run.report["watchers"]
+    assert {name: w["first_difference"] for name, w in watchers.items()} == {name: "" for name in watchers}
+
+
+def test_the_replicas_recover_without_a_restart_and_stop_cleanly(failover_run: FailoverRun) -> None:
+    assert failover_run.replica_exit_codes == [0, 0, 0]
