@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import bulk, counts, workers
+from bench import bulk, counts, failover, workers
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -125,6 +125,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.append(counts.target(results["counts"]))
     if results.get("bulk"):
         out.append(bulk.target(results["bulk"]))
+    if results.get("failover"):
+        out.append(failover.target(results["failover"]))
     return out
 
 
@@ -339,6 +341,11 @@ def render(results: dict[str, Any]) -> str:
     if bk:
         add("")
         add("9. " + "\n".join(bulk.render(bk)))
+
+    fo = results.get("failover")
+    if fo:
+        add("")
+        add("10. " + "\n".join(failover.render(fo)))
 
     prof = results.get("profile")
     if prof:
