@@ -54,7 +54,7 @@ class Fault:
     promoted_at: float | None = None  # when the new primary first accepted a write
     healthy_at: float | None = None  # the cluster whole again (the old primary a standby)
 
-    def figures(self, acks: list[Ack], refusals: list[tuple[float, float]], end: float) -> dict[str, Any]:
+    def figures(self, acks: list[Ack], refusals: list[tuple[float, float, str]], end: float) -> dict[str, Any]:
         promoted = self.promoted_at
         after = [a for a in acks if promoted is not None and a.answered >= promoted and a.attempt_started >= self.at]
         per_replica = {}
@@ -62,7 +62,8 @@ class Fault:
             first = min((a.answered for a in after if a.slot == slot), default=None)
             per_replica[slot] = None if first is None or promoted is None else round(first - promoted, 3)
         first_any = min((a.answered for a in after), default=None)
-        refused = [seconds for sent, seconds in refusals if self.at <= sent < end]
+        refused = [(seconds, code) for sent, seconds, code in refusals if self.at <= sent < end]
+        unavailable = [seconds for seconds, code in refused if code == "UNAVAILABLE"]
         silent = [a for a in acks if self.at <= a.answered < end]
         return {
             "promotion_s": None if promoted is None else round(promoted - self.at, 3),
@@ -71,8 +72,12 @@ class Fault:
                 None if None in per_replica.values() else max(v for v in per_replica.values() if v is not None)
             ),
             "writes_back_per_replica_s": per_replica,
-            "slowest_refused_call_s": round(max(refused, default=0.0), 3),
+            "slowest_refused_call_s": round(max((seconds for seconds, _ in refused), default=0.0), 3),
+            "slowest_unavailable_s": round(max(unavailable, default=0.0), 3),
             "refused_calls": len(refused),
+            "unavailable_calls": len(unavailable),
+            # attempts that ran into the writers' deadline (1.5 s) instead of being refused
+            "timed_out_calls": sum(1 for seconds, code in refused if code == "DEADLINE_EXCEEDED" and seconds >= 1.4),
             "answered_calls": len(silent),
         }
 

@@ -127,7 +127,8 @@ class Calls:
     problems: list[Problem] = field(default_factory=list)
     codes: Counter[str] = field(default_factory=Counter)  # "Method CODE [REASON]" per attempt
     harness_errors: list[str] = field(default_factory=list)
-    refusals: list[tuple[float, float]] = field(default_factory=list)  # (sent, seconds) of each refused attempt
+    # (sent, seconds, status code name) of each refused attempt
+    refusals: list[tuple[float, float, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, item: Ack | Problem) -> None:
@@ -181,7 +182,7 @@ class Writer(threading.Thread):
                 code = error.code()
                 reason = error_reason(error)
                 self.calls.count(f"{method} {code.name} {reason}".strip())
-                self.calls.refusals.append((sent, now() - sent))
+                self.calls.refusals.append((sent, now() - sent, code.name))
                 if code in RETRYABLE and now() - first_sent < GIVE_UP_SECONDS:
                     slot = (slot + 1) % len(self.cluster)
                     time.sleep(min(0.02 * attempts, 0.3))

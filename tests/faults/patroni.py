@@ -89,6 +89,7 @@ class LagProxy:
         self.upstream_port = upstream_port
         self.port = free_port()
         self.lag = 0.0
+        self._writers: set[asyncio.StreamWriter] = set()  # every open connection's two ends
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"lag-proxy-{self.port}", daemon=True)
@@ -107,6 +108,7 @@ class LagProxy:
         except OSError:
             client_writer.close()
             return
+        self._writers |= {client_writer, server_writer}
         await asyncio.gather(
             self._pipe(client_reader, server_writer),
             self._delayed_pipe(server_reader, client_writer),
@@ -149,9 +151,19 @@ class LagProxy:
             writer.close()
 
     def close(self) -> None:
-        self._loop.call_soon_threadsafe(self._server.close)
+        async def shut() -> None:
+            self._server.close()
+            for writer in self._writers:
+                writer.close()
+            await asyncio.sleep(0.05)  # the pipes see their ends closed and finish
+            for task in asyncio.all_tasks():
+                if task is not asyncio.current_task():
+                    task.cancel()
+
+        asyncio.run_coroutine_threadsafe(shut(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
+        self._loop.close()
 
 
 class Node:

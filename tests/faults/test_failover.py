@@ -63,11 +63,12 @@ def test_every_replica_writes_again_within_a_second_of_the_promotion(failover_ru
     assert figures["writes_back_every_replica_s"] <= 1.0, figures
 
 
-def test_while_no_primary_answers_calls_are_refused_within_a_second(failover_run: FailoverRun) -> None:
+def test_while_no_primary_answers_calls_are_refused_fast_with_unavailable(failover_run: FailoverRun) -> None:
+    """Not after the pool's 5 s wait: within the writers' 1.5 s deadline, as UNAVAILABLE (a
+    call that needs two connections may wait 0.5 s for each)."""
     late = failover_run.report["faults"]["late"]
-    # The writers' deadline is 1.5 s: a refused call must come back well before it.
-    assert late["refused_calls"] > 0
-    assert late["slowest_refused_call_s"] <= 1.0, late
+    assert late["unavailable_calls"] > 0
+    assert late["slowest_unavailable_s"] <= 1.2, late
 
 
 def test_every_watcher_delivers_the_stored_stream_exactly(failover_run: FailoverRun) -> None:
