@@ -254,7 +254,13 @@ class EventHub:
         old position would skip the new events silently. Then the reader goes back to the
         last event that survives and reads on from there (`_rewind`)."""
         if self._delivered:
-            delivered = [(item.position, item.event.task_id, item.event.version) for item in self._delivered]
+            # What history retention dropped meanwhile is no loss (and no failover).
+            dropped = await self._store.dropped_position()
+            delivered = [
+                (item.position, item.event.task_id, item.event.version)
+                for item in self._delivered
+                if item.position > dropped
+            ]
             missing = await self._store.stream_missing(delivered, self._connection)
             if missing:
                 self._rewind(missing[0])
@@ -332,6 +338,7 @@ class EventHub:
         for subscription in [s for s in self._subscriptions if s.live]:
             subscription.close(lost)
         self.position, self.accepted = ORIGIN, ORIGIN
+        self._delivered.clear()
 
     def _dispatch(self, items: list[StreamItem], end: Position) -> None:
         wanted: dict[Subscription, list[StreamItem]] = {}
