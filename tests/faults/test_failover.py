@@ -64,11 +64,12 @@ def test_every_replica_writes_again_within_a_second_of_the_promotion(failover_ru
 
 
 def test_while_no_primary_answers_calls_are_refused_fast_with_unavailable(failover_run: FailoverRun) -> None:
-    """Not after the pool's 5 s wait: within the writers' 1.5 s deadline, as UNAVAILABLE (a
-    call that needs two connections may wait 0.5 s for each)."""
+    """Not after the pool's 5 s wait, which the writers' 1.5 s deadline cuts short (a server
+    before this change: 67 attempts timed out in this phase): as UNAVAILABLE, within it (a call
+    that needs two connections may wait 0.5 s for each)."""
     late = failover_run.report["faults"]["late"]
     assert late["unavailable_calls"] > 0
-    assert late["slowest_unavailable_s"] <= 1.2, late
+    assert (late["timed_out_calls"], late["slowest_unavailable_s"] < 1.5) == (0, True), late
 
 
 def test_every_watcher_delivers_the_stored_stream_exactly(failover_run: FailoverRun) -> None:
