@@ -20,8 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
@@ -63,28 +61,14 @@ class FailoverPool(AsyncConnectionPool):  # type: ignore[type-arg]
         self._connect_failing = False  # the last attempt to connect failed
         self._checking: asyncio.Task[None] | None = None
 
-    @property
-    def connect_failing(self) -> bool:
-        return self._connect_failing
-
     async def getconn(self, timeout: float | None = None) -> Any:
         if self._connect_failing and not self._pool:
             # No database to connect to: answer soon, a wait of seconds helps no one.
             timeout = min(self.timeout if timeout is None else timeout, OUTAGE_WAIT_S)
         return await super().getconn(timeout)
 
-    @asynccontextmanager
-    async def connection(self, timeout: float | None = None) -> AsyncIterator[Any]:
-        async with super().connection(timeout) as conn:
-            try:
-                yield conn
-            except psycopg.Error as error:
-                if is_standby_error(error):
-                    # Closed, it is replaced when it goes back; the idle ones lead to the same
-                    # server: replaced too, so that a retry gets a connection to the primary.
-                    conn.pgconn.finish()
-                    await self.drop_idle()
-                raise
+    def connection(self, timeout: float | None = None) -> Any:
+        return _StandbyDiscarding(self, super().connection(timeout))
 
     async def putconn(self, conn: Any) -> None:
         if conn.broken or conn.closed:
@@ -136,3 +120,24 @@ class FailoverPool(AsyncConnectionPool):  # type: ignore[type-arg]
             attempt = QuickAttempt(timeout=self.reconnect_timeout)
         await super()._add_connection(attempt, growing)
 
+
+
+class _StandbyDiscarding:
+    """psycopg_pool's connection() context, but a connection whose statement a standby refused
+    is closed before it goes back (the pool replaces it), with the idle ones: they lead to the
+    same server, and a retry must get a connection to the primary."""
+
+    def __init__(self, pool: FailoverPool, inner: Any):
+        self._pool = pool
+        self._inner = inner
+        self._conn: Any = None
+
+    async def __aenter__(self) -> Any:
+        self._conn = await self._inner.__aenter__()
+        return self._conn
+
+    async def __aexit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
+        if error is not None and is_standby_error(error):
+            self._conn.pgconn.finish()
+            await self._pool.drop_idle()
+        return await self._inner.__aexit__(kind, error, traceback)
