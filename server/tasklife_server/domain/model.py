@@ -203,6 +203,9 @@ class Event:
     lease_expires_at: datetime | None = None
     last_heartbeat_at: datetime | None = None
     next_attempt_at: datetime | None = None
+    # The PostgreSQL timeline the event was written on, where the stream read it (0: not
+    # read, or written before timelines were recorded); it goes into the event's cursor.
+    timeline: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -593,7 +593,7 @@ WITH horizon AS (
     ORDER BY e.xid, e.id
     LIMIT %(limit)s
 ), batch AS (
-    SELECT {event:e}, t.labels, e.xid AS position_xid
+    SELECT {event:e}, t.labels, COALESCE(e.timeline, 0) AS timeline, e.xid AS position_xid
     FROM page AS e
     -- Each event's task by its primary key (the LIMIT keeps the planner from turning this
     -- into a join): a generic plan guesses thousands of events in a page and would hash
@@ -607,24 +607,36 @@ SELECT CASE WHEN (SELECT max(xid) FROM task_events) >= (SELECT xmin FROM horizon
                WHERE %(accepted_xid)s::xid8 IS NOT NULL
                  AND (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)
                  AND (dropped_xid, dropped_id) > (%(accepted_xid)s::xid8, %(accepted_id)s::bigint)) AS lost,
-       {event:b}, b.labels
+       {event:b}, b.labels, b.timeline
 FROM horizon LEFT JOIN batch AS b ON true
 ORDER BY b.position_xid, b.id;
 
 -- name: stream_head [generic plan]
--- The position of the newest event below the horizon: where "from now" starts.
+-- The position of the newest event below the horizon: where "from now" starts; and its
+-- timeline (0 if not recorded).
 -- (Ordered by the table's columns: an output column named "xid" would be the text.)
-SELECT e.xid::text, e.id FROM task_events AS e
+SELECT e.xid::text, e.id, COALESCE(e.timeline, 0) FROM task_events AS e
 WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
 ORDER BY e.xid DESC, e.id DESC
 LIMIT 1;
 
--- name: cursor_retained [generic plan]
--- Whether a watch may resume after a stream position: its event still exists, and
--- retention dropped no event after it.
-SELECT EXISTS (SELECT FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s)
-       AND NOT EXISTS (SELECT FROM history_horizon
-                       WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint));
+-- name: cursor_standing [generic plan]
+-- What a resumed cursor's position holds now: the timeline of its event (0 if not
+-- recorded; NULL if no event is there), whether retention dropped an event after it, and
+-- the timeline the database writes on now.
+SELECT (SELECT COALESCE(timeline, 0) FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s),
+       EXISTS (SELECT FROM history_horizon
+               WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)),
+       tasklife_timeline();
+
+-- name: last_valid_before
+-- The newest event before a cursor from lost history that its timeline had written too,
+-- and so still holds: events the new primary wrote on a later timeline at reused
+-- positions are passed over.
+SELECT e.xid::text, e.id, COALESCE(e.timeline, 0) FROM task_events AS e
+WHERE (e.xid, e.id) < (%(xid)s::xid8, %(id)s::bigint) AND COALESCE(e.timeline, 0) <= %(timeline)s
+ORDER BY e.xid DESC, e.id DESC
+LIMIT 1;
 
 -- name: stream_missing
 -- Which of the events a stream reader delivered (each by position, task and version) the

@@ -770,22 +770,31 @@ class TaskStore:
         }
         return [(int(xid), event_id) for xid, event_id in await self._fetchall("stream_missing", params, conn)]
 
-    async def stream_head(self) -> Position:
-        """The position of the newest event that every reader can see now."""
+    async def stream_head(self) -> tuple[Position, int]:
+        """The position of the newest event that every reader can see now, and its timeline
+        (0 if unknown)."""
         rows = await self._fetchall("stream_head", {})
-        return (int(rows[0][0]), rows[0][1]) if rows else ORIGIN
+        return ((int(rows[0][0]), rows[0][1]), rows[0][2]) if rows else (ORIGIN, 0)
 
     async def dropped_position(self) -> Position:
         """The stream position of the newest event history retention has dropped (ORIGIN: none)."""
         _since, xid, event_id = (await self._fetchall("history_horizon", {}))[0]
         return (int(xid), event_id) if xid is not None else ORIGIN
 
-    async def cursor_retained(self, position: Position) -> bool:
-        """Whether a watch may resume after `position` (see queries.sql)."""
+    async def cursor_standing(self, position: Position) -> CursorStanding:
+        """What a resumed cursor's position holds now (see queries.sql)."""
         if position[1] > _MAX_BIGINT:
-            return False  # no event has such an id (a forged cursor)
-        rows = await self._fetchall("cursor_retained", {"xid": str(position[0]), "id": position[1]})
-        return bool(rows[0][0])
+            return CursorStanding(None, False, 0)  # no event has such an id (a forged cursor)
+        rows = await self._fetchall("cursor_standing", {"xid": str(position[0]), "id": position[1]})
+        event_timeline, dropped_after, current = rows[0]
+        return CursorStanding(event_timeline, bool(dropped_after), current)
+
+    async def last_valid_before(self, position: Position, timeline: int) -> tuple[Position, int] | None:
+        """The newest event before `position` written on `timeline` or an earlier one, with
+        its timeline; None if there is none."""
+        params = {"xid": str(position[0]), "id": min(position[1], _MAX_BIGINT), "timeline": timeline}
+        rows = await self._fetchall("last_valid_before", params)
+        return ((int(rows[0][0]), rows[0][1]), rows[0][2]) if rows else None
 
     async def task_exists(self, task_id: str, reach: list[str] | None = None) -> bool:
         rows = await self._fetchall("task_exists", {"task_id": task_id, "reach": reach})
@@ -805,6 +814,13 @@ _DELETED_MEANWHILE_RETRIES = 3
 
 class _DeletedMeanwhile(Exception):
     """The task that held a create's id was deleted between the insert and the read."""
+
+
+@dataclass(frozen=True, slots=True)
+class CursorStanding:
+    event_timeline: int | None  # None: no event at the position; 0: written before timelines
+    dropped_after: bool  # history retention dropped an event after the position
+    current_timeline: int  # the timeline the database writes on now
 
 
 class StreamOrderConflict(Exception):
@@ -889,7 +905,7 @@ def _stream_rows(rows: list[TupleRow], after: Position) -> tuple[list[tuple[Even
     blocked_by, lost = rows[0][0], bool(rows[0][1])
     if lost:
         raise CursorNotRetained(cursor.encode(*after))
-    events = [(event_from(row, 2), row[2 + EVENT_WIDTH]) for row in rows if row[2] is not None]
+    events = [(event_from(row, 2, row[3 + EVENT_WIDTH]), row[2 + EVENT_WIDTH]) for row in rows if row[2] is not None]
     return events, int(blocked_by) if blocked_by is not None else None
 
 

@@ -21,7 +21,7 @@ from tasklife_server.domain.errors import CursorFromLostHistory, CursorNotRetain
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import ORIGIN, Position, Start, StartKind, WatchFilter, position_of
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
-from tasklife_server.storage.store import StreamRead, TaskStore
+from tasklife_server.storage.store import CursorStanding, StreamRead, TaskStore
 from tasklife_server.stream.index import SubscriptionIndex
 
 log = logging.getLogger(__name__)
@@ -81,6 +81,9 @@ class EventHub:
         # Called with the events of each message a live subscription sends (for the lag metric).
         self.on_delivery = on_delivery
         self.position: Position = ORIGIN
+        # The newest PostgreSQL timeline of the events read (0: none recorded): the timeline a
+        # progress message's cursor carries (domain/cursor.py), at least its event's.
+        self.timeline = 0
         # The newest dropped event's position that the reader's position already accounts
         # for: retention dropping more after the position is a loss (see subscribe).
         self.accepted: Position = ORIGIN
@@ -105,7 +108,7 @@ class EventHub:
 
     async def start(self) -> None:
         self.accepted = await self._store.dropped_position()
-        self.position = await self._store.stream_head()
+        self.position, self.timeline = await self._store.stream_head()
         self._reader = asyncio.create_task(self._follow(), name="tasklife-stream-reader")
 
     async def close(self) -> None:
@@ -155,15 +158,29 @@ class EventHub:
             # change committed before this call must not be delivered as new. If the
             # reader has moved past the head meanwhile, the subscription reads the gap from
             # the table before joining it.
-            subscription = Subscription(self, watch, await self._store.stream_head(), accepted)
+            head, timeline = await self._store.stream_head()
+            self.timeline = max(self.timeline, timeline)
+            subscription = Subscription(self, watch, head, accepted)
         else:
             after = start.after if start.kind is StartKind.AFTER else ORIGIN
-            if after != ORIGIN and not await self._store.cursor_retained(after):
-                raise CursorNotRetained(cursor_text)
+            if after != ORIGIN:
+                await self._check_resumed(start, cursor_text)
             subscription = Subscription(self, watch, after, accepted)
         self._subscriptions.add(subscription)
         self.try_attach(subscription)
         return subscription
+
+    async def _check_resumed(self, start: Start, cursor_text: str) -> None:
+        """Refuses a resumed cursor from history a failover lost (CURSOR_FROM_LOST_HISTORY,
+        with the last valid cursor), or after events history retention dropped
+        (CURSOR_NOT_RETAINED)."""
+        standing = await self._store.cursor_standing(start.after)
+        if _from_lost_history(start.timeline, standing):
+            found = await self._store.last_valid_before(start.after, start.timeline)
+            last_valid = cursor.encode(*found[0], found[1]) if found else ""
+            raise CursorFromLostHistory(cursor.encode(*start.after, start.timeline), last_valid)
+        if standing.event_timeline is None or standing.dropped_after:
+            raise CursorNotRetained(cursor_text)
 
     def forget(self, subscription: Subscription) -> None:
         self._subscriptions.discard(subscription)
@@ -201,6 +218,8 @@ class EventHub:
         for event, labels in rows:
             rendered = self._render(event)
             items.append(StreamItem(position_of(event), event, labels, rendered, self._measure(rendered)))
+        if items:
+            self.timeline = max(self.timeline, max(item.event.timeline for item in items))
         return items
 
     async def _follow(self) -> None:
@@ -281,7 +300,10 @@ class EventHub:
             "the stream goes back to %s", lost_from, len(after), last_valid,
         )
         self._delivered = deque(kept, maxlen=self._delivered.maxlen)
-        lost = CursorFromLostHistory(cursor.encode(*lost_from), cursor.encode(*last_valid) if kept else "")
+        lost = CursorFromLostHistory(
+            cursor.encode(*lost_from, after[0].event.timeline if after else 0),
+            cursor.encode(*last_valid, kept[-1].event.timeline) if kept else "",
+        )
         for subscription in list(self._subscriptions):
             if subscription.position <= last_valid:
                 continue
@@ -445,6 +467,18 @@ class Subscription:
         if reached_end:
             self._hub.try_attach(self)
         return (items, self.position) if items else None
+
+
+def _from_lost_history(timeline: int, standing: CursorStanding) -> bool:
+    """Whether a cursor issued on `timeline` names history a failover lost: the new primary
+    wrote another event at its position on a later timeline, or its event is gone, not by
+    retention, and the database has been on a later timeline since. A cursor of unknown
+    timeline (0) cannot tell."""
+    if timeline == 0:
+        return False
+    if standing.event_timeline is None:
+        return not standing.dropped_after and standing.current_timeline > timeline
+    return standing.event_timeline > timeline
 
 
 def messages(items: list[StreamItem], end: Position) -> Iterator[tuple[list[StreamItem], Position]]:
