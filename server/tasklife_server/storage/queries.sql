@@ -198,16 +198,17 @@ WITH item AS (
     SELECT m.*, nextval('task_events_id_seq') AS e_id, pg_current_xact_id() AS e_xid, m.id AS e_task_id,
            m.version AS e_version, m.state AS e_to_state, m.updated_at AS e_created_at, m.namespace AS e_namespace,
            m.attempt AS e_attempt, m.lease_expires_at AS e_lease_expires_at,
-           m.last_heartbeat_at AS e_last_heartbeat_at, m.next_attempt_at AS e_next_attempt_at
+           m.last_heartbeat_at AS e_last_heartbeat_at, m.next_attempt_at AS e_next_attempt_at,
+           tasklife_timeline() AS e_timeline
     FROM moved AS m
     ORDER BY m.n
 ), recorded AS (
     INSERT INTO task_events (id, xid, task_id, version, action, from_state, to_state, operator, reason,
                              request_id, expected_version, created_at, namespace, on_behalf_of, worker, attempt,
-                             failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at)
+                             failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at, timeline)
     SELECT e_id, e_xid, e_task_id, e_version, e_action, e_from_state, e_to_state, e_operator, e_reason,
            e_request_id, e_expected_version, e_created_at, e_namespace, e_on_behalf_of, e_worker, e_attempt,
-           e_failure, e_exit_code, e_lease_expires_at, e_last_heartbeat_at, e_next_attempt_at
+           e_failure, e_exit_code, e_lease_expires_at, e_last_heartbeat_at, e_next_attempt_at, e_timeline
     FROM made
     ORDER BY n
 ), waiting AS (
@@ -593,7 +594,7 @@ WITH horizon AS (
     ORDER BY e.xid, e.id
     LIMIT %(limit)s
 ), batch AS (
-    SELECT {event:e}, t.labels, COALESCE(e.timeline, 0) AS timeline, e.xid AS position_xid
+    SELECT {event:e}, t.labels, e.xid AS position_xid
     FROM page AS e
     -- Each event's task by its primary key (the LIMIT keeps the planner from turning this
     -- into a join): a generic plan guesses thousands of events in a page and would hash
@@ -607,7 +608,7 @@ SELECT CASE WHEN (SELECT max(xid) FROM task_events) >= (SELECT xmin FROM horizon
                WHERE %(accepted_xid)s::xid8 IS NOT NULL
                  AND (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)
                  AND (dropped_xid, dropped_id) > (%(accepted_xid)s::xid8, %(accepted_id)s::bigint)) AS lost,
-       {event:b}, b.labels, b.timeline
+       {event:b}, b.labels
 FROM horizon LEFT JOIN batch AS b ON true
 ORDER BY b.position_xid, b.id;
 

@@ -29,6 +29,7 @@ EVENT_COLUMNS = (
     "id", "xid::text", "task_id", "version", "action", "from_state", "to_state",
     "operator", "reason", "request_id", "expected_version", "created_at", "namespace", "on_behalf_of",
     "worker", "attempt", "failure", "exit_code", "lease_expires_at", "last_heartbeat_at", "next_attempt_at",
+    "timeline",
 )
 # Read only where a view or a claim asks for them (never by ListTasks' BASIC view, the
 # stream or the claim's order).
@@ -74,10 +75,10 @@ def _payload(data: bytes | None, content_type: str | None) -> Payload | None:
     return Payload(bytes(data), content_type) if content_type is not None and data is not None else None
 
 
-def event_from(row: Sequence[Any], at: int = 0, timeline: int = 0) -> Event:
+def event_from(row: Sequence[Any], at: int = 0) -> Event:
     (event_id, xid, task_id, version, action, from_state, to_state, operator, reason,
      request_id, expected_version, created_at, namespace, on_behalf_of, worker, attempt,
-     failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at) = row[at : at + EVENT_WIDTH]
+     failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at, timeline) = row[at : at + EVENT_WIDTH]
     return Event(
         event_id=event_id,
         xid=int(xid),
@@ -100,7 +101,7 @@ def event_from(row: Sequence[Any], at: int = 0, timeline: int = 0) -> Event:
         lease_expires_at=lease_expires_at,
         last_heartbeat_at=last_heartbeat_at,
         next_attempt_at=next_attempt_at,
-        timeline=timeline,
+        timeline=timeline or 0,  # NULL: written before timelines were recorded (migration 0010)
     )
 
 

@@ -205,6 +205,8 @@ task_events = Table(
     Column("lease_expires_at", DateTime(timezone=True), nullable=True),
     Column("last_heartbeat_at", DateTime(timezone=True), nullable=True),
     Column("next_attempt_at", DateTime(timezone=True), nullable=True),
+    # The PostgreSQL timeline the event was written on (NULL: before migration 0010).
+    Column("timeline", Integer, nullable=True, server_default=text("tasklife_timeline()")),
     CheckConstraint(_one_of("to_state", STATE_VALUES), name="to_state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint(_one_of("from_state", STATE_VALUES), name="from_state_domain"),

@@ -905,7 +905,7 @@ def _stream_rows(rows: list[TupleRow], after: Position) -> tuple[list[tuple[Even
     blocked_by, lost = rows[0][0], bool(rows[0][1])
     if lost:
         raise CursorNotRetained(cursor.encode(*after))
-    events = [(event_from(row, 2, row[3 + EVENT_WIDTH]), row[2 + EVENT_WIDTH]) for row in rows if row[2] is not None]
+    events = [(event_from(row, 2), row[2 + EVENT_WIDTH]) for row in rows if row[2] is not None]
     return events, int(blocked_by) if blocked_by is not None else None
 
 
