@@ -17,7 +17,7 @@ import pytest
 from grpc_status import rpc_status
 from google.rpc import error_details_pb2
 from psycopg.conninfo import conninfo_to_dict
-from tasklife.v1 import task_service_pb2_grpc
+from tasklife.v1 import task_pb2, task_service_pb2, task_service_pb2_grpc
 
 from tasklife_server.domain.states import Action
 from tasklife_server.storage import migrate
@@ -89,3 +89,134 @@ def test_a_watch_sent_lost_events_ends_with_the_last_valid_cursor_and_others_go_
         assert [(e.task_id, e.version) for e in resumed.wait_for_events(1)] == [(kept.task_id, 2)]
         resumed.cancel()
         only_kept.cancel()
+
+
+# --- a watch resuming with a cursor ------------------------------------------------------------------
+# A promoted standby writes on a new timeline. Here the database's timeline is a function
+# (tasklife_timeline, migration 0010) that a test redefines to report the next one, as
+# promotion would; a lost event is deleted, or given the later timeline as the event the
+# new primary wrote at its reused position would have.
+
+
+def promote(url: str) -> None:
+    """The database now writes on the timeline after its real one, as a promoted standby would."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        (timeline,) = conn.execute("SELECT tasklife_timeline()").fetchone()  # type: ignore[misc]
+        conn.execute(f"CREATE OR REPLACE FUNCTION tasklife_timeline() RETURNS integer LANGUAGE sql AS 'SELECT {timeline + 1}'")
+
+
+def rewrite_at_later_timeline(url: str, task_id: str) -> None:
+    """The task's events' positions now hold events written on a later timeline."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SET session_replication_role = replica")
+        conn.execute("UPDATE task_events SET timeline = timeline + 1 WHERE task_id = %s", (task_id,))
+
+
+def delete_events(url: str, task_id: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SET session_replication_role = replica")
+        conn.execute("DELETE FROM task_events WHERE task_id = %s", (task_id,))
+
+
+def resume_error(stub: task_service_pb2_grpc.TaskServiceStub, after_cursor: str) -> grpc.RpcError:
+    request = task_service_pb2.WatchTaskEventsRequest(after_cursor=after_cursor)
+    with pytest.raises(grpc.RpcError) as raised:
+        next(iter(stub.WatchTaskEvents(request, timeout=10)))
+    return raised.value  # type: ignore[return-value]
+
+
+def sent_kept_then_lost(stub: task_service_pb2_grpc.TaskServiceStub) -> tuple[task_pb2.TaskEvent, task_pb2.TaskEvent]:
+    """The stream's event of a kept task, then of a task whose history a failover will lose."""
+    kept = create(stub, task_id=unique_id("kept"))
+    lost = create(stub, task_id=unique_id("lost"))
+    watcher = Watcher(stub, from_beginning=True)
+    survivor, gone = watcher.wait_for_events(2)
+    watcher.cancel()
+    assert (survivor.task_id, gone.task_id) == (kept.task_id, lost.task_id)
+    return survivor, gone
+
+
+def assert_from_lost_history(error: grpc.RpcError, resumed: str, last_valid: str) -> None:
+    assert error.code() == grpc.StatusCode.OUT_OF_RANGE
+    info = error_info(error)
+    assert info.reason == "CURSOR_FROM_LOST_HISTORY"
+    assert info.metadata["last_valid_cursor"] == last_valid
+    assert info.metadata["lost_from_cursor"] == resumed
+    assert f"a database failover lost the events after cursor {last_valid}" in error.details()
+    assert "retention" not in error.details()
+
+
+def test_a_resumed_cursor_whose_position_now_holds_an_event_of_a_later_timeline_is_from_lost_history(
+    lone_server: tuple[ServerProcess, str],
+) -> None:
+    server, url = lone_server
+    with grpc.insecure_channel(server.address) as channel:
+        stub = task_service_pb2_grpc.TaskServiceStub(channel)
+        survivor, gone = sent_kept_then_lost(stub)
+
+        rewrite_at_later_timeline(url, gone.task_id)
+
+        assert_from_lost_history(resume_error(stub, gone.cursor), gone.cursor, survivor.cursor)
+
+
+def test_a_resumed_cursor_whose_event_is_gone_after_a_promotion_is_from_lost_history(
+    lone_server: tuple[ServerProcess, str],
+) -> None:
+    server, url = lone_server
+    with grpc.insecure_channel(server.address) as channel:
+        stub = task_service_pb2_grpc.TaskServiceStub(channel)
+        survivor, gone = sent_kept_then_lost(stub)
+
+        delete_events(url, gone.task_id)
+        promote(url)
+
+        assert_from_lost_history(resume_error(stub, gone.cursor), gone.cursor, survivor.cursor)
+
+
+def test_a_resumed_cursor_of_an_event_that_survived_a_promotion_resumes_right_after_it(
+    lone_server: tuple[ServerProcess, str],
+) -> None:
+    server, url = lone_server
+    with grpc.insecure_channel(server.address) as channel:
+        stub = task_service_pb2_grpc.TaskServiceStub(channel)
+        survivor, gone = sent_kept_then_lost(stub)
+        promote(url)
+        after = act(stub, Action.ENQUEUE, survivor.task_id).event
+
+        resumed = Watcher(stub, after_cursor=survivor.cursor)
+
+        assert [e.cursor for e in resumed.wait_for_events(2)] == [gone.cursor, after.cursor]
+        resumed.cancel()
+
+
+def test_a_resumed_cursor_of_a_missing_event_without_a_promotion_is_not_retained(
+    lone_server: tuple[ServerProcess, str],
+) -> None:
+    server, url = lone_server
+    with grpc.insecure_channel(server.address) as channel:
+        stub = task_service_pb2_grpc.TaskServiceStub(channel)
+        _survivor, gone = sent_kept_then_lost(stub)
+
+        delete_events(url, gone.task_id)
+
+        error = resume_error(stub, gone.cursor)
+        assert (error.code(), error_info(error).reason) == (grpc.StatusCode.OUT_OF_RANGE, "CURSOR_NOT_RETAINED")
+
+
+def test_the_first_event_lost_leaves_no_valid_cursor_to_resume_after(
+    lone_server: tuple[ServerProcess, str],
+) -> None:
+    server, url = lone_server
+    with grpc.insecure_channel(server.address) as channel:
+        stub = task_service_pb2_grpc.TaskServiceStub(channel)
+        lost = create(stub, task_id=unique_id("lost"))
+        watcher = Watcher(stub, from_beginning=True)
+        (gone,) = watcher.wait_for_events(1)
+        watcher.cancel()
+        assert gone.task_id == lost.task_id
+
+        rewrite_at_later_timeline(url, lost.task_id)
+
+        error = resume_error(stub, gone.cursor)
+        assert_from_lost_history(error, gone.cursor, "")
+        assert "a database failover lost the events after cursor (the beginning)" in error.details()
