@@ -30,10 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
 import psycopg
+from tasklife.v1 import task_service_pb2
 
 from tests.faults import cluster as processes
-from tests.faults.load import Ack, Calls, Cluster, StreamWatcher, Writer, now, wait_until
+from tests.faults.load import Ack, Calls, Cluster, StreamWatcher, Writer, error_info, now, wait_until
 from tests.faults.patroni import PatroniCluster
 
 WRITERS = 8
@@ -95,6 +97,8 @@ class FailoverRun:
     replica_logs: dict[str, str]
     harness_errors: list[str] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
+    # A watch resumed, after the run, from the cursor of an event the asynchronous fault lost.
+    lost_cursor_resume: dict[str, Any] = field(default_factory=dict)
 
 
 class FailoverScenario:
@@ -212,13 +216,52 @@ class FailoverScenario:
         for watcher in watchers:
             watcher.finish()
             watcher.join(10)
+        lost_cursor_resume = self._resume_from_a_lost_event(watchers, stored)
         exit_codes = [r.stop() for r in self.replicas]
         async_started = next((f.phase_start for f in faults if f.name == "async"), float("inf"))
         return FailoverRun(
             faults, self.calls, watchers, stored, copies, stream, async_started, exit_codes,
             {r.name: r.stderr() for r in self.replicas}, self.harness_errors + self.calls.harness_errors
             + [e for w in watchers for e in w.harness_errors],
+            lost_cursor_resume=lost_cursor_resume,
         )
+
+    def _resume_from_a_lost_event(
+        self, watchers: list[StreamWatcher], stored: dict[tuple[str, int], Any]
+    ) -> dict[str, Any]:
+        """A watch resuming with the cursor of an event a watcher was sent and the failover
+        lost: its status, reason, message and last valid cursor; then whether a watch resumes
+        from that last valid cursor, and the first event it is sent."""
+        lost = next(
+            (d for w in watchers for d in w.taken_back if (d.task_id, d.version) not in stored), None
+        )
+        if lost is None:
+            return {}
+        stub = self.cluster.current(0).stub
+        outcome: dict[str, Any] = {"cursor": lost.cursor}
+        try:
+            next(iter(stub.WatchTaskEvents(task_service_pb2.WatchTaskEventsRequest(after_cursor=lost.cursor), timeout=10)))
+            outcome["code"] = "OK"
+        except grpc.RpcError as error:
+            reason, metadata = error_info(error)
+            outcome.update(code=error.code().name, reason=reason, message=error.details(), metadata=metadata)
+        last_valid = outcome.get("metadata", {}).get("last_valid_cursor", "")
+        request = (
+            task_service_pb2.WatchTaskEventsRequest(after_cursor=last_valid)
+            if last_valid else task_service_pb2.WatchTaskEventsRequest(from_beginning=True)
+        )
+        call = stub.WatchTaskEvents(request, timeout=10)
+        try:
+            opening = next(iter(call))
+            outcome["resumed_at"] = opening.cursor
+            outcome["resumed_first_event"] = next(
+                ((e.task_id, e.version) for message in call for e in message.events), None
+            )
+        except grpc.RpcError as error:
+            outcome["resumed_error"] = f"{error.code().name} {error_info(error)[0]}"
+        finally:
+            call.cancel()
+        return outcome
 
 
 def _migrate(single: str) -> None:

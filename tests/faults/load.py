@@ -279,6 +279,7 @@ class StreamWatcher(threading.Thread):
         self.harness_errors: list[str] = []
         # Each CURSOR_FROM_LOST_HISTORY: (deliveries taken back, the last valid cursor's index).
         self.rewinds: list[tuple[int, int]] = []
+        self.taken_back: list[Delivery] = []  # every delivery a rewind took back
         self.last_message = now()
         self._lock = threading.Lock()
         self._call: Any = None
@@ -345,6 +346,7 @@ class StreamWatcher(threading.Thread):
         if last_valid and kept == 0:
             self.harness_errors.append(f"{self.name}: last_valid_cursor {last_valid} was never delivered")
         self.rewinds.append((len(self.deliveries) - kept, kept))
+        self.taken_back.extend(self.deliveries[kept:])
         del self.deliveries[kept:]
         self.cursor = last_valid
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tasklife_server.domain import cursor
 from tests.faults import patroni
 from tests.faults.failover import FailoverRun, run_scenario
 
@@ -77,6 +78,21 @@ def test_every_watcher_delivers_the_stored_stream_exactly(failover_run: Failover
     from the last valid cursor); what remains is every stored event once, in stream order."""
     watchers = failover_run.report["watchers"]
     assert {name: w["first_difference"] for name, w in watchers.items()} == {name: "" for name in watchers}
+
+
+def test_a_watch_resuming_from_a_lost_event_is_told_so_and_resumes_from_the_last_valid_cursor(
+    failover_run: FailoverRun,
+) -> None:
+    resumed = failover_run.lost_cursor_resume
+    assert resumed, "no watcher was sent an event the asynchronous fault lost"
+    assert (resumed["code"], resumed["reason"]) == ("OUT_OF_RANGE", "CURSOR_FROM_LOST_HISTORY"), resumed
+    last_valid = resumed["metadata"]["last_valid_cursor"]
+    assert f"a database failover lost the events after cursor {last_valid or '(the beginning)'}" in resumed["message"]
+    assert "retention" not in resumed["message"]
+    assert "resumed_error" not in resumed, resumed
+    by_position = {(xid, event_id): key for key, (_request, xid, event_id) in failover_run.stored.items()}
+    after = failover_run.stream.index(by_position[cursor.decode(last_valid).position]) + 1 if last_valid else 0
+    assert resumed["resumed_first_event"] == failover_run.stream[after]
 
 
 def test_the_replicas_recover_without_a_restart_and_stop_cleanly(failover_run: FailoverRun) -> None:
