@@ -332,6 +332,7 @@ def analyse(run: FailoverRun) -> dict[str, Any]:
         "stream_events": len(run.stream),
         "codes": dict(sorted(run.calls.codes.items())),
         "replica_exit_codes": run.replica_exit_codes,
+        "lost_cursor_resume": run.lost_cursor_resume,
         "harness_errors": run.harness_errors,
     }
 

@@ -53,9 +53,11 @@ WITH item AS (
     ON CONFLICT (id) DO NOTHING
     RETURNING {task:tasks}
 ), recorded AS (
+    -- The timeline read once for the statement (a subquery), not per row as the default would.
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason, created_at,
-                             namespace, on_behalf_of)
-    SELECT t.id, t.version, f.action, NULL, t.state, f.operator, f.reason, t.created_at, t.namespace, f.on_behalf_of
+                             namespace, on_behalf_of, timeline)
+    SELECT t.id, t.version, f.action, NULL, t.state, f.operator, f.reason, t.created_at, t.namespace, f.on_behalf_of,
+           (SELECT tasklife_timeline())
     FROM inserted AS t JOIN first AS f ON f.task_id = t.id
     ORDER BY f.n
     RETURNING *
@@ -199,7 +201,7 @@ WITH item AS (
            m.version AS e_version, m.state AS e_to_state, m.updated_at AS e_created_at, m.namespace AS e_namespace,
            m.attempt AS e_attempt, m.lease_expires_at AS e_lease_expires_at,
            m.last_heartbeat_at AS e_last_heartbeat_at, m.next_attempt_at AS e_next_attempt_at,
-           tasklife_timeline() AS e_timeline
+           (SELECT tasklife_timeline()) AS e_timeline  -- once for the statement, not per row
     FROM moved AS m
     ORDER BY m.n
 ), recorded AS (
@@ -315,10 +317,10 @@ WITH locked AS (
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
                              request_id, created_at, namespace, on_behalf_of, worker, attempt,
-                             lease_expires_at, last_heartbeat_at)
+                             lease_expires_at, last_heartbeat_at, timeline)
     SELECT id, version, %(action)s, %(from_state)s, state, %(operator)s, %(reason)s,
            %(request_id)s, updated_at, namespace, %(on_behalf_of)s, worker, attempt,
-           lease_expires_at, last_heartbeat_at
+           lease_expires_at, last_heartbeat_at, (SELECT tasklife_timeline())  -- once, as in create_group
     FROM moved
     ORDER BY priority DESC, ready_at, id
     RETURNING *
