@@ -949,21 +949,20 @@ def test_a_deeply_nested_or_oversized_page_token_is_invalid_argument_on_page_tok
 
 # --- watch cursors ------------------------------------------------------------------------------------------
 
-CURSORS = st.one_of(
-    st.text(max_size=40),
-    st.text(max_size=40).map(lambda t: "c1_" + t),
-    st.binary(max_size=40).map(lambda b: "c1_" + b64(b)),
-    st.binary(min_size=16, max_size=16).map(lambda b: "c1_" + b64(b)),
-    st.binary(min_size=16, max_size=16).map(lambda b: "c1_" + base64.urlsafe_b64encode(b).decode()),  # padded
-    st.binary(min_size=16, max_size=16).map(lambda b: "c1_" + base64.b64encode(b).decode()),  # + and /
-    st.integers(0, 5000).map(lambda n: "c1_" + "A" * n),
-    st.text(max_size=40).map(lambda t: "c2_" + t),
-    st.binary(max_size=40).map(lambda b: "c2_" + b64(b)),
-    st.binary(min_size=20, max_size=20).map(lambda b: "c2_" + b64(b)),
-    st.binary(min_size=20, max_size=20).map(lambda b: "c2_" + base64.urlsafe_b64encode(b).decode()),  # padded
-    st.binary(min_size=20, max_size=20).map(lambda b: "c2_" + base64.b64encode(b).decode()),  # + and /
-    st.integers(0, 5000).map(lambda n: "c2_" + "A" * n),
-)
+def _cursor_shapes(prefix: str, size: int) -> list[st.SearchStrategy[str]]:
+    """Strings under a cursor prefix: any text, any bytes, and bodies of the prefix's size."""
+    return [
+        st.text(max_size=40).map(lambda t: prefix + t),
+        st.binary(max_size=40).map(lambda b: prefix + b64(b)),
+        st.binary(min_size=size, max_size=size).map(lambda b: prefix + b64(b)),
+        st.binary(min_size=size, max_size=size).map(lambda b: prefix + base64.urlsafe_b64encode(b).decode()),  # padded
+        st.binary(min_size=size, max_size=size).map(lambda b: prefix + base64.b64encode(b).decode()),  # + and /
+        st.integers(0, 5000).map(lambda n: prefix + "A" * n),
+    ]
+
+
+# c1_ cursors (a position) were issued before c2_ (a position and a timeline) and still resume.
+CURSORS = st.one_of(st.text(max_size=40), *_cursor_shapes("c1_", 16), *_cursor_shapes("c2_", 20))
 
 
 @fuzz_settings(60)

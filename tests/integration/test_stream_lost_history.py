@@ -98,6 +98,13 @@ def test_a_watch_sent_lost_events_ends_with_the_last_valid_cursor_and_others_go_
 # new primary wrote at its reused position would have.
 
 
+@pytest.fixture
+def lone_stub(lone_server: tuple[ServerProcess, str]) -> Iterator[tuple[task_service_pb2_grpc.TaskServiceStub, str]]:
+    server, url = lone_server
+    with grpc.insecure_channel(server.address) as channel:
+        yield task_service_pb2_grpc.TaskServiceStub(channel), url
+
+
 def promote(url: str) -> None:
     """The database now writes on the timeline after its real one, as a promoted standby would."""
     with psycopg.connect(url, autocommit=True) as conn:
@@ -147,76 +154,84 @@ def assert_from_lost_history(error: grpc.RpcError, resumed: str, last_valid: str
 
 
 def test_a_resumed_cursor_whose_position_now_holds_an_event_of_a_later_timeline_is_from_lost_history(
-    lone_server: tuple[ServerProcess, str],
+    lone_stub: tuple[task_service_pb2_grpc.TaskServiceStub, str],
 ) -> None:
-    server, url = lone_server
-    with grpc.insecure_channel(server.address) as channel:
-        stub = task_service_pb2_grpc.TaskServiceStub(channel)
-        survivor, gone = sent_kept_then_lost(stub)
+    stub, url = lone_stub
+    survivor, gone = sent_kept_then_lost(stub)
 
-        rewrite_at_later_timeline(url, gone.task_id)
+    rewrite_at_later_timeline(url, gone.task_id)
 
-        assert_from_lost_history(resume_error(stub, gone.cursor), gone.cursor, survivor.cursor)
+    assert_from_lost_history(resume_error(stub, gone.cursor), gone.cursor, survivor.cursor)
 
 
 def test_a_resumed_cursor_whose_event_is_gone_after_a_promotion_is_from_lost_history(
-    lone_server: tuple[ServerProcess, str],
+    lone_stub: tuple[task_service_pb2_grpc.TaskServiceStub, str],
 ) -> None:
-    server, url = lone_server
-    with grpc.insecure_channel(server.address) as channel:
-        stub = task_service_pb2_grpc.TaskServiceStub(channel)
-        survivor, gone = sent_kept_then_lost(stub)
+    stub, url = lone_stub
+    survivor, gone = sent_kept_then_lost(stub)
 
-        delete_events(url, gone.task_id)
-        promote(url)
+    delete_events(url, gone.task_id)
+    promote(url)
 
-        assert_from_lost_history(resume_error(stub, gone.cursor), gone.cursor, survivor.cursor)
+    assert_from_lost_history(resume_error(stub, gone.cursor), gone.cursor, survivor.cursor)
 
 
 def test_a_resumed_cursor_of_an_event_that_survived_a_promotion_resumes_right_after_it(
-    lone_server: tuple[ServerProcess, str],
+    lone_stub: tuple[task_service_pb2_grpc.TaskServiceStub, str],
 ) -> None:
-    server, url = lone_server
-    with grpc.insecure_channel(server.address) as channel:
-        stub = task_service_pb2_grpc.TaskServiceStub(channel)
-        survivor, gone = sent_kept_then_lost(stub)
-        promote(url)
-        after = act(stub, Action.ENQUEUE, survivor.task_id).event
+    stub, url = lone_stub
+    survivor, gone = sent_kept_then_lost(stub)
+    promote(url)
+    after = act(stub, Action.ENQUEUE, survivor.task_id).event
 
-        resumed = Watcher(stub, after_cursor=survivor.cursor)
+    resumed = Watcher(stub, after_cursor=survivor.cursor)
 
-        assert [e.cursor for e in resumed.wait_for_events(2)] == [gone.cursor, after.cursor]
-        resumed.cancel()
+    assert [e.cursor for e in resumed.wait_for_events(2)] == [gone.cursor, after.cursor]
+    resumed.cancel()
 
 
 def test_a_resumed_cursor_of_a_missing_event_without_a_promotion_is_not_retained(
-    lone_server: tuple[ServerProcess, str],
+    lone_stub: tuple[task_service_pb2_grpc.TaskServiceStub, str],
 ) -> None:
-    server, url = lone_server
-    with grpc.insecure_channel(server.address) as channel:
-        stub = task_service_pb2_grpc.TaskServiceStub(channel)
-        _survivor, gone = sent_kept_then_lost(stub)
+    stub, url = lone_stub
+    _survivor, gone = sent_kept_then_lost(stub)
 
-        delete_events(url, gone.task_id)
+    delete_events(url, gone.task_id)
 
-        error = resume_error(stub, gone.cursor)
-        assert (error.code(), error_info(error).reason) == (grpc.StatusCode.OUT_OF_RANGE, "CURSOR_NOT_RETAINED")
+    error = resume_error(stub, gone.cursor)
+    assert (error.code(), error_info(error).reason) == (grpc.StatusCode.OUT_OF_RANGE, "CURSOR_NOT_RETAINED")
 
 
 def test_the_first_event_lost_leaves_no_valid_cursor_to_resume_after(
-    lone_server: tuple[ServerProcess, str],
+    lone_stub: tuple[task_service_pb2_grpc.TaskServiceStub, str],
 ) -> None:
-    server, url = lone_server
-    with grpc.insecure_channel(server.address) as channel:
-        stub = task_service_pb2_grpc.TaskServiceStub(channel)
-        lost = create(stub, task_id=unique_id("lost"))
-        watcher = Watcher(stub, from_beginning=True)
-        (gone,) = watcher.wait_for_events(1)
-        watcher.cancel()
-        assert gone.task_id == lost.task_id
+    stub, url = lone_stub
+    lost = create(stub, task_id=unique_id("lost"))
+    watcher = Watcher(stub, from_beginning=True)
+    (gone,) = watcher.wait_for_events(1)
+    watcher.cancel()
+    assert gone.task_id == lost.task_id
 
-        rewrite_at_later_timeline(url, lost.task_id)
+    rewrite_at_later_timeline(url, lost.task_id)
 
-        error = resume_error(stub, gone.cursor)
-        assert_from_lost_history(error, gone.cursor, "")
-        assert "a database failover lost the events after cursor (the beginning)" in error.details()
+    error = resume_error(stub, gone.cursor)
+    assert_from_lost_history(error, gone.cursor, "")
+    assert "a database failover lost the events after cursor (the beginning)" in error.details()
+
+
+def test_a_resumed_cursor_of_the_newest_event_retention_dropped_is_not_retained_after_a_promotion(
+    lone_stub: tuple[task_service_pb2_grpc.TaskServiceStub, str],
+) -> None:
+    stub, url = lone_stub
+    _survivor, gone = sent_kept_then_lost(stub)
+    with psycopg.connect(url, autocommit=True) as conn:  # as history retention records a drop
+        conn.execute(
+            "UPDATE history_horizon SET dropped_xid = e.xid, dropped_id = e.id FROM task_events AS e WHERE e.task_id = %s",
+            (gone.task_id,),
+        )
+    delete_events(url, gone.task_id)
+    promote(url)
+
+    error = resume_error(stub, gone.cursor)
+
+    assert (error.code(), error_info(error).reason) == (grpc.StatusCode.OUT_OF_RANGE, "CURSOR_NOT_RETAINED")

@@ -625,11 +625,13 @@ LIMIT 1;
 
 -- name: cursor_standing [generic plan]
 -- What a resumed cursor's position holds now: the timeline of its event (0 if not
--- recorded; NULL if no event is there), whether retention dropped an event after it, and
--- the timeline the database writes on now.
+-- recorded; NULL if no event is there), whether retention dropped an event after it, or
+-- it or one after it, and the timeline the database writes on now.
 SELECT (SELECT COALESCE(timeline, 0) FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s),
        EXISTS (SELECT FROM history_horizon
                WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)),
+       EXISTS (SELECT FROM history_horizon
+               WHERE (dropped_xid, dropped_id) >= (%(xid)s::xid8, %(id)s::bigint)),
        tasklife_timeline();
 
 -- name: last_valid_before

@@ -784,10 +784,10 @@ class TaskStore:
     async def cursor_standing(self, position: Position) -> CursorStanding:
         """What a resumed cursor's position holds now (see queries.sql)."""
         if position[1] > _MAX_BIGINT:
-            return CursorStanding(None, False, 0)  # no event has such an id (a forged cursor)
+            return CursorStanding(None, False, False, 0)  # no event has such an id (a forged cursor)
         rows = await self._fetchall("cursor_standing", {"xid": str(position[0]), "id": position[1]})
-        event_timeline, dropped_after, current = rows[0]
-        return CursorStanding(event_timeline, bool(dropped_after), current)
+        event_timeline, dropped_after, dropped_it, current = rows[0]
+        return CursorStanding(event_timeline, bool(dropped_after), bool(dropped_it), current)
 
     async def last_valid_before(self, position: Position, timeline: int) -> tuple[Position, int] | None:
         """The newest event before `position` written on `timeline` or an earlier one, with
@@ -820,6 +820,7 @@ class _DeletedMeanwhile(Exception):
 class CursorStanding:
     event_timeline: int | None  # None: no event at the position; 0: written before timelines
     dropped_after: bool  # history retention dropped an event after the position
+    dropped_it: bool  # ...or the event at the position, or one after it
     current_timeline: int  # the timeline the database writes on now
 
 

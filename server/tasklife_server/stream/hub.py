@@ -477,7 +477,7 @@ def _from_lost_history(timeline: int, standing: CursorStanding) -> bool:
     if timeline == 0:
         return False
     if standing.event_timeline is None:
-        return not standing.dropped_after and standing.current_timeline > timeline
+        return not standing.dropped_it and standing.current_timeline > timeline
     return standing.event_timeline > timeline
 
 
