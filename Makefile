@@ -45,7 +45,15 @@ lint: install $(BUF) ## buf lint, and buf breaking against main when main has pr
 		$(BUF) breaking --against '.git#branch=main'; \
 	else echo "buf breaking: main has no proto/ yet, nothing to compare against"; fi
 
-test: install ## run every test against a real PostgreSQL and a real gRPC server
+# Patroni for the failover tests (tests/faults/patroni.py), in a venv of Debian's python3: it
+# runs as the postgres user, who cannot execute .venv's interpreter. Skipped without it.
+$(VENV)/patroni/bin/patroni:
+	if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null; then \
+		/usr/bin/python3 -m venv $(VENV)/patroni && \
+		$(VENV)/patroni/bin/pip install --quiet 'patroni[etcd3,psycopg3]>=4,<5'; \
+	else echo "no /usr/bin/python3 with venv: the Patroni failover tests will skip (fail under CI=true)"; fi
+
+test: install $(VENV)/patroni/bin/patroni ## run every test against a real PostgreSQL and a real gRPC server
 	$(PY) -m pytest
 
 bench: install ## measure transitions, lifecycles and the stream against their ceilings (ARGS=--quick: about 3 minutes)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import bulk, concurrency, counts, timers, workers
+from bench import bulk, concurrency, counts, failover, timers, workers
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -129,6 +129,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.append(concurrency.target(results["keys"]))
     if results.get("timers"):
         out.append(timers.target(results["timers"]))
+    if results.get("failover"):
+        out.append(failover.target(results["failover"]))
     return out
 
 
@@ -352,6 +354,10 @@ def render(results: dict[str, Any]) -> str:
     if tm:
         add("")
         add("11. " + "\n".join(timers.render(tm)))
+    fo = results.get("failover")
+    if fo:
+        add("")
+        add("12. " + "\n".join(failover.render(fo)))
 
     prof = results.get("profile")
     if prof:

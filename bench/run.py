@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import bulk, ceilings, concurrency, counts, infra, peer, profile, report, scale, startup, stream, timers, workers
+from bench import bulk, ceilings, concurrency, counts, failover, infra, peer, profile, report, scale, startup, stream, timers, workers
 from bench.stats import summarize
 
 SECTIONS = ("throughput", "batch", "lifecycle", "http", "stream", "scale", "peer", "workers", "startup", "counts",
-            "bulk", "keys", "timers")
+            "bulk", "keys", "timers", "failover")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -511,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
             timed("bulk", bulk.measure, pg, plan.bulk_tasks)
         if "timers" in sections:
             timed("timers", timers.measure, pg, plan.timers_armed, plan.timers_window, plan)
+        if "failover" in sections:
+            timed("failover", failover.measure)
         results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         pg.stop()

@@ -24,6 +24,7 @@ from tasklife_server.http import listener as http_listener
 from tasklife_server.observability import Telemetry, TelemetryError, logs
 from tasklife_server.security.authenticator import Authenticator
 from tasklife_server.security.principals_file import SecurityConfigError
+from tasklife_server.storage import database_url as database_urls
 from tasklife_server.storage.embedded import EmbeddedPostgres
 from tasklife_server.service.convert import event_to_pb, message_size
 from tasklife_server.storage.store import TaskStore
@@ -186,15 +187,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.error("%s", exc)
         return 2
     try:
+        # Before anything starts: a URL libpq cannot use is one line and exit code 2.
+        checked_url = database_urls.prepare(settings.database_url) if settings.database_url else None
+    except database_urls.BadDatabaseUrl as exc:
+        log.error("--database-url: %s", exc)
+        return 2
+    try:
         telemetry = Telemetry(settings.observability)  # binds the metrics port: a taken one fails here
     except TelemetryError as exc:
         log.error("%s", exc)
         return 2
     embedded = None
-    database_url = settings.database_url
+    database_url = checked_url
     if database_url is None:
         embedded = EmbeddedPostgres(settings.data_dir)
-        database_url = embedded.url
+        database_url = database_urls.prepare(embedded.url)
         kept = "a new database" if embedded.created else "kept between runs"
         print(f"tasklife: data in {embedded.data_dir} (the embedded PostgreSQL; {kept})", flush=True)
     try:

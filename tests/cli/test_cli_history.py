@@ -40,11 +40,11 @@ def rows_before(db: psycopg.Connection, before: datetime, task_ids: list[str] | 
     """(cursor, task_id, version) of the events recorded before `before`, in stream order."""
     rows = db.execute(
         # Ordered by the column, not by the text of the same name (which sorts "1002" before "754").
-        "SELECT xid::text, id, task_id, version FROM task_events AS e "
+        "SELECT xid::text, id, COALESCE(timeline, 0), task_id, version FROM task_events AS e "
         "WHERE created_at < %s AND (%s::text[] IS NULL OR task_id = ANY(%s)) ORDER BY e.xid, e.id",
         (before, task_ids, task_ids),
     ).fetchall()
-    return [(cursor.encode(int(xid), event_id), task_id, version) for xid, event_id, task_id, version in rows]
+    return [(cursor.encode(int(xid), event_id, timeline), task_id, version) for xid, event_id, timeline, task_id, version in rows]
 
 
 def exported(lines: list[dict], task_ids: list[str] | None = None) -> list[tuple]:

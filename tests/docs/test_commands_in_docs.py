@@ -83,7 +83,7 @@ def masked(text: str) -> str:
     for pattern, placeholder in (
         (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)", "<TIME>"),
         (r"\b[\w.]+-\d+-[0-9a-f]{6}\b", "<WORKER>"),
-        (r"\bc1_[\w-]+", "<CURSOR>"),
+        (r"\bc[12]_[\w-]+", "<CURSOR>"),
         (r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<UUID>"),
         (r"\b\d+(\.\d+)?(ms|s)\b|\b\d+m\d{2}s\b|\b\d+h\d{2}m\b", "<DURATION>"),
         (r"/tmp/[\w./-]+", "<PATH>"),

@@ -73,16 +73,21 @@ class Cluster:
 
 def error_reason(error: grpc.RpcError) -> str:
     """The google.rpc.ErrorInfo reason of a failed call, or ''."""
+    return error_info(error)[0]
+
+
+def error_info(error: grpc.RpcError) -> tuple[str, dict[str, str]]:
+    """The google.rpc.ErrorInfo reason and metadata of a failed call, or ('', {})."""
     try:
         status = rpc_status.from_call(error)  # type: ignore[arg-type]
     except ValueError:
-        return ""
+        return "", {}
     for detail in status.details if status is not None else ():
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             info = error_details_pb2.ErrorInfo()
             detail.Unpack(info)
-            return info.reason
-    return ""
+            return info.reason, dict(info.metadata)
+    return "", {}
 
 
 @dataclass
@@ -122,6 +127,8 @@ class Calls:
     problems: list[Problem] = field(default_factory=list)
     codes: Counter[str] = field(default_factory=Counter)  # "Method CODE [REASON]" per attempt
     harness_errors: list[str] = field(default_factory=list)
+    # (sent, seconds, status code name) of each refused attempt
+    refusals: list[tuple[float, float, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, item: Ack | Problem) -> None:
@@ -175,6 +182,7 @@ class Writer(threading.Thread):
                 code = error.code()
                 reason = error_reason(error)
                 self.calls.count(f"{method} {code.name} {reason}".strip())
+                self.calls.refusals.append((sent, now() - sent, code.name))
                 if code in RETRYABLE and now() - first_sent < GIVE_UP_SECONDS:
                     slot = (slot + 1) % len(self.cluster)
                     time.sleep(min(0.02 * attempts, 0.3))
@@ -269,6 +277,9 @@ class StreamWatcher(threading.Thread):
         self.stalls = 0
         self.codes: Counter[str] = Counter()
         self.harness_errors: list[str] = []
+        # Each CURSOR_FROM_LOST_HISTORY: (deliveries taken back, the last valid cursor's index).
+        self.rewinds: list[tuple[int, int]] = []
+        self.taken_back: list[Delivery] = []  # every delivery a rewind took back
         self.last_message = now()
         self._lock = threading.Lock()
         self._call: Any = None
@@ -316,7 +327,10 @@ class StreamWatcher(threading.Thread):
                     elif why == "stall":
                         failures += 1
                     continue
-                self.codes[f"{code.name} {error_reason(error)}".strip()] += 1
+                reason, metadata = error_info(error)
+                self.codes[f"{code.name} {reason}".strip()] += 1
+                if reason == "CURSOR_FROM_LOST_HISTORY":
+                    self._rewind(metadata.get("last_valid_cursor", ""))
                 failures += 1
                 time.sleep(0.05)
             else:
@@ -324,6 +338,17 @@ class StreamWatcher(threading.Thread):
                     self.codes["ended without a status"] += 1
             finally:
                 call.cancel()
+
+    def _rewind(self, last_valid: str) -> None:
+        """A failover lost events this watcher was sent: it forgets those after `last_valid` (a
+        cursor it was sent, or '' for the beginning) and resumes from there."""
+        kept = next((i + 1 for i in range(len(self.deliveries) - 1, -1, -1) if self.deliveries[i].cursor == last_valid), 0)
+        if last_valid and kept == 0:
+            self.harness_errors.append(f"{self.name}: last_valid_cursor {last_valid} was never delivered")
+        self.rewinds.append((len(self.deliveries) - kept, kept))
+        self.taken_back.extend(self.deliveries[kept:])
+        del self.deliveries[kept:]
+        self.cursor = last_valid
 
     def supervise(self, stall_seconds: float) -> None:
         """Called often from the main thread: cancels the call when it is time to, or when the

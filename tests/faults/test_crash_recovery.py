@@ -328,7 +328,7 @@ def analyse(run: Run) -> dict[str, Any]:
     wrong_cursor = [
         f"{a.method} {a.task_id}@{a.version}"
         for a in acks
-        if (a.task_id, a.version) in stored and cursors.decode(a.cursor) != stored[(a.task_id, a.version)][1:]
+        if (a.task_id, a.version) in stored and cursors.decode(a.cursor).position != stored[(a.task_id, a.version)][1:]
     ]
     acked = {(a.task_id, a.version) for a in acks}
     unacknowledged = sorted(f"{t}@{v}" for t, v in stored.keys() - acked)

@@ -25,6 +25,7 @@ from hypothesis import assume, given, note
 from hypothesis import strategies as st
 from tasklife.v1 import task_pb2, task_service_pb2
 
+from tasklife_server.domain import cursor as cursor_module
 from tasklife_server.domain.states import State
 from tests.fuzz.harness import (
     DOMAIN,
@@ -948,15 +949,20 @@ def test_a_deeply_nested_or_oversized_page_token_is_invalid_argument_on_page_tok
 
 # --- watch cursors ------------------------------------------------------------------------------------------
 
-CURSORS = st.one_of(
-    st.text(max_size=40),
-    st.text(max_size=40).map(lambda t: "c1_" + t),
-    st.binary(max_size=40).map(lambda b: "c1_" + b64(b)),
-    st.binary(min_size=16, max_size=16).map(lambda b: "c1_" + b64(b)),
-    st.binary(min_size=16, max_size=16).map(lambda b: "c1_" + base64.urlsafe_b64encode(b).decode()),  # padded
-    st.binary(min_size=16, max_size=16).map(lambda b: "c1_" + base64.b64encode(b).decode()),  # + and /
-    st.integers(0, 5000).map(lambda n: "c1_" + "A" * n),
-)
+def _cursor_shapes(prefix: str, size: int) -> list[st.SearchStrategy[str]]:
+    """Strings under a cursor prefix: any text, any bytes, and bodies of the prefix's size."""
+    return [
+        st.text(max_size=40).map(lambda t: prefix + t),
+        st.binary(max_size=40).map(lambda b: prefix + b64(b)),
+        st.binary(min_size=size, max_size=size).map(lambda b: prefix + b64(b)),
+        st.binary(min_size=size, max_size=size).map(lambda b: prefix + base64.urlsafe_b64encode(b).decode()),  # padded
+        st.binary(min_size=size, max_size=size).map(lambda b: prefix + base64.b64encode(b).decode()),  # + and /
+        st.integers(0, 5000).map(lambda n: prefix + "A" * n),
+    ]
+
+
+# c1_ cursors (a position) were issued before c2_ (a position and a timeline) and still resume.
+CURSORS = st.one_of(st.text(max_size=40), *_cursor_shapes("c1_", 16), *_cursor_shapes("c2_", 20))
 
 
 @fuzz_settings(60)
@@ -974,11 +980,13 @@ def test_a_garbage_watch_cursor_is_invalid_argument_or_out_of_range_never_a_sile
         assert outcome.error_info.metadata["cursor"] == cursor[:64]
     elif outcome.code == OK:  # only a cursor Tasklife issued (the origin, an event's) resumes,
         # and the watch starts right there: its opening message carries that same cursor
-        # (base64 padding tolerated).
-        assert outcome.response.cursor == cursor.rstrip("="), outcome.describe()
+        # (base64 padding tolerated; a c1_ cursor's position comes back as a c2_ cursor).
+        assert cursor_module.decode(outcome.response.cursor).position == cursor_module.decode(cursor).position, (
+            outcome.describe()
+        )
     else:
         assert_invalid(outcome, ["after_cursor"])
-    if not cursor.startswith("c1_"):  # every cursor Tasklife issues starts so
+    if not cursor.startswith(("c1_", "c2_")):  # every cursor Tasklife issues (or did) starts so
         assert_invalid(outcome, ["after_cursor"])
 
 
@@ -996,6 +1004,14 @@ EDGE_CURSORS = [
     # The origin's last base64 digit with its unused low bits set: decodes to the origin, but
     # Tasklife never issued this string.
     ("origin-with-stray-bits", "c1_" + b64(struct.pack(">QQ", 0, 0))[:-1] + "B", "after_cursor"),
+    ("c2-prefix-only", "c2_", "after_cursor"),
+    ("c2-19-bytes", "c2_" + b64(b"\x00" * 19), "after_cursor"),
+    ("c2-21-bytes", "c2_" + b64(b"\x00" * 21), "after_cursor"),
+    ("c2-max-xid-max-id", "c2_" + b64(struct.pack(">QQI", 2**64 - 1, 2**64 - 1, 1)), "OUT_OF_RANGE"),
+    ("c2-max-int64-xid-and-id", "c2_" + b64(struct.pack(">QQI", 2**63 - 1, 2**63 - 1, 1)), "OUT_OF_RANGE"),
+    ("c2-max-timeline", "c2_" + b64(struct.pack(">QQI", 2**63 - 1, 2**63 - 1, 2**32 - 1)), "OUT_OF_RANGE"),
+    ("c2-origin", "c2_" + b64(struct.pack(">QQI", 0, 0, 1)), "OK"),
+    ("c2-origin-with-stray-bits", "c2_" + b64(struct.pack(">QQI", 0, 0, 0))[:-1] + "B", "after_cursor"),
 ]
 
 

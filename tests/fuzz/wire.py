@@ -120,6 +120,8 @@ HOSTILE_STRINGS = [
     ('{"p":[]}', 1),
     ("c1_", 1),
     ("c1_AAAAAAAAAAAAAAAAAAAAAA", 1),
+    ("c2_", 1),
+    ("c2_AAAAAAAAAAAAAAAAAAAAAAAAAAA", 1),
     ("application/json", 1),
     ("text/plain; charset=utf-8", 1),
     ("text/plain; charset=\"utf-8\"", 1),

@@ -8,8 +8,6 @@ import psycopg
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine
-from sqlalchemy.pool import NullPool
 
 from tasklife_server.domain.states import Action, State
 from tasklife_server.storage import history, migrate
@@ -24,7 +22,7 @@ def _not_a_partition(obj: object, name: str | None, kind: str, reflected: bool, 
 
 
 def schema_differences(url: str) -> list[object]:
-    engine = create_engine(migrate.sqlalchemy_url(url), poolclass=NullPool)
+    engine = migrate.sqlalchemy_engine(url)
     try:
         with engine.connect() as conn:
             context = MigrationContext.configure(conn, opts={"include_object": _not_a_partition})

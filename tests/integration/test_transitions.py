@@ -102,7 +102,7 @@ def assert_event_is_row(event: task_pb2.TaskEvent, row: dict[str, Any]) -> None:
     without_cursor.CopyFrom(event)
     without_cursor.ClearField("cursor")
     assert without_cursor == event_pb_of(row)
-    assert cursor.decode(event.cursor) == (int(row["xid"]), row["id"])
+    assert cursor.decode(event.cursor).position == (int(row["xid"]), row["id"])
 
 
 # --- calling the RPCs -----------------------------------------------------------------------

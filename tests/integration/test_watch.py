@@ -153,9 +153,9 @@ def wait_until_passed(watcher: Watcher, event_cursor: str, timeout: float = 10) 
     """Waits until the watcher's cursor is at or past an event (progress messages move it)."""
     import time
 
-    target = cursor.decode(event_cursor)
+    target = cursor.decode(event_cursor).position
     deadline = time.monotonic() + timeout
-    while cursor.decode(watcher.last_cursor) < target:
+    while cursor.decode(watcher.last_cursor).position < target:
         assert time.monotonic() < deadline, "the watch never passed the marker event"
         time.sleep(0.01)
 
@@ -178,10 +178,10 @@ def test_a_progress_cursor_moves_past_events_the_filter_skips(stub: Any) -> None
     watcher = Watcher(stub, task_ids=[unique_id("nobody")], progress_interval=FAST_PROGRESS)
     try:
         create(stub)
-        start = cursor.decode(watcher.first.cursor)
+        start = cursor.decode(watcher.first.cursor).position
         for _ in range(50):
             message = watcher.next_message(timeout=5)
-            if cursor.decode(message.cursor) > start:
+            if cursor.decode(message.cursor).position > start:
                 break
         else:
             pytest.fail("the progress cursor never moved past the skipped event")

@@ -48,7 +48,7 @@ def test_the_queries_quoted_in_the_docs_are_the_ones_the_server_runs(name: str, 
 
 
 def test_the_queries_of_the_history_that_prune_partitions_only_when_they_run_are_marked_for_a_generic_plan() -> None:
-    assert {"list_task_events", "task_as_of", "stream_batch", "stream_head", "cursor_retained",
+    assert {"list_task_events", "task_as_of", "stream_batch", "stream_head", "cursor_standing",
             "get_task_with_first_event"} <= GENERIC_PLAN
     assert "claim_ready" not in GENERIC_PLAN  # its partial index needs the state it claims from, known when planned
 

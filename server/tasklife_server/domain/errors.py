@@ -166,6 +166,22 @@ class CursorNotRetained(TasklifeError):
         )
 
 
+class CursorFromLostHistory(TasklifeError):
+    """A failover to a standby that had not received the newest events lost them, and this
+    watch was sent (or resumes after) one of them. `last_valid_cursor` is the newest event it
+    was sent that the database still holds ('' for none): it resumes from there."""
+
+    def __init__(self, lost_from_cursor: str, last_valid_cursor: str):
+        self.lost_from_cursor = lost_from_cursor
+        self.last_valid_cursor = last_valid_cursor
+        after = f"after cursor {last_valid_cursor}" if last_valid_cursor else "from the beginning"
+        super().__init__(
+            f"a database failover lost the events after cursor {last_valid_cursor or '(the beginning)'}, some of "
+            f"which this watch was sent: resume {after} (last_valid_cursor) and reconcile what you did with "
+            "the events sent since"
+        )
+
+
 class HistoryNotRetained(TasklifeError):
     """A point-in-time read before the oldest instant whose history is complete."""
 

@@ -239,6 +239,9 @@ class Event:
     next_attempt_at: datetime | None = None
     # On a KILL that ended a kill asked with a grace period.
     graceful_kill: GracefulKill | None = None
+    # The PostgreSQL timeline the event was written on, where the stream read it (0: not
+    # read, or written before timelines were recorded); it goes into the event's cursor.
+    timeline: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,8 @@ class StartKind(enum.Enum):
 class Start:
     kind: StartKind
     after: Position = ORIGIN
+    # The timeline the cursor of an AFTER start carries (domain/cursor.py; 0: unknown).
+    timeline: int = 0
 
 
 @dataclass(frozen=True, slots=True)

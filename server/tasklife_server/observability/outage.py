@@ -17,13 +17,16 @@ from collections import Counter
 import psycopg
 import psycopg_pool
 
+from tasklife_server.storage.pool import is_standby_error
+
 log = logging.getLogger("tasklife.database")
 REPORT_EVERY_SECONDS = 60.0
 
 
 def is_database_unavailable(exc: BaseException) -> bool:
     """Whether `exc` means the database cannot be reached now (as opposed to a refused query)."""
-    return isinstance(exc, (psycopg.OperationalError, psycopg_pool.PoolTimeout))
+    # A write refused by a standby (after a failover) is not applied: retrying it is safe.
+    return isinstance(exc, (psycopg.OperationalError, psycopg_pool.PoolTimeout)) or is_standby_error(exc)
 
 
 class OutageLog:

@@ -169,7 +169,7 @@ def event_to_pb(event: Event) -> task_pb2.TaskEvent:
     return task_pb2.TaskEvent(
         task_id=event.task_id,
         version=event.version,
-        cursor=cursor.encode(event.xid, event.event_id),
+        cursor=cursor.encode(event.xid, event.event_id, event.timeline),
         from_state=STATE_TO_PB[event.from_state] if event.from_state else 0,
         to_state=STATE_TO_PB[event.to_state],
         action=ACTION_TO_PB[event.action],

@@ -20,6 +20,7 @@ from tasklife_server.domain.errors import (
     BatchTooLarge,
     BulkOperationNotFound,
     BulkTooLarge,
+    CursorFromLostHistory,
     CursorNotRetained,
     HistoryNotRetained,
     DependenciesNotMet,
@@ -239,6 +240,15 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
                 worker=error.worker,
                 lease_holder=error.holder or "",
                 current_state=state_name(error.state),
+            )
+        )
+    elif isinstance(error, CursorFromLostHistory):
+        code = code_pb2.OUT_OF_RANGE
+        details = _packed(
+            _info(
+                "CURSOR_FROM_LOST_HISTORY",
+                last_valid_cursor=error.last_valid_cursor,
+                lost_from_cursor=error.lost_from_cursor,
             )
         )
     elif isinstance(error, CursorNotRetained):

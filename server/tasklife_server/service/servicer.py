@@ -220,7 +220,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
             subscription = await self._hub.subscribe(watch_filter, start, request.after_cursor)
             async for items, position in subscription.batches(progress_interval):
                 yield task_service_pb2.WatchTaskEventsResponse(
-                    events=[item.rendered for item in items], cursor=cursor.encode(*position)
+                    events=[item.rendered for item in items], cursor=cursor.encode(*position, self._hub.timeline)
                 )
 
     async def Heartbeat(self, request: Any, context: grpc.aio.ServicerContext) -> Any:

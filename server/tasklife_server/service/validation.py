@@ -670,7 +670,8 @@ def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, floa
         problems.add("after_cursor", "must not be empty; leave the start unset to watch from now")
     elif which == "after_cursor":
         try:
-            start = Start(StartKind.AFTER, cursor.decode(request.after_cursor))
+            resumed = cursor.decode(request.after_cursor)
+            start = Start(StartKind.AFTER, resumed.position, resumed.timeline)
         except ValueError:
             problems.add("after_cursor", "is not a cursor issued by this service")
     elif which == "from_beginning" and request.from_beginning:

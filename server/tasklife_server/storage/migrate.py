@@ -9,7 +9,8 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import create_engine, text
+import psycopg
+from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from tasklife_server.storage.history import SCHEMA_LOCK_KEY
@@ -18,12 +19,11 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 log = logging.getLogger(__name__)
 
 
-def sqlalchemy_url(database_url: str) -> str:
-    """SQLAlchemy needs the driver named in the URL; libpq-style URLs do not name one."""
-    for prefix in ("postgresql://", "postgres://"):
-        if database_url.startswith(prefix):
-            return "postgresql+psycopg://" + database_url[len(prefix) :]
-    return database_url
+def sqlalchemy_engine(database_url: str) -> Engine:
+    """An engine whose connections psycopg (libpq) opens from `database_url`: SQLAlchemy never
+    parses the URL, as it cannot read several hosts, hosts as query parameters or key=value
+    strings, which libpq accepts."""
+    return create_engine("postgresql+psycopg://", creator=lambda: psycopg.connect(database_url), poolclass=NullPool)
 
 
 def alembic_config() -> Config:
@@ -45,7 +45,7 @@ def _revision(connection) -> str | None:
 
 
 def _run(database_url: str, step) -> None:
-    engine = create_engine(sqlalchemy_url(database_url), poolclass=NullPool)
+    engine = sqlalchemy_engine(database_url)
     try:
         # One transaction: replicas starting together wait for each other, and a failed
         # migration leaves nothing half-applied (PostgreSQL DDL is transactional).

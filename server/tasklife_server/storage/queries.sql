@@ -73,9 +73,11 @@ WITH item AS (
     ORDER BY namespace, concurrency_key
     ON CONFLICT DO NOTHING
 ), recorded AS (
+    -- The timeline read once for the statement (a subquery), not per row as the default would.
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason, created_at,
-                             namespace, on_behalf_of)
-    SELECT t.id, t.version, f.action, NULL, t.state, f.operator, f.reason, t.created_at, t.namespace, f.on_behalf_of
+                             namespace, on_behalf_of, timeline)
+    SELECT t.id, t.version, f.action, NULL, t.state, f.operator, f.reason, t.created_at, t.namespace, f.on_behalf_of,
+           (SELECT tasklife_timeline())
     FROM inserted AS t JOIN first AS f ON f.task_id = t.id
     ORDER BY f.n
     RETURNING *
@@ -251,16 +253,17 @@ WITH item AS (
     SELECT m.*, nextval('task_events_id_seq') AS e_id, pg_current_xact_id() AS e_xid, m.id AS e_task_id,
            m.version AS e_version, m.state AS e_to_state, m.updated_at AS e_created_at, m.namespace AS e_namespace,
            m.attempt AS e_attempt, m.lease_expires_at AS e_lease_expires_at,
-           m.last_heartbeat_at AS e_last_heartbeat_at, m.next_attempt_at AS e_next_attempt_at
+           m.last_heartbeat_at AS e_last_heartbeat_at, m.next_attempt_at AS e_next_attempt_at,
+           (SELECT tasklife_timeline()) AS e_timeline  -- once for the statement, not per row
     FROM moved AS m
     ORDER BY m.n
 ), recorded AS (
     INSERT INTO task_events (id, xid, task_id, version, action, from_state, to_state, operator, reason,
                              request_id, expected_version, created_at, namespace, on_behalf_of, worker, attempt,
-                             failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at, graceful_kill)
+                             failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at, graceful_kill, timeline)
     SELECT e_id, e_xid, e_task_id, e_version, e_action, e_from_state, e_to_state, e_operator, e_reason,
            e_request_id, e_expected_version, e_created_at, e_namespace, e_on_behalf_of, e_worker, e_attempt,
-           e_failure, e_exit_code, e_lease_expires_at, e_last_heartbeat_at, e_next_attempt_at, e_graceful_kill
+           e_failure, e_exit_code, e_lease_expires_at, e_last_heartbeat_at, e_next_attempt_at, e_graceful_kill, e_timeline
     FROM made
     ORDER BY n
 ), counted AS (
@@ -399,10 +402,10 @@ WITH locked AS (
 ), recorded AS (
     INSERT INTO task_events (task_id, version, action, from_state, to_state, operator, reason,
                              request_id, created_at, namespace, on_behalf_of, worker, attempt,
-                             lease_expires_at, last_heartbeat_at)
+                             lease_expires_at, last_heartbeat_at, timeline)
     SELECT id, version, %(action)s, %(from_state)s, state, %(operator)s, %(reason)s,
            %(request_id)s, updated_at, namespace, %(on_behalf_of)s, worker, attempt,
-           lease_expires_at, last_heartbeat_at
+           lease_expires_at, last_heartbeat_at, (SELECT tasklife_timeline())  -- once, as in create_group
     FROM moved
     ORDER BY priority DESC, ready_at, id
     RETURNING *
@@ -877,19 +880,43 @@ FROM horizon LEFT JOIN batch AS b ON true
 ORDER BY b.position_xid, b.id;
 
 -- name: stream_head [generic plan]
--- The position of the newest event below the horizon: where "from now" starts.
+-- The position of the newest event below the horizon: where "from now" starts; and its
+-- timeline (0 if not recorded).
 -- (Ordered by the table's columns: an output column named "xid" would be the text.)
-SELECT e.xid::text, e.id FROM task_events AS e
+SELECT e.xid::text, e.id, COALESCE(e.timeline, 0) FROM task_events AS e
 WHERE e.xid < pg_snapshot_xmin(pg_current_snapshot())
 ORDER BY e.xid DESC, e.id DESC
 LIMIT 1;
 
--- name: cursor_retained [generic plan]
--- Whether a watch may resume after a stream position: its event still exists, and
--- retention dropped no event after it.
-SELECT EXISTS (SELECT FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s)
-       AND NOT EXISTS (SELECT FROM history_horizon
-                       WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint));
+-- name: cursor_standing [generic plan]
+-- What a resumed cursor's position holds now: the timeline of its event (0 if not
+-- recorded; NULL if no event is there), whether retention dropped an event after it, or
+-- it or one after it, and the timeline the database writes on now.
+SELECT (SELECT COALESCE(timeline, 0) FROM task_events WHERE xid = %(xid)s::xid8 AND id = %(id)s),
+       EXISTS (SELECT FROM history_horizon
+               WHERE (dropped_xid, dropped_id) > (%(xid)s::xid8, %(id)s::bigint)),
+       EXISTS (SELECT FROM history_horizon
+               WHERE (dropped_xid, dropped_id) >= (%(xid)s::xid8, %(id)s::bigint)),
+       tasklife_timeline();
+
+-- name: last_valid_before
+-- The newest event before a cursor from lost history that its timeline had written too,
+-- and so still holds: events the new primary wrote on a later timeline at reused
+-- positions are passed over.
+SELECT e.xid::text, e.id, COALESCE(e.timeline, 0) FROM task_events AS e
+WHERE (e.xid, e.id) < (%(xid)s::xid8, %(id)s::bigint) AND COALESCE(e.timeline, 0) <= %(timeline)s
+ORDER BY e.xid DESC, e.id DESC
+LIMIT 1;
+
+-- name: stream_missing
+-- Which of the events a stream reader delivered (each by position, task and version) the
+-- database no longer holds: after a failover to a standby that had not received them yet.
+SELECT p.xid::text, p.id
+FROM unnest(%(xids)s::text[]::xid8[], %(ids)s::bigint[], %(task_ids)s::text[], %(versions)s::bigint[])
+     AS p(xid, id, task_id, version)
+WHERE NOT EXISTS (SELECT FROM task_events AS e
+                  WHERE e.xid = p.xid AND e.id = p.id AND e.task_id = p.task_id AND e.version = p.version)
+ORDER BY p.xid, p.id;
 
 -- name: notify_commits
 -- Wakes the stream readers of every server process; sent coalesced, never per transition.

@@ -33,6 +33,7 @@ EVENT_COLUMNS = (
     "operator", "reason", "request_id", "expected_version", "created_at", "namespace", "on_behalf_of",
     "worker", "attempt", "failure", "exit_code", "lease_expires_at", "last_heartbeat_at", "next_attempt_at",
     "graceful_kill",
+    "timeline",
 )
 # Read only where a view or a claim asks for them (never by ListTasks' BASIC view, the
 # stream or the claim's order).
@@ -85,7 +86,7 @@ def event_from(row: Sequence[Any], at: int = 0) -> Event:
     (event_id, xid, task_id, version, action, from_state, to_state, operator, reason,
      request_id, expected_version, created_at, namespace, on_behalf_of, worker, attempt,
      failure, exit_code, lease_expires_at, last_heartbeat_at, next_attempt_at,
-     graceful_kill) = row[at : at + EVENT_WIDTH]
+     graceful_kill, timeline) = row[at : at + EVENT_WIDTH]
     return Event(
         event_id=event_id,
         xid=int(xid),
@@ -109,6 +110,7 @@ def event_from(row: Sequence[Any], at: int = 0) -> Event:
         last_heartbeat_at=last_heartbeat_at,
         next_attempt_at=next_attempt_at,
         graceful_kill=graceful_kill_from(graceful_kill),
+        timeline=timeline or 0,  # NULL: written before timelines were recorded (migration 0010)
     )
 
 

@@ -230,6 +230,8 @@ task_events = Table(
     # On the KILL event that ended a kill asked with a grace period: who asked, why, and how
     # it ended (rows.py: graceful_kill_from).
     Column("graceful_kill", JSONB, nullable=True),
+    # The PostgreSQL timeline the event was written on (NULL: before migration 0010).
+    Column("timeline", Integer, nullable=True, server_default=text("tasklife_timeline()")),
     CheckConstraint(_one_of("to_state", STATE_VALUES), name="to_state_domain"),
     CheckConstraint("namespace <> ''", name="namespace_not_empty"),
     CheckConstraint(_one_of("from_state", STATE_VALUES), name="from_state_domain"),

@@ -7,7 +7,7 @@ import contextlib
 import re
 from datetime import datetime
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Literal, Protocol, Sequence
+from typing import Any, Awaitable, Callable, Literal, Protocol, Sequence, TypeVar
 
 import psycopg
 from psycopg import AsyncConnection
@@ -57,9 +57,11 @@ from tasklife_server.storage.rows import (
     task_from,
 )
 from tasklife_server.storage.doorbell import Doorbell
+from tasklife_server.storage.pool import FailoverPool, is_standby_error
 from tasklife_server.storage.group_commit import GroupCommit
 
 CONNECTION_WAIT_SECONDS = 5.0
+T = TypeVar("T")
 # Groups of single calls written at once, each on its own pooled connection: while one
 # commits (waiting for the WAL flush), the next is already being written.
 GROUP_WRITERS = 2
@@ -166,7 +168,7 @@ class TaskStore:
         cls, database_url: str, policies: PolicySettings = PolicySettings(), *, min_size: int = 2, max_size: int = 8
     ) -> TaskStore:
         """Opens a pool of `max_size` connections; waits until `min_size` are connected."""
-        pool: AsyncConnectionPool[AsyncConnection[TupleRow]] = AsyncConnectionPool(
+        pool = FailoverPool(
             database_url,
             min_size=min(min_size, max_size),
             max_size=max_size,
@@ -190,6 +192,20 @@ class TaskStore:
         if conn is not None:
             cursor = await conn.execute(QUERIES[name], params, prepare=True)
             return await cursor.fetchall()
+        return await self._off_standby(self._fetchall_pooled, name, params)
+
+    async def _off_standby(self, call: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """`call(*args)`, once more on a fresh connection if its connection was on a standby
+        (after a failover, or a URL naming a standby): the statement was refused, so nothing
+        was written, and the pool now drops that connection and checks the idle ones."""
+        try:
+            return await call(*args)
+        except psycopg.Error as error:
+            if not is_standby_error(error):
+                raise
+        return await call(*args)
+
+    async def _fetchall_pooled(self, name: str, params: dict[str, Any]) -> list[TupleRow]:
         async with self._pool.connection() as pooled:
             if name not in PLANNER_SETTINGS:
                 cursor = await pooled.execute(QUERIES[name], params, prepare=True)
@@ -479,6 +495,9 @@ class TaskStore:
         return rows
 
     async def _write(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> list[list[TupleRow]]:
+        return await self._off_standby(self._write_once, statements)
+
+    async def _write_once(self, statements: Sequence[tuple[str, dict[str, Any]]]) -> list[list[TupleRow]]:
         """The rows of each statement, run in one transaction, in one round trip (a lone
         statement in autocommit is its own transaction). When the stream's reader asks for
         it, the same round trip reads the stream right after the commit, for it: the events
@@ -815,22 +834,44 @@ class TaskStore:
         rows = await self._fetchall(name, _stream_params(StreamRead(after, accepted, limit)), conn)
         return _stream_rows(rows, after)
 
-    async def stream_head(self) -> Position:
-        """The position of the newest event that every reader can see now."""
+    async def stream_missing(
+        self, delivered: Sequence[tuple[Position, str, int]], conn: AsyncConnection
+    ) -> list[Position]:
+        """The positions of `delivered` events ((position, task, version)) that the database no
+        longer holds, in stream order."""
+        params = {
+            "xids": [str(position[0]) for position, _task, _version in delivered],
+            "ids": [position[1] for position, _task, _version in delivered],
+            "task_ids": [task_id for _position, task_id, _version in delivered],
+            "versions": [version for _position, _task, version in delivered],
+        }
+        return [(int(xid), event_id) for xid, event_id in await self._fetchall("stream_missing", params, conn)]
+
+    async def stream_head(self) -> tuple[Position, int]:
+        """The position of the newest event that every reader can see now, and its timeline
+        (0 if unknown)."""
         rows = await self._fetchall("stream_head", {})
-        return (int(rows[0][0]), rows[0][1]) if rows else ORIGIN
+        return ((int(rows[0][0]), rows[0][1]), rows[0][2]) if rows else (ORIGIN, 0)
 
     async def dropped_position(self) -> Position:
         """The stream position of the newest event history retention has dropped (ORIGIN: none)."""
         _since, xid, event_id = (await self._fetchall("history_horizon", {}))[0]
         return (int(xid), event_id) if xid is not None else ORIGIN
 
-    async def cursor_retained(self, position: Position) -> bool:
-        """Whether a watch may resume after `position` (see queries.sql)."""
+    async def cursor_standing(self, position: Position) -> CursorStanding:
+        """What a resumed cursor's position holds now (see queries.sql)."""
         if position[1] > _MAX_BIGINT:
-            return False  # no event has such an id (a forged cursor)
-        rows = await self._fetchall("cursor_retained", {"xid": str(position[0]), "id": position[1]})
-        return bool(rows[0][0])
+            return CursorStanding(None, False, False, 0)  # no event has such an id (a forged cursor)
+        rows = await self._fetchall("cursor_standing", {"xid": str(position[0]), "id": position[1]})
+        event_timeline, dropped_after, dropped_it, current = rows[0]
+        return CursorStanding(event_timeline, bool(dropped_after), bool(dropped_it), current)
+
+    async def last_valid_before(self, position: Position, timeline: int) -> tuple[Position, int] | None:
+        """The newest event before `position` written on `timeline` or an earlier one, with
+        its timeline; None if there is none."""
+        params = {"xid": str(position[0]), "id": min(position[1], _MAX_BIGINT), "timeline": timeline}
+        rows = await self._fetchall("last_valid_before", params)
+        return ((int(rows[0][0]), rows[0][1]), rows[0][2]) if rows else None
 
     async def task_exists(self, task_id: str, reach: list[str] | None = None) -> bool:
         rows = await self._fetchall("task_exists", {"task_id": task_id, "reach": reach})
@@ -850,6 +891,14 @@ _DELETED_MEANWHILE_RETRIES = 3
 
 class _DeletedMeanwhile(Exception):
     """The task that held a create's id was deleted between the insert and the read."""
+
+
+@dataclass(frozen=True, slots=True)
+class CursorStanding:
+    event_timeline: int | None  # None: no event at the position; 0: written before timelines
+    dropped_after: bool  # history retention dropped an event after the position
+    dropped_it: bool  # ...or the event at the position, or one after it
+    current_timeline: int  # the timeline the database writes on now
 
 
 class StreamOrderConflict(Exception):

@@ -20,7 +20,9 @@ from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_un
 from tasklife_server.storage.queries import QUERIES
 
 log = logging.getLogger(__name__)
-_RECONNECT_DELAYS = (0.1, 0.5, 1.0, 2.0, 5.0)
+# Short, so that LISTEN is back within about a second of a failover's new primary (whose
+# connections are cheap to refuse while it is not up yet).
+_RECONNECT_DELAYS = (0.05, 0.1, 0.25, 0.5, 1.0)
 
 
 class _Connected:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping
 
-from tasklife_server.domain.errors import CursorNotRetained, StreamClosed
+from tasklife_server.domain import cursor
+from tasklife_server.domain.errors import CursorFromLostHistory, CursorNotRetained, StreamClosed
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import ORIGIN, Position, Start, StartKind, WatchFilter, position_of
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
-from tasklife_server.storage.store import StreamRead, TaskStore
+from tasklife_server.storage.store import CursorStanding, StreamRead, TaskStore
 from tasklife_server.stream.index import SubscriptionIndex
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,9 @@ class HubSettings:
     # Subscriptions reading the table at once; the others wait, so that a crowd of
     # watchers catching up cannot take every pooled connection from the transitions.
     catch_up_readers: int = 2
+    # The newest events the reader delivered that it checks the database still holds when
+    # it connects again (after a failover, a standby promoted without them would not).
+    checked_events: int = 20_000
 
 
 class EventHub:
@@ -76,6 +81,9 @@ class EventHub:
         # Called with the events of each message a live subscription sends (for the lag metric).
         self.on_delivery = on_delivery
         self.position: Position = ORIGIN
+        # The newest PostgreSQL timeline of the events read (0: none recorded): the timeline a
+        # progress message's cursor carries (domain/cursor.py), at least its event's.
+        self.timeline = 0
         # The newest dropped event's position that the reader's position already accounts
         # for: retention dropping more after the position is a loss (see subscribe).
         self.accepted: Position = ORIGIN
@@ -92,10 +100,15 @@ class EventHub:
         self._blocked_by_ticket = 0
         self._tickets = 0
         self._recheck = settings.blocked_recheck
+        # What the reader delivered last (see HubSettings.checked_events), and whether the
+        # database may have changed under it (a lost connection): until it has checked, the
+        # writers' reads after their commits deliver nothing.
+        self._delivered: deque[StreamItem] = deque(maxlen=settings.checked_events)
+        self._unchecked = False
 
     async def start(self) -> None:
         self.accepted = await self._store.dropped_position()
-        self.position = await self._store.stream_head()
+        self.position, self.timeline = await self._store.stream_head()
         self._reader = asyncio.create_task(self._follow(), name="tasklife-stream-reader")
 
     async def close(self) -> None:
@@ -117,7 +130,7 @@ class EventHub:
         """The read a writer of this process makes right after its commit, in the same round
         trip (storage/store.py), so that what it committed reaches the live watchers at once;
         None while no watcher is live."""
-        if not self._live or self._closed:
+        if not self._live or self._closed or self._unchecked:
             return None
         return self._next_read()
 
@@ -145,15 +158,29 @@ class EventHub:
             # change committed before this call must not be delivered as new. If the
             # reader has moved past the head meanwhile, the subscription reads the gap from
             # the table before joining it.
-            subscription = Subscription(self, watch, await self._store.stream_head(), accepted)
+            head, timeline = await self._store.stream_head()
+            self.timeline = max(self.timeline, timeline)
+            subscription = Subscription(self, watch, head, accepted)
         else:
             after = start.after if start.kind is StartKind.AFTER else ORIGIN
-            if after != ORIGIN and not await self._store.cursor_retained(after):
-                raise CursorNotRetained(cursor_text)
+            if after != ORIGIN:
+                await self._check_resumed(start, cursor_text)
             subscription = Subscription(self, watch, after, accepted)
         self._subscriptions.add(subscription)
         self.try_attach(subscription)
         return subscription
+
+    async def _check_resumed(self, start: Start, cursor_text: str) -> None:
+        """Refuses a resumed cursor from history a failover lost (CURSOR_FROM_LOST_HISTORY,
+        with the last valid cursor), or after events history retention dropped
+        (CURSOR_NOT_RETAINED)."""
+        standing = await self._store.cursor_standing(start.after)
+        if _from_lost_history(start.timeline, standing):
+            found = await self._store.last_valid_before(start.after, start.timeline)
+            last_valid = cursor.encode(*found[0], found[1]) if found else ""
+            raise CursorFromLostHistory(cursor.encode(*start.after, start.timeline), last_valid)
+        if standing.event_timeline is None or standing.dropped_after:
+            raise CursorNotRetained(cursor_text)
 
     def forget(self, subscription: Subscription) -> None:
         self._subscriptions.discard(subscription)
@@ -191,6 +218,8 @@ class EventHub:
         for event, labels in rows:
             rendered = self._render(event)
             items.append(StreamItem(position_of(event), event, labels, rendered, self._measure(rendered)))
+        if items:
+            self.timeline = max(self.timeline, max(item.event.timeline for item in items))
         return items
 
     async def _follow(self) -> None:
@@ -209,6 +238,7 @@ class EventHub:
                     log.exception("stream reader failed; retrying")
                 if self._connection is not None:
                     await self._connection.close()
+                self._unchecked = True  # a failover may have happened: check on reconnecting
                 self._blocked_by = None
                 await asyncio.sleep(self.settings.poll_interval)
 
@@ -227,12 +257,62 @@ class EventHub:
         # The reader has a connection of its own: waiting for a pooled one behind the
         # transitions would add their queueing to every watcher's latency.
         if self._connection is None or self._connection.closed:
+            self._unchecked = True
             self._connection = await self._store.connect_reader()
+            await self._check_history()
         while True:
             read = self._next_read()
             events, blocked_by = await self._store.stream_batch(read.after, read.limit, self._connection, read.accepted)
             if not self._advance(read, events, blocked_by):
                 break
+
+    async def _check_history(self) -> None:
+        """On a new connection: whether the database still holds the events delivered last.
+        A failover to a standby that had not received them loses them, and the new primary
+        hands out their positions (transaction ids, event ids) again: reading on after the
+        old position would skip the new events silently. Then the reader goes back to the
+        last event that survives and reads on from there (`_rewind`)."""
+        if self._delivered:
+            # What history retention dropped meanwhile is no loss (and no failover).
+            dropped = await self._store.dropped_position()
+            delivered = [
+                (item.position, item.event.task_id, item.event.version)
+                for item in self._delivered
+                if item.position > dropped
+            ]
+            missing = await self._store.stream_missing(delivered, self._connection)
+            if missing:
+                self._rewind(missing[0])
+        self._unchecked = False
+
+    def _rewind(self, lost_from: Position) -> None:
+        """Events from `lost_from` on are gone. Each watch that was sent one of the events
+        delivered from there on (lost, or surviving but now out of order) ends with
+        CURSOR_FROM_LOST_HISTORY and the last valid cursor; the others go back with the reader
+        to the last event that survives, unaware: they were sent nothing after it."""
+        kept = [item for item in self._delivered if item.position < lost_from]
+        after = [item for item in self._delivered if item.position >= lost_from]
+        last_valid = kept[-1].position if kept else ORIGIN
+        if not kept and len(self._delivered) == self._delivered.maxlen:
+            log.error("a failover lost more than the %d events the stream reader checks", len(self._delivered))
+        log.warning(
+            "a database failover lost stream events from position %s: %d delivered events after it; "
+            "the stream goes back to %s", lost_from, len(after), last_valid,
+        )
+        self._delivered = deque(kept, maxlen=self._delivered.maxlen)
+        lost = CursorFromLostHistory(
+            cursor.encode(*lost_from, after[0].event.timeline if after else 0),
+            cursor.encode(*last_valid, kept[-1].event.timeline) if kept else "",
+        )
+        for subscription in list(self._subscriptions):
+            if subscription.position <= last_valid:
+                continue
+            if any(i.position <= subscription.position and subscription.filter.matches(i.event, i.labels) for i in after):
+                subscription.close(lost)
+            else:
+                subscription.position = last_valid
+        self.position = last_valid
+        self._blocked_by = None
 
     def _next_read(self) -> StreamRead:
         self._tickets += 1
@@ -244,12 +324,13 @@ class EventHub:
         follow). Reads run concurrently (the reader's own, and writers' after their
         commits), so the position may have moved on since `read` was asked for: the read
         still holds every event after the new position up to its last one, in order."""
-        if read.accepted != self.accepted or read.after > self.position:
-            self.wake()  # the reader started over (history retention) since: read again
+        if read.accepted != self.accepted or read.after > self.position or self._unchecked:
+            self.wake()  # the reader started over (history retention, a failover) since: read again
             return False
         fresh = [(event, labels) for event, labels in events if position_of(event) > self.position]
         if fresh:
             items = self._items(fresh)
+            self._delivered.extend(items)
             self.position = items[-1].position
             self._dispatch(items, self.position)
         if read.ticket > self._blocked_by_ticket:
@@ -279,6 +360,7 @@ class EventHub:
         for subscription in [s for s in self._subscriptions if s.live]:
             subscription.close(lost)
         self.position, self.accepted = ORIGIN, ORIGIN
+        self._delivered.clear()
 
     def _dispatch(self, items: list[StreamItem], end: Position) -> None:
         wanted: dict[Subscription, list[StreamItem]] = {}
@@ -385,6 +467,18 @@ class Subscription:
         if reached_end:
             self._hub.try_attach(self)
         return (items, self.position) if items else None
+
+
+def _from_lost_history(timeline: int, standing: CursorStanding) -> bool:
+    """Whether a cursor issued on `timeline` names history a failover lost: the new primary
+    wrote another event at its position on a later timeline, or its event is gone, not by
+    retention, and the database has been on a later timeline since. A cursor of unknown
+    timeline (0) cannot tell."""
+    if timeline == 0:
+        return False
+    if standing.event_timeline is None:
+        return not standing.dropped_it and standing.current_timeline > timeline
+    return standing.event_timeline > timeline
 
 
 def messages(items: list[StreamItem], end: Position) -> Iterator[tuple[list[StreamItem], Position]]:

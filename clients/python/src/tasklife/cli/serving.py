@@ -60,7 +60,16 @@ def database_url_option(parser: argparse.ArgumentParser, env: Mapping[str, str])
 def require_database_url(args: argparse.Namespace, command: str) -> str:
     if not args.database_url:
         raise CliError(f"{command} needs a database: give --database-url URL or set DATABASE_URL", failures.USAGE)
-    return args.database_url
+    return checked_database_url(args.database_url)
+
+
+def checked_database_url(database_url: str) -> str:
+    """The URL as the server would use it (storage/database_url.py), or a usage error in one line."""
+    urls = server_module("storage.database_url")
+    try:
+        return str(urls.prepare(database_url))
+    except urls.BadDatabaseUrl as error:
+        raise CliError(f"--database-url: {error}", failures.USAGE) from None
 
 
 def database_url_or_local(args: argparse.Namespace, command: str, data_dir: str) -> Any:
@@ -68,7 +77,7 @@ def database_url_or_local(args: argparse.Namespace, command: str, data_dir: str)
     embedded PostgreSQL that `make run` keeps in `data_dir` (started for the command if it is not
     running, and stopped again after it; shared with a running server otherwise)."""
     if args.database_url:
-        return contextlib.nullcontext(args.database_url)
+        return contextlib.nullcontext(checked_database_url(args.database_url))
     folder = Path(data_dir).expanduser().resolve()
     if not (folder / "pgdata").is_dir():
         raise CliError(
