@@ -1,6 +1,7 @@
 """Who may call what, and which tasks they reach: roles, principals and namespaces. No I/O.
 
-The role table is the one place that says which TaskService method each role may call;
+The role table is the one place that says which TaskService and EventSinkService method
+each role may call;
 docs/concepts/security.md describes it and a test checks the two agree.
 """
 
@@ -36,8 +37,10 @@ class Role(enum.Enum):
 
 READ_METHODS = (
     "GetTask", "ListTasks", "CountTasks", "ListTaskEvents", "ListTaskAttempts", "ListTaskFailures", "WatchTaskEvents",
-    "GetBulkOperation", "ListBulkOperations",
+    "GetBulkOperation", "ListBulkOperations", "GetEventSink", "ListEventSinks",
 )
+# EventSinkService's changes: an event sink sends the stream outside, so only admins set one up.
+ADMIN_METHODS = ("CreateEventSink", "UpdateEventSink", "DeleteEventSink", "RewindEventSink")
 # Who takes each action: the scheduler drives a task's normal life, the operator acts by
 # hand (the seed's "ops manual actions").
 ACTION_ROLES: Mapping[Action, Role] = MappingProxyType(
@@ -77,7 +80,7 @@ def _role_methods() -> Mapping[Role, frozenset[str]]:
             methods[role].update(BULK_OPERATION_METHODS)
     for method, action in BULK_METHODS.items():
         methods[ACTION_ROLES[action]].add(method)
-    methods[Role.ADMIN] = set().union(*methods.values())
+    methods[Role.ADMIN] = set().union(*methods.values(), ADMIN_METHODS)
     return MappingProxyType({role: frozenset(names) for role, names in methods.items()})
 
 
