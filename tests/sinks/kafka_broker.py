@@ -94,11 +94,11 @@ class KafkaBroker:
         )
 
     def start(self, timeout: float = 90) -> None:
-        log = open(self.folder / "broker.log", "ab")
-        self.process = subprocess.Popen(
-            self._java("kafka.Kafka", str(self.folder / "server.properties")), stdout=log, stderr=subprocess.STDOUT,
-            env={**os.environ, "KAFKA_HEAP_OPTS": ""},
-        )
+        with open(self.folder / "broker.log", "ab") as log:  # the child keeps its own descriptor
+            self.process = subprocess.Popen(
+                self._java("kafka.Kafka", str(self.folder / "server.properties")), stdout=log,
+                stderr=subprocess.STDOUT, env={**os.environ, "KAFKA_HEAP_OPTS": ""},
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
