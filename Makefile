@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUF := tools/node_modules/.bin/buf
 
-.PHONY: help install run test lint generate docs clean clean-data bench console
+.PHONY: help install install-kafka run test lint generate docs clean clean-data bench console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -23,6 +23,14 @@ $(BUF): tools/package.json tools/package-lock.json
 	touch $@
 
 install: $(VENV)/.installed ## create .venv and install the server, the Python client and dev tools
+
+KAFKA_LIBS := .kafka/libs
+$(KAFKA_LIBS)/.resolved: tools/kafka/pom.xml
+	rm -rf $(KAFKA_LIBS)
+	mvn -q -B -f tools/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(KAFKA_LIBS)
+	touch $@
+
+install-kafka: $(KAFKA_LIBS)/.resolved ## resolve a Kafka broker's jars with Maven into .kafka/ (for the sink tests)
 
 run: install ## start the server on 127.0.0.1:50051 (embedded PostgreSQL unless DATABASE_URL is set)
 	$(PY) -m tasklife_server
@@ -45,7 +53,7 @@ lint: install $(BUF) ## buf lint, and buf breaking against main when main has pr
 		$(BUF) breaking --against '.git#branch=main'; \
 	else echo "buf breaking: main has no proto/ yet, nothing to compare against"; fi
 
-test: install ## run every test against a real PostgreSQL and a real gRPC server
+test: install install-kafka ## run every test against a real PostgreSQL, a real gRPC server and a real Kafka broker
 	$(PY) -m pytest
 
 bench: install ## measure transitions, lifecycles and the stream against their ceilings (ARGS=--quick: about 3 minutes)
