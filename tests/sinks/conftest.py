@@ -4,7 +4,6 @@ under CI=true, where that is a failure)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any, Iterator
 
 import grpc
@@ -13,7 +12,7 @@ from tasklife.v1 import event_sink_service_pb2 as sink_pb2
 from tasklife.v1 import event_sink_service_pb2_grpc as sink_grpc
 
 from tests.conftest import ServerProcess
-from tests.sinks.kafka_broker import KafkaBroker, kafka_available
+from tests.sinks.kafka_broker import KafkaBroker, broker_or_skip
 from tests.sinks.receiver import WebhookReceiver
 
 
@@ -65,12 +64,6 @@ def created_sinks(sinks: sink_grpc.EventSinkServiceStub) -> Iterator[list[str]]:
 
 @pytest.fixture(scope="session")
 def kafka() -> Iterator[KafkaBroker]:
-    missing = kafka_available()
-    if missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Kafka is required under CI=true: {missing}")
-        pytest.skip(f"SKIPPED LOUDLY: {missing}")
-    broker = KafkaBroker()
-    broker.start()
+    broker = broker_or_skip()
     yield broker
     broker.remove()

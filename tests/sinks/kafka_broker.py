@@ -130,3 +130,17 @@ class KafkaBroker:
     def remove(self) -> None:
         self.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def broker_or_skip() -> KafkaBroker:
+    """A started broker; without the jars or Java a loud skip, or a failure under CI=true."""
+    import pytest
+
+    missing = kafka_available()
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Kafka is required under CI=true: {missing}")
+        pytest.skip(f"SKIPPED LOUDLY: {missing}")
+    broker = KafkaBroker()
+    broker.start()
+    return broker

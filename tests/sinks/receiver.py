@@ -33,6 +33,7 @@ class WebhookReceiver:
     bad_signatures: int = 0
     answer_status: int = 204
     held: bool = False  # requests wait unanswered while set
+    waiting: int = 0  # requests held unanswered now
     port: int = 0
 
     def __post_init__(self) -> None:
@@ -77,8 +78,11 @@ class WebhookReceiver:
             with self._lock:
                 self.bad_signatures += 1
             return web.Response(status=401)
-        while self.held:
-            await asyncio.sleep(0.05)
+        if self.held:
+            self.waiting += 1
+            while self.held:
+                await asyncio.sleep(0.05)
+            self.waiting -= 1
         if not 200 <= self.answer_status < 300:
             return web.Response(status=self.answer_status)
         with self._lock:
@@ -86,16 +90,16 @@ class WebhookReceiver:
         return web.Response(status=self.answer_status)
 
     def down(self) -> None:
-        """Stops listening: connections are refused."""
-        self._call(self._stop_site())
+        """Stops listening and closes every open connection: new ones are refused."""
+        self._call(self._stop())
 
-    async def _stop_site(self) -> None:
-        if self._site is not None:
-            await self._site.stop()
-            self._site = None
+    async def _stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = self._site = None
 
     def up(self) -> None:
-        self._call(self._listen())
+        self._call(self._start())
 
     def events(self) -> list[dict[str, Any]]:
         with self._lock:

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
+import socket
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -27,7 +29,6 @@ from typing import Any, Callable
 from google.rpc import code_pb2
 from tasklife.v1 import event_sink_service_pb2 as sink_pb2
 
-from tasklife_server.domain import cursor
 from tasklife_server.domain.errors import CursorNotRetained
 from tasklife_server.domain.watch import Position, WatchFilter, position_of
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
@@ -81,7 +82,8 @@ class SinkRunner:
         self._metrics = metrics
         self._lease = lease_seconds
         self._renew = renew_seconds
-        self.owner = f"replica-{uuid.uuid4().hex[:12]}"
+        # Unique per process start; the host and pid tell an operator which replica delivers.
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._deliveries: dict[str, asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
 
