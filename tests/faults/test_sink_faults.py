@@ -178,6 +178,7 @@ def test_sinks_deliver_every_event_through_a_crash_an_outage_and_a_broker_restar
             time.sleep(0.02)
         take_over = time.monotonic() - killed_at
         figures.append(f"take-over after SIGKILL: {take_over:.2f} s (limit {TAKE_OVER_LIMIT} s)")
+        victim.close()
         replicas[replicas.index(victim)] = Replica(victim.slot, 1, database_url, tmp_path, "WARNING")
         writers.replicas = replicas
 

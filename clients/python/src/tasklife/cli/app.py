@@ -356,7 +356,7 @@ def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], 
 
 
 def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
-    from tasklife.cli import bulk, exporting, leases, machine, serving, tasks, watching, working
+    from tasklife.cli import bulk, exporting, leases, machine, serving, sinks, tasks, watching, working
 
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(
@@ -400,6 +400,7 @@ def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParse
     leases.register(add)
     exporting.register(add, env)  # `history export`, after `history`
     watching.register(add)
+    sinks.register(add)
     working.register(add)
     machine.register(add)
     serving.register(add, env)
