@@ -21,6 +21,7 @@ SECRET = "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"  # base64 of 24 bytes
 
 @dataclass
 class Received:
+    body: bytes
     headers: dict[str, str]
     cloudevent: dict[str, Any]
     at: float
@@ -86,7 +87,7 @@ class WebhookReceiver:
         if not 200 <= self.answer_status < 300:
             return web.Response(status=self.answer_status)
         with self._lock:
-            self.received.append(Received(headers, json.loads(body), time.monotonic()))
+            self.received.append(Received(body, headers, json.loads(body), time.monotonic()))
         return web.Response(status=self.answer_status)
 
     def down(self) -> None:
