@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import bulk, counts, workers
+from bench import bulk, counts, sinks, workers
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -125,6 +125,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.append(counts.target(results["counts"]))
     if results.get("bulk"):
         out.append(bulk.target(results["bulk"]))
+    if results.get("sinks"):
+        out.append(sinks.target(results["sinks"]))
     return out
 
 
@@ -339,6 +341,11 @@ def render(results: dict[str, Any]) -> str:
     if bk:
         add("")
         add("9. " + "\n".join(bulk.render(bk)))
+
+    sk = results.get("sinks")
+    if sk:
+        add("")
+        add("10. " + "\n".join(sinks.render(sk)))
 
     prof = results.get("profile")
     if prof:

@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import bulk, ceilings, counts, infra, peer, profile, report, scale, startup, stream, workers
+from bench import bulk, ceilings, counts, infra, peer, profile, report, scale, sinks, startup, stream, workers
 from bench.stats import summarize
 
 SECTIONS = ("throughput", "batch", "lifecycle", "http", "stream", "scale", "peer", "workers", "startup", "counts",
-            "bulk")
+            "bulk", "sinks")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -501,6 +501,8 @@ def main(argv: list[str] | None = None) -> int:
             timed("counts", counts.measure, pg, plan.count_tasks, plan.count_calls)
         if "bulk" in sections:
             timed("bulk", bulk.measure, pg, plan.bulk_tasks)
+        if "sinks" in sections:
+            timed("sinks", sinks.measure, pg)
         results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         pg.stop()

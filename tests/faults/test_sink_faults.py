@@ -136,8 +136,9 @@ def pid_of(owner: str | None) -> int | None:
 
 
 def test_sinks_deliver_every_event_through_a_crash_an_outage_and_a_broker_restart(
-    database_url: str, broker: KafkaBroker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    own_database_url: str, broker: KafkaBroker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    database_url = own_database_url  # no other server may take these sinks' leases
     monkeypatch.setenv("TASKLIFE_SINK_ALLOWED_HOSTS", "127.0.0.1")
     replicas = [Replica(slot, 0, database_url, tmp_path, "WARNING") for slot in (0, 1)]
     receiver = WebhookReceiver()

@@ -17,8 +17,10 @@ from tests.sinks.receiver import WebhookReceiver
 
 
 @pytest.fixture(scope="module")
-def sink_server(database_url: str) -> Iterator[ServerProcess]:
-    process = ServerProcess(database_url, "--sink-allowed-hosts", "127.0.0.1")
+def sink_server(own_database_url: str) -> Iterator[ServerProcess]:
+    # A database of its own: another server on the session's database (with the default
+    # --sink-allowed-hosts) could otherwise take these sinks' leases and refuse loopback.
+    process = ServerProcess(own_database_url, "--sink-allowed-hosts", "127.0.0.1")
     yield process
     assert process.stop() == 0, process.stderr
     assert "Traceback" not in process.stderr, process.stderr

@@ -24,7 +24,8 @@ class Received:
     body: bytes
     headers: dict[str, str]
     cloudevent: dict[str, Any]
-    at: float
+    at: float  # time.monotonic() on arrival
+    wall: float = field(default_factory=time.time)  # the wall clock on arrival (for latency)
 
 
 @dataclass
