@@ -18,10 +18,11 @@ from tasklife.v1 import event_sink_service_pb2_grpc as sink_grpc
 
 from tasklife_server.domain import cursor
 from tasklife_server.domain.access import Principal
-from tasklife_server.domain.errors import CursorNotRetained, FieldViolation, InvalidRequest, SinkHostNotAllowed
+from tasklife_server.domain.errors import CursorNotRetained, SinkHostNotAllowed
 from tasklife_server.domain.watch import ORIGIN, Position, WatchFilter
 from tasklife_server.security.authenticator import Gate
 from tasklife_server.service import pagination, validation
+from tasklife_server.service.servicer import token_position
 from tasklife_server.sinks.hosts import HostPolicy, HostRefused
 from tasklife_server.sinks.kafka import SASL_MECHANISMS, split_server, ssl_context
 from tasklife_server.sinks.webhook import header_problem
@@ -233,7 +234,7 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
         limit = validation.page_size(request.page_size, DEFAULT_PAGE, problems)
         problems.raise_if_any()
         filters = pagination.fingerprint("event_sinks", caller.reach)
-        after = _page_position(request.page_token, filters)
+        after = token_position(request.page_token, filters, _sink_position)
         rows = await self._sinks.list(after, limit + 1, caller.reach)
         next_token = ""
         if len(rows) > limit:
@@ -317,13 +318,8 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
         return len(matching), (matching[0].created_at if matching else None)
 
 
-def _page_position(token: str, filters: str) -> tuple[datetime, str] | None:
-    if not token:
-        return None
-    try:
-        created_at, sink_id = pagination.decode(token, filters)
-        if not isinstance(created_at, str) or not isinstance(sink_id, str):
-            raise ValueError("is malformed")
-        return datetime.fromisoformat(created_at), sink_id
-    except (pagination.BadPageToken, ValueError, TypeError) as exc:
-        raise InvalidRequest([FieldViolation("page_token", str(exc) or "is malformed")]) from exc
+def _sink_position(position: list[Any]) -> tuple[datetime, str]:
+    created_at, sink_id = position
+    if not isinstance(created_at, str) or not isinstance(sink_id, str):
+        raise ValueError("is malformed")
+    return datetime.fromisoformat(created_at), sink_id

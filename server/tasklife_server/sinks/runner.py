@@ -23,6 +23,7 @@ import os
 import random
 import socket
 import uuid
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -47,6 +48,7 @@ LEASE_RENEW_SECONDS = 1.0
 POLL_SECONDS = 0.04
 BATCH_SIZE = 1000
 MAX_SINKS_PER_REPLICA = 100
+REREAD_SECONDS = 0.5
 BACKOFF_INITIAL_SECONDS = 0.1
 BACKOFF_MAX_SECONDS = 5.0
 DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10.0
@@ -154,6 +156,8 @@ class SinkDelivery:
         self._generation = -1
         self._filter = WatchFilter()
         self._target: Target | None = None
+        self._delivering: Delivering | None = None
+        self._read_at = 0.0
 
     async def run(self) -> None:
         try:
@@ -165,10 +169,9 @@ class SinkDelivery:
 
     async def _round(self) -> bool:
         """Reads and delivers one batch; False when this replica must stop delivering."""
-        current = await self._sinks.delivering(self._sink_id, self._owner)
+        current = await self._current()
         if current is None:
             return False
-        self._configure(current)
         try:
             rows, _blocked_by = await self._sinks.store.stream_batch(current.cursor, BATCH_SIZE,
                                                                      accepted=current.accepted)
@@ -187,12 +190,26 @@ class SinkDelivery:
         if batch:
             oldest = batch[0].event.created_at
             self._report(lambda m: m.sink_lag(self._sink_id, (datetime.now(timezone.utc) - oldest).total_seconds()))
-        if not await self._deliver(batch, current.generation):
+        if not await self._deliver(batch, current.generation) or not await self._sinks.advance(
+            self._sink_id, self._owner, current.generation, end, len(batch)
+        ):
+            self._delivering = None  # changed or taken over meanwhile: read it again
             return await self._still_ours()
-        if not await self._sinks.advance(self._sink_id, self._owner, current.generation, end, len(batch)):
-            return await self._still_ours()
+        self._delivering = replace(current, cursor=end)
         self._report(lambda m: m.sink_delivered(self._sink_id, len(batch)))
         return True
+
+    async def _current(self) -> Delivering | None:
+        """The sink as delivered now. Read from the database at the start, after a delivery the
+        database refused (lease or generation changed), and at least every REREAD_SECONDS
+        (a rewind or a new filter of an idle sink); else the cursor this loop advanced."""
+        now = asyncio.get_running_loop().time()
+        if self._delivering is None or now - self._read_at >= REREAD_SECONDS:
+            self._delivering = await self._sinks.delivering(self._sink_id, self._owner)
+            self._read_at = now
+            if self._delivering is not None:
+                self._configure(self._delivering)
+        return self._delivering
 
     def _configure(self, current: Delivering) -> None:
         """A new generation (filter, target or cursor changed): deliver with the new one."""
