@@ -134,7 +134,8 @@ class SinkRunner:
         await asyncio.gather(*tasks, return_exceptions=True)
         for sink_id in sink_ids:
             self._report(lambda m, s=sink_id: m.sink_lag(s, None))
-        # A delivery that ended by itself (lease lost, cursor lost) gives its lease back.
+        # Leases of the deliveries stopped here go back at once (those still held: a delivery
+        # that ended by itself, its cursor lost, say); the release skips any held elsewhere.
         ended = [s for s, t in zip(sink_ids, tasks) if t.done()]
         if ended:
             await self._sinks.release(self.owner, ended)
@@ -161,11 +162,25 @@ class SinkDelivery:
 
     async def run(self) -> None:
         try:
-            while await self._round():
+            while await self._round_surviving():
                 pass
         finally:
             if self._target is not None:
                 await self._target.close()
+
+    async def _round_surviving(self) -> bool:
+        """A round; a database outage or an unexpected error is logged and tried again after
+        a pause (the lease keeps being renewed meanwhile, or expires with this process)."""
+        try:
+            return await self._round()
+        except Exception as exc:  # noqa: BLE001 - a delivery loop must outlive a failed round
+            if is_database_unavailable(exc):
+                DATABASE_OUTAGE.failed(f"event sink {self._sink_id}", exc)
+            else:
+                log.exception("event sink %s: delivery round failed; trying again", self._sink_id)
+            self._delivering = None
+            await asyncio.sleep(LEASE_RENEW_SECONDS)
+            return True
 
     async def _round(self) -> bool:
         """Reads and delivers one batch; False when this replica must stop delivering."""
