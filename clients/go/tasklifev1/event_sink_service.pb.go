@@ -152,8 +152,8 @@ type EventSinkFilter struct {
 	States []TaskState `protobuf:"varint,2,rep,packed,name=states,proto3,enum=tasklife.v1.TaskState" json:"states,omitempty"`
 	// Only events of tasks carrying every one of these labels with exactly these values.
 	Labels map[string]string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Only events of tasks in these namespaces (up to 100); empty means every namespace
-	// (which only a caller reaching every namespace may ask for).
+	// Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+	// creating caller reaches (written in for a caller that does not reach every one).
 	Namespaces []string `protobuf:"bytes,4,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
 	// Only events of these actions. No duplicates and no TASK_ACTION_UNSPECIFIED.
 	Actions       []TaskAction `protobuf:"varint,5,rep,packed,name=actions,proto3,enum=tasklife.v1.TaskAction" json:"actions,omitempty"`
@@ -535,10 +535,11 @@ type EventSink struct {
 	// The stream position up to which every matching event was acknowledged by the target
 	// (a WatchTaskEvents cursor).
 	DeliveredCursor string `protobuf:"bytes,6,opt,name=delivered_cursor,json=deliveredCursor,proto3" json:"delivered_cursor,omitempty"`
-	// Events after delivered_cursor that are committed and match the filter, counted up to
-	// 10,000 (a larger backlog shows 10,000).
+	// Committed events after delivered_cursor that match the filter, counted among the next
+	// 10,000 events of the stream (a larger backlog is not counted whole).
 	PendingEvents int64 `protobuf:"varint,7,opt,name=pending_events,json=pendingEvents,proto3" json:"pending_events,omitempty"`
-	// How old the oldest pending event is; zero with nothing pending.
+	// How old the oldest pending event is (its commit time to now); zero with nothing
+	// pending.
 	Lag *durationpb.Duration `protobuf:"bytes,8,opt,name=lag,proto3" json:"lag,omitempty"`
 	// Why the latest delivery failed; unset once a delivery succeeded.
 	LastError *status.Status `protobuf:"bytes,9,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`

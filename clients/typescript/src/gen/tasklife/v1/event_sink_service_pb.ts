@@ -48,8 +48,8 @@ export type EventSinkFilter = Message<"tasklife.v1.EventSinkFilter"> & {
   labels: { [key: string]: string };
 
   /**
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    *
    * @generated from field: repeated string namespaces = 4;
    */
@@ -297,15 +297,16 @@ export type EventSink = Message<"tasklife.v1.EventSink"> & {
   deliveredCursor: string;
 
   /**
-   * Events after delivered_cursor that are committed and match the filter, counted up to
-   * 10,000 (a larger backlog shows 10,000).
+   * Committed events after delivered_cursor that match the filter, counted among the next
+   * 10,000 events of the stream (a larger backlog is not counted whole).
    *
    * @generated from field: int64 pending_events = 7;
    */
   pendingEvents: bigint;
 
   /**
-   * How old the oldest pending event is; zero with nothing pending.
+   * How old the oldest pending event is (its commit time to now); zero with nothing
+   * pending.
    *
    * @generated from field: google.protobuf.Duration lag = 8;
    */

@@ -348,8 +348,8 @@ private static final long serialVersionUID = 0L;
   private long pendingEvents_ = 0L;
   /**
    * <pre>
-   * Events after delivered_cursor that are committed and match the filter, counted up to
-   * 10,000 (a larger backlog shows 10,000).
+   * Committed events after delivered_cursor that match the filter, counted among the next
+   * 10,000 events of the stream (a larger backlog is not counted whole).
    * </pre>
    *
    * <code>int64 pending_events = 7 [json_name = "pendingEvents"];</code>
@@ -364,7 +364,8 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Duration lag_;
   /**
    * <pre>
-   * How old the oldest pending event is; zero with nothing pending.
+   * How old the oldest pending event is (its commit time to now); zero with nothing
+   * pending.
    * </pre>
    *
    * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -376,7 +377,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * How old the oldest pending event is; zero with nothing pending.
+   * How old the oldest pending event is (its commit time to now); zero with nothing
+   * pending.
    * </pre>
    *
    * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -388,7 +390,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * How old the oldest pending event is; zero with nothing pending.
+   * How old the oldest pending event is (its commit time to now); zero with nothing
+   * pending.
    * </pre>
    *
    * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -1992,8 +1995,8 @@ private static final long serialVersionUID = 0L;
     private long pendingEvents_ ;
     /**
      * <pre>
-     * Events after delivered_cursor that are committed and match the filter, counted up to
-     * 10,000 (a larger backlog shows 10,000).
+     * Committed events after delivered_cursor that match the filter, counted among the next
+     * 10,000 events of the stream (a larger backlog is not counted whole).
      * </pre>
      *
      * <code>int64 pending_events = 7 [json_name = "pendingEvents"];</code>
@@ -2005,8 +2008,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Events after delivered_cursor that are committed and match the filter, counted up to
-     * 10,000 (a larger backlog shows 10,000).
+     * Committed events after delivered_cursor that match the filter, counted among the next
+     * 10,000 events of the stream (a larger backlog is not counted whole).
      * </pre>
      *
      * <code>int64 pending_events = 7 [json_name = "pendingEvents"];</code>
@@ -2022,8 +2025,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Events after delivered_cursor that are committed and match the filter, counted up to
-     * 10,000 (a larger backlog shows 10,000).
+     * Committed events after delivered_cursor that match the filter, counted among the next
+     * 10,000 events of the stream (a larger backlog is not counted whole).
      * </pre>
      *
      * <code>int64 pending_events = 7 [json_name = "pendingEvents"];</code>
@@ -2041,7 +2044,8 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> lagBuilder_;
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -2052,7 +2056,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -2067,7 +2072,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -2085,7 +2091,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -2103,7 +2110,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -2128,7 +2136,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -2145,7 +2154,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -2157,7 +2167,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -2172,7 +2183,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How old the oldest pending event is; zero with nothing pending.
+     * How old the oldest pending event is (its commit time to now); zero with nothing
+     * pending.
      * </pre>
      *
      * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>

@@ -309,8 +309,8 @@ java.lang.String defaultValue) {
       com.google.protobuf.LazyStringArrayList.emptyList();
   /**
    * <pre>
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    * </pre>
    *
    * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -322,8 +322,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    * </pre>
    *
    * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -334,8 +334,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    * </pre>
    *
    * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -347,8 +347,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    * </pre>
    *
    * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1476,8 +1476,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1490,8 +1490,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1502,8 +1502,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1515,8 +1515,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1529,8 +1529,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1549,8 +1549,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1568,8 +1568,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1587,8 +1587,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -1603,8 +1603,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Only events of tasks in these namespaces (up to 100); empty means every namespace
-     * (which only a caller reaching every namespace may ask for).
+     * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+     * creating caller reaches (written in for a caller that does not reach every one).
      * </pre>
      *
      * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>

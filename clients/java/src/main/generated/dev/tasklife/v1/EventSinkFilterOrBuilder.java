@@ -161,8 +161,8 @@ java.lang.String defaultValue);
 
   /**
    * <pre>
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    * </pre>
    *
    * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -172,8 +172,8 @@ java.lang.String defaultValue);
       getNamespacesList();
   /**
    * <pre>
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    * </pre>
    *
    * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -182,8 +182,8 @@ java.lang.String defaultValue);
   int getNamespacesCount();
   /**
    * <pre>
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    * </pre>
    *
    * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>
@@ -193,8 +193,8 @@ java.lang.String defaultValue);
   java.lang.String getNamespaces(int index);
   /**
    * <pre>
-   * Only events of tasks in these namespaces (up to 100); empty means every namespace
-   * (which only a caller reaching every namespace may ask for).
+   * Only events of tasks in these namespaces (up to 100). Empty: every namespace the
+   * creating caller reaches (written in for a caller that does not reach every one).
    * </pre>
    *
    * <code>repeated string namespaces = 4 [json_name = "namespaces"];</code>

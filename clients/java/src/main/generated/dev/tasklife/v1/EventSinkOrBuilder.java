@@ -154,8 +154,8 @@ public interface EventSinkOrBuilder extends
 
   /**
    * <pre>
-   * Events after delivered_cursor that are committed and match the filter, counted up to
-   * 10,000 (a larger backlog shows 10,000).
+   * Committed events after delivered_cursor that match the filter, counted among the next
+   * 10,000 events of the stream (a larger backlog is not counted whole).
    * </pre>
    *
    * <code>int64 pending_events = 7 [json_name = "pendingEvents"];</code>
@@ -165,7 +165,8 @@ public interface EventSinkOrBuilder extends
 
   /**
    * <pre>
-   * How old the oldest pending event is; zero with nothing pending.
+   * How old the oldest pending event is (its commit time to now); zero with nothing
+   * pending.
    * </pre>
    *
    * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -174,7 +175,8 @@ public interface EventSinkOrBuilder extends
   boolean hasLag();
   /**
    * <pre>
-   * How old the oldest pending event is; zero with nothing pending.
+   * How old the oldest pending event is (its commit time to now); zero with nothing
+   * pending.
    * </pre>
    *
    * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
@@ -183,7 +185,8 @@ public interface EventSinkOrBuilder extends
   com.google.protobuf.Duration getLag();
   /**
    * <pre>
-   * How old the oldest pending event is; zero with nothing pending.
+   * How old the oldest pending event is (its commit time to now); zero with nothing
+   * pending.
    * </pre>
    *
    * <code>.google.protobuf.Duration lag = 8 [json_name = "lag"];</code>
