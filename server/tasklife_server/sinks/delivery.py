@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from google.protobuf import any_pb2
@@ -49,10 +49,3 @@ class Target(Protocol):
         delivered in their order); raises DeliveryFailed otherwise."""
 
     async def close(self) -> None: ...
-
-
-@dataclass
-class Acknowledged:
-    """The ids acknowledged so far within one batch, across its retries."""
-
-    ids: set[str] = field(default_factory=set)
