@@ -4,6 +4,7 @@ resume, rewind, and FAILING then recovery."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import grpc
@@ -213,3 +214,24 @@ def test_a_refusing_target_makes_the_sink_failing_until_it_answers_again(
         == sink_pb2.EVENT_SINK_STATE_ACTIVE and s, DELIVERY_TIMEOUT, "ACTIVE again")
     assert not recovered.HasField("last_error")
     assert versions_by_task(receiver.events()) == {task_ids[0]: [1, 2, 3]}
+
+
+def test_the_metrics_count_a_sinks_deliveries_and_failures(
+    sinks: Any, tasks: Any, created_sinks: list[str], receiver: WebhookReceiver, sink_server: Any
+) -> None:
+    import urllib.request
+
+    label = unique_id("l")
+    receiver.answer_status = 500
+    sink = webhook_sink(sinks, created_sinks, receiver, label)
+    run_tasks(tasks, label, 1)
+
+    def metric(name: str) -> float | None:
+        text = urllib.request.urlopen(sink_server.metrics_url, timeout=10).read().decode()
+        found = re.search(rf'^{name}{{sink="{sink.sink_id}"}} (\S+)$', text, re.MULTILINE)
+        return float(found.group(1)) if found else None
+
+    wait_for(lambda: (metric("tasklife_sink_failed_total") or 0) >= 1, DELIVERY_TIMEOUT, "a failure counted")
+    receiver.answer_status = 204
+    wait_for(lambda: metric("tasklife_sink_delivered_total") == 3, DELIVERY_TIMEOUT, "3 deliveries counted")
+    wait_for(lambda: metric("tasklife_sink_lag_seconds") == 0.0, DELIVERY_TIMEOUT, "no lag once caught up")
