@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import unittest.mock
 from datetime import datetime, timezone
 
-from google.protobuf import json_format
+from google.protobuf import descriptor, json_format, message
+from tasklife.v1 import task_pb2
 
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.states import Action, State
@@ -27,6 +29,59 @@ def test_the_data_is_the_task_event_exactly_as_protobuf_json_format_writes_it() 
     body = json.loads(cloudevents.structured(EVENT, rendered))
     assert body["data"] == json.loads(json_format.MessageToJson(rendered))
     assert json.loads(cloudevents.kafka_value(rendered)) == json.loads(json_format.MessageToJson(rendered))
+
+
+def _every_field_set(target: message.Message) -> message.Message:
+    """`target` with every field set to a value no default equals, found by walking its
+    descriptor: a field added to the message later is set too."""
+    for field in target.DESCRIPTOR.fields:
+        if field.type == descriptor.FieldDescriptor.TYPE_MESSAGE:
+            if field.message_type.full_name == "google.protobuf.Timestamp":
+                getattr(target, field.name).FromJsonString("2026-12-04T15:00:01.250300Z")
+            else:
+                _every_field_set(getattr(target, field.name))
+        elif field.type == descriptor.FieldDescriptor.TYPE_ENUM:
+            setattr(target, field.name, field.enum_type.values[-1].number)
+        elif field.type == descriptor.FieldDescriptor.TYPE_BOOL:
+            setattr(target, field.name, True)
+        elif field.type == descriptor.FieldDescriptor.TYPE_BYTES:
+            setattr(target, field.name, b"\x00\xffbytes")
+        elif field.type == descriptor.FieldDescriptor.TYPE_STRING:
+            setattr(target, field.name, f"{field.name} \u00e9\"\\\n\u2028")
+        elif field.cpp_type in (descriptor.FieldDescriptor.CPPTYPE_INT64, descriptor.FieldDescriptor.CPPTYPE_UINT64):
+            setattr(target, field.name, 2**53 + field.number)
+        elif field.cpp_type in (descriptor.FieldDescriptor.CPPTYPE_FLOAT, descriptor.FieldDescriptor.CPPTYPE_DOUBLE):
+            setattr(target, field.name, 0.5 + field.number)
+        else:
+            setattr(target, field.name, -field.number)
+    return target
+
+
+def test_the_fast_data_writer_knows_every_task_event_field_and_writes_what_json_format_writes() -> None:
+    rendered = _every_field_set(task_pb2.TaskEvent())
+    written = cloudevents.known_fields_data(rendered)
+    assert written is not None, "a TaskEvent field the fast writer does not know: add it to _FIELD_WRITERS"
+    expected = json_format.MessageToDict(rendered)
+    assert written == expected
+    assert list(written) == list(expected)
+    assert cloudevents.kafka_value(rendered) == json.dumps(expected, separators=(",", ":")).encode()
+
+
+def test_an_exit_code_of_zero_is_written_as_json_format_writes_it() -> None:
+    rendered = event_to_pb(EVENT)
+    rendered.exit_code = 0
+    assert cloudevents.known_fields_data(rendered) == json_format.MessageToDict(rendered)
+    assert cloudevents.known_fields_data(rendered)["exitCode"] == 0
+
+
+def test_a_field_the_fast_writer_does_not_know_is_written_by_json_format() -> None:
+    """As a field added to TaskEvent later, before the writer learns it: `reason` left out of it."""
+    rendered = event_to_pb(EVENT)
+    without_reason = {name: writer for name, writer in cloudevents._FIELD_WRITERS.items() if name != "reason"}
+    with unittest.mock.patch.dict(cloudevents._FIELD_WRITERS, without_reason, clear=True):
+        assert cloudevents.known_fields_data(rendered) is None
+        assert cloudevents.data(rendered) == json_format.MessageToDict(rendered)
+        assert cloudevents.data(rendered)["reason"] == "exit 3"
 
 
 def test_the_attributes_follow_the_mapping() -> None:
