@@ -5,8 +5,9 @@ value the TaskEvent in proto3 JSON, its headers the `ce_` attributes. The produc
 idempotent with acks=all: a batch is acknowledged when every in-sync replica has every
 record. Records go out as one record batch per partition (built here, partitioned by the key
 as the producer's own default partitioner does: murmur2, as Kafka's Java client), not one
-send() each, whose per-record Python is most of a sink's cost. The bootstrap hosts and every broker the cluster's metadata names are checked
-against --sink-allowed-hosts before the producer is used.
+send() each, whose per-record Python is most of a sink's cost. The bootstrap hosts and every
+broker the cluster's metadata names are checked against --sink-allowed-hosts before the
+producer is used.
 """
 
 from __future__ import annotations
