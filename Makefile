@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUF := tools/node_modules/.bin/buf
 
-.PHONY: help install run test lint generate docs clean clean-data bench console
+.PHONY: help install install-kafka run test lint generate docs clean clean-data bench console
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -23,6 +23,14 @@ $(BUF): tools/package.json tools/package-lock.json
 	touch $@
 
 install: $(VENV)/.installed ## create .venv and install the server, the Python client and dev tools
+
+KAFKA_LIBS := .kafka/libs
+$(KAFKA_LIBS)/.resolved: tools/kafka/pom.xml
+	rm -rf $(KAFKA_LIBS)
+	mvn -q -B -f tools/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(KAFKA_LIBS)
+	touch $@
+
+install-kafka: $(KAFKA_LIBS)/.resolved ## resolve a Kafka broker's jars with Maven into .kafka/ (for the sink tests)
 
 run: install ## start the server on 127.0.0.1:50051 (embedded PostgreSQL unless DATABASE_URL is set)
 	$(PY) -m tasklife_server
@@ -53,7 +61,7 @@ $(VENV)/patroni/bin/patroni:
 		$(VENV)/patroni/bin/pip install --quiet 'patroni[etcd3,psycopg3]>=4,<5'; \
 	else echo "no /usr/bin/python3 with venv: the Patroni failover tests will skip (fail under CI=true)"; fi
 
-test: install $(VENV)/patroni/bin/patroni ## run every test against a real PostgreSQL and a real gRPC server
+test: install install-kafka $(VENV)/patroni/bin/patroni ## run every test against a real PostgreSQL, a real gRPC server, a real Kafka broker and a Patroni cluster
 	$(PY) -m pytest
 
 bench: install ## measure transitions, lifecycles and the stream against their ceilings (ARGS=--quick: about 3 minutes)

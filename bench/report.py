@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import bulk, concurrency, counts, failover, timers, workers
+from bench import bulk, concurrency, counts, failover, sinks, timers, workers
 
 
 def _n(value: float | None, digits: int = 0) -> str:
@@ -131,6 +131,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         out.append(timers.target(results["timers"]))
     if results.get("failover"):
         out.append(failover.target(results["failover"]))
+    if results.get("sinks"):
+        out.append(sinks.target(results["sinks"]))
     return out
 
 
@@ -358,6 +360,10 @@ def render(results: dict[str, Any]) -> str:
     if fo:
         add("")
         add("12. " + "\n".join(failover.render(fo)))
+    sk = results.get("sinks")
+    if sk:
+        add("")
+        add("13. " + "\n".join(sinks.render(sk)))
 
     prof = results.get("profile")
     if prof:

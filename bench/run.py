@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import bulk, ceilings, concurrency, counts, failover, infra, peer, profile, report, scale, startup, stream, timers, workers
+from bench import bulk, ceilings, concurrency, counts, failover, infra, peer, profile, report, scale, sinks, startup, stream, timers, workers
 from bench.stats import summarize
 
 SECTIONS = ("throughput", "batch", "lifecycle", "http", "stream", "scale", "peer", "workers", "startup", "counts",
-            "bulk", "keys", "timers", "failover")
+            "bulk", "keys", "timers", "failover", "sinks")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -513,6 +513,8 @@ def main(argv: list[str] | None = None) -> int:
             timed("timers", timers.measure, pg, plan.timers_armed, plan.timers_window, plan)
         if "failover" in sections:
             timed("failover", failover.measure)
+        if "sinks" in sections:
+            timed("sinks", sinks.measure, pg)
         results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         pg.stop()

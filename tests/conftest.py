@@ -70,6 +70,15 @@ def database_url(postgres_admin_url: str) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def own_database_url(postgres_admin_url: str) -> Iterator[str]:
+    """A migrated database for one module's servers alone: background work of the session's
+    server (an event sink's delivery, say) never reaches into it."""
+    for url in _database_in(postgres_admin_url):
+        migrate.upgrade(url)
+        yield url
+
+
 @pytest.fixture
 def empty_database_url(postgres_admin_url: str) -> Iterator[str]:
     """A fresh, unmigrated database for one test."""

@@ -1,8 +1,11 @@
-// The one client of the console: the generated TaskService client over Connect (JSON), on this
+// The console's clients: the generated TaskService (and EventSinkService) clients over Connect (JSON), on this
 // page's own origin, with the bearer token of the token field.
+import { createRegistry } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { TaskService } from "../../clients/typescript/src/gen/tasklife/v1/task_service_pb.js";
+import { EventSinkService } from "../../clients/typescript/src/gen/tasklife/v1/event_sink_service_pb.js";
+import { file_google_rpc_error_details } from "../../clients/typescript/src/gen/google/rpc/error_details_pb.js";
 import { TasklifeError, translateError } from "../../clients/typescript/src/errors.js";
 
 export type TaskClient = Client<typeof TaskService>;
@@ -25,10 +28,17 @@ const bearer: Interceptor = (next) => (request) => {
   return next(request);
 };
 
-export const client: TaskClient = createClient(
-  TaskService,
-  createConnectTransport({ baseUrl: location.origin, interceptors: [bearer], defaultTimeoutMs: 15_000 }),
-);
+// The error details a message may carry in a google.protobuf.Any (a sink's last_error): JSON
+// names their type, which the registry resolves.
+const transport = createConnectTransport({
+  baseUrl: location.origin, interceptors: [bearer], defaultTimeoutMs: 15_000,
+  jsonOptions: { registry: createRegistry(file_google_rpc_error_details) },
+});
+
+export const client: TaskClient = createClient(TaskService, transport);
+
+/** EventSinkService, on the same transport (the Sinks page). */
+export const sinkClient: Client<typeof EventSinkService> = createClient(EventSinkService, transport);
 
 /** A failed call as the typed error of the TypeScript client (VersionMismatchError, ...). */
 export function asTasklifeError(error: unknown): TasklifeError | undefined {

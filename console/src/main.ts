@@ -9,6 +9,7 @@ import { LiveEvents, type LiveState } from "./live.js";
 import { diagramPage } from "./pages/diagram.js";
 import { eventsPage } from "./pages/events.js";
 import { overviewPage } from "./pages/overview.js";
+import { sinksPage } from "./pages/sinks.js";
 import { taskPage } from "./pages/task.js";
 import { tasksPage } from "./pages/tasks.js";
 
@@ -17,6 +18,7 @@ const PAGES: Record<string, { title: string; page: Page }> = {
   tasks: { title: "Tasks", page: tasksPage },
   events: { title: "Live events", page: eventsPage },
   machine: { title: "State machine", page: diagramPage },
+  sinks: { title: "Sinks", page: sinksPage },
 };
 
 const main = h("main", { id: "page" });

@@ -35,6 +35,9 @@ from tasklife_server.timers.runner import TimerRunner
 from tasklife_server.bulk.runner import BulkRunner
 from tasklife_server.timers.counts import CountFolder
 from tasklife_server.storage.bulk import BulkStore
+from tasklife_server.sinks.hosts import HostPolicy
+from tasklife_server.sinks.runner import SinkRunner
+from tasklife_server.storage.sinks import SinkStore
 
 log = logging.getLogger("tasklife")
 
@@ -75,6 +78,8 @@ async def serve(
     bulk_runner = BulkRunner(bulk)
     count_folder = CountFolder(store)
     bulk.on_started(bulk_runner.wake)
+    sinks = SinkStore(store)
+    sink_runner = SinkRunner(sinks, HostPolicy.parse(settings.sink_allowed_hosts), telemetry.sink_metrics)
     private = http_listener.PrivateSocket() if http_socket is not None else None
     http = None
     try:
@@ -84,9 +89,10 @@ async def serve(
         timers.start()
         bulk_runner.start()
         count_folder.start()
+        sink_runner.start()
         grpc_server, port, health_servicer = await server.start(
             store, hub, settings, authenticator, credentials, interceptors=telemetry.interceptors(),
-            private_address=private.address if private is not None else None, bulk=bulk,
+            private_address=private.address if private is not None else None, bulk=bulk, sinks=sinks,
         )
         if http_socket is not None and private is not None:
             http = http_listener.HttpListener(http_socket, settings.security, settings.http.cors_origins, private)
@@ -111,6 +117,8 @@ async def serve(
         await health_servicer.enter_graceful_shutdown()
         # Watches end first, with UNAVAILABLE, so their clients resume on another replica.
         await hub.close()
+        # Sinks go first too: their leases are released, so another replica takes them at once.
+        await sink_runner.stop()
         # Long-polling claims answer now (with what they claimed, possibly nothing).
         store.doorbell.close()
         # HTTP calls are gRPC calls on the private socket: both stop together.
@@ -122,6 +130,7 @@ async def serve(
             private.remove()
         if http_socket is not None:
             http_socket.sock.close()  # a no-op once hypercorn adopted it
+        await sink_runner.stop()  # a no-op after the graceful stop above
         await bulk_runner.stop()
         await count_folder.stop()
         await timers.stop()

@@ -37,6 +37,8 @@ class Settings:
     security: "SecuritySettings"
     observability: "ObservabilitySettings"
     http: "HttpSettings"
+    # Hosts sinks may deliver to (docs/how-to/sinks.md); empty: any global address, nothing else.
+    sink_allowed_hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,10 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def _host_list(text: str) -> tuple[str, ...]:
+    return tuple(part.strip().lower() for part in text.split(",") if part.strip())
+
+
 def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Settings:
     env = os.environ if environ is None else environ
     parser = argparse.ArgumentParser(
@@ -270,6 +276,14 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
         default=env.get("TASKLIFE_HISTORY_RETENTION", ""),
         help="drop history older than this, in whole days, with the abandoned tasks it belongs to, e.g. 90d "
         "(env TASKLIFE_HISTORY_RETENTION; default: keep forever; docs/concepts/history.md)",
+    )
+    parser.add_argument_group("event sinks (see docs/how-to/sinks.md)").add_argument(
+        "--sink-allowed-hosts",
+        type=_host_list,
+        default=env.get("TASKLIFE_SINK_ALLOWED_HOSTS", ""),
+        help="comma-separated hosts, addresses or CIDR networks event sinks may deliver to, besides global "
+        "addresses; '*' allows anything (env TASKLIFE_SINK_ALLOWED_HOSTS; default: only global addresses, "
+        "so no loopback, private or link-local one; docs/how-to/sinks.md)",
     )
     security = parser.add_argument_group("security (see docs/concepts/security.md)")
     security.add_argument("--tls-cert-file", type=Path, default=_path(env, "TASKLIFE_TLS_CERT_FILE"),
@@ -390,4 +404,5 @@ def parse(argv: Sequence[str] | None = None, environ: dict[str, str] | None = No
             otel=args.otel,
         ),
         http=HttpSettings(listen=args.http_listen, cors_origins=args.http_cors_origins),
+        sink_allowed_hosts=args.sink_allowed_hosts,
     )

@@ -22,7 +22,7 @@ from google.protobuf.duration_pb2 import Duration
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from tasklife.v1 import task_pb2, task_service_pb2
+from tasklife.v1 import event_sink_service_pb2, task_pb2, task_service_pb2
 
 from tasklife_server.domain.access import ROLE_METHODS, Role
 from tasklife_server.domain.states import TRANSITION_ACTIONS, TRANSITIONS, Action, State
@@ -42,6 +42,8 @@ from tests.security.access_support import (
 from tests.support import PB_STATE, Watcher, act, failure_of, path_to, unique_id
 
 ALL_METHODS = sorted(task_service_pb2.DESCRIPTOR.services_by_name["TaskService"].methods_by_name)
+# EventSinkService's methods: their roles are checked in tests/sinks/test_sink_access.py.
+SINK_METHODS = set(event_sink_service_pb2.DESCRIPTOR.services_by_name["EventSinkService"].methods_by_name)
 MAX_STREAMS = 3
 
 
@@ -241,7 +243,7 @@ def test_the_role_table_in_the_docs_is_the_one_the_server_enforces() -> None:
     assert documented[Role.ADMIN] == "every method"
     for role in (Role.VIEWER, Role.SCHEDULER, Role.OPERATOR):
         assert set(documented[role].split(", ")) == ROLE_METHODS[role], role
-    assert ROLE_METHODS[Role.ADMIN] == set(ALL_METHODS) - {"GetStateMachine"}
+    assert ROLE_METHODS[Role.ADMIN] == (set(ALL_METHODS) | SINK_METHODS) - {"GetStateMachine"}
 
 
 def test_a_batch_item_whose_action_the_caller_may_not_take_is_refused_on_its_own(

@@ -1,6 +1,7 @@
 """Who may call what, and which tasks they reach: roles, principals and namespaces. No I/O.
 
-The role table is the one place that says which TaskService method each role may call;
+The role table is the one place that says which TaskService and EventSinkService method
+each role may call;
 docs/concepts/security.md describes it and a test checks the two agree.
 """
 
@@ -37,10 +38,11 @@ class Role(enum.Enum):
 READ_METHODS = (
     "GetTask", "ListTasks", "CountTasks", "ListTaskEvents", "ListTaskAttempts", "ListTaskFailures", "WatchTaskEvents",
     "GetBulkOperation", "ListBulkOperations", "CountTaskEvents",
-    "ListConcurrencyLimits",
+    "ListConcurrencyLimits", "GetEventSink", "ListEventSinks",
 )
-# Methods only an admin may call: they change how the service runs every task of a key.
-ADMIN_METHODS = ("SetConcurrencyLimit",)
+# Methods only an admin may call: a limit changes how the service runs every task of its key,
+# and an event sink sends the stream outside the service.
+ADMIN_METHODS = ("SetConcurrencyLimit", "CreateEventSink", "UpdateEventSink", "DeleteEventSink", "RewindEventSink")
 # Who takes each action: the scheduler drives a task's normal life, the operator acts by
 # hand (the seed's "ops manual actions").
 ACTION_ROLES: Mapping[Action, Role] = MappingProxyType(

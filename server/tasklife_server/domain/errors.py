@@ -70,6 +70,27 @@ class BulkOperationNotFound(TasklifeError):
         super().__init__(f"bulk operation {operation_id!r} does not exist")
 
 
+class SinkNotFound(TasklifeError):
+    def __init__(self, sink_id: str):
+        self.sink_id = sink_id
+        super().__init__(f"event sink {sink_id!r} does not exist")
+
+
+class SinkAlreadyExists(TasklifeError):
+    def __init__(self, sink_id: str):
+        self.sink_id = sink_id
+        super().__init__(f"event sink {sink_id!r} already exists")
+
+
+class SinkHostNotAllowed(TasklifeError):
+    """A sink's target host is (or resolves to) an address --sink-allowed-hosts refuses."""
+
+    def __init__(self, field: str, host: str, why: str):
+        self.field = field
+        self.host = host
+        super().__init__(f"host {host!r} is not allowed for event sinks: {why} (see --sink-allowed-hosts)")
+
+
 class BulkTooLarge(TasklifeError):
     """More tasks matched a bulk operation's filter than its max_tasks: nothing was started."""
 

@@ -1,4 +1,5 @@
-"""The TaskService methods as the gateway needs them, read from the generated descriptors."""
+"""The TaskService and EventSinkService methods as the gateway needs them, read from the
+generated descriptors."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Mapping
 
 from google.protobuf import message_factory
 from google.protobuf.message import Message
-from tasklife.v1 import task_service_pb2
+from tasklife.v1 import event_sink_service_pb2, task_service_pb2
 
 SERVICE = task_service_pb2.DESCRIPTOR.services_by_name["TaskService"]
+SINK_SERVICE = event_sink_service_pb2.DESCRIPTOR.services_by_name["EventSinkService"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +26,8 @@ class Method:
 
 def _methods() -> Mapping[str, Method]:
     table = {}
-    for method in SERVICE.methods:
-        path = f"/{SERVICE.full_name}/{method.name}"
+    for service, method in [(s, m) for s in (SERVICE, SINK_SERVICE) for m in s.methods]:
+        path = f"/{service.full_name}/{method.name}"
         table[path] = Method(
             path=path,
             name=method.name,

@@ -70,6 +70,25 @@ class Metrics:
             ["action", "resolution"],
             registry=self.registry,
         )
+        self._sink_delivered = Counter(
+            "tasklife_sink_delivered_total",
+            "Events an event sink's target acknowledged, by sink (this replica's deliveries).",
+            ["sink"],
+            registry=self.registry,
+        )
+        self._sink_failed = Counter(
+            "tasklife_sink_failed_total",
+            "Failed delivery attempts of an event sink (each retried with backoff), by sink.",
+            ["sink"],
+            registry=self.registry,
+        )
+        self._sink_lag = Gauge(
+            "tasklife_sink_lag_seconds",
+            "Per event sink this replica delivers: age of the oldest event it has read but its target "
+            "has not yet acknowledged (0 when caught up).",
+            ["sink"],
+            registry=self.registry,
+        )
         self._group_sizes = Histogram(
             "tasklife_commit_group_size",
             "Single CreateTask and transition calls written together in one commit (group commit), by kind.",
@@ -106,6 +125,22 @@ class Metrics:
         if child is None:
             child = self._time_in_state_children[key] = self._time_in_state.labels(namespace, state.value, action.value)
         child.observe(max(seconds, 0.0))
+
+    def sink_delivered(self, sink_id: str, count: int) -> None:
+        self._sink_delivered.labels(sink_id).inc(count)
+
+    def sink_failed(self, sink_id: str) -> None:
+        self._sink_failed.labels(sink_id).inc()
+
+    def sink_lag(self, sink_id: str, seconds: float | None) -> None:
+        """None: this replica no longer delivers the sink (its series goes)."""
+        if seconds is None:
+            try:
+                self._sink_lag.remove(sink_id)
+            except KeyError:
+                pass
+            return
+        self._sink_lag.labels(sink_id).set(seconds)
 
     def commit_group(self, kind: str, size: int) -> None:
         """`store.on_group` callback."""

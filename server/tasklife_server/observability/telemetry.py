@@ -73,6 +73,11 @@ class Telemetry:
     def on_stream_delivery(self) -> Callable[[list[Any]], None] | None:
         return self.metrics.stream_delivered if self.metrics is not None else None
 
+    @property
+    def sink_metrics(self) -> Any:
+        """What sinks/runner.py reports to (None without metrics)."""
+        return self.metrics
+
     def close(self) -> None:
         if self._endpoint is not None:
             self._endpoint.close()

@@ -19,6 +19,9 @@ from grpc_status import rpc_status
 from tasklife_server.domain.errors import (
     BatchTooLarge,
     BulkOperationNotFound,
+    SinkAlreadyExists,
+    SinkHostNotAllowed,
+    SinkNotFound,
     BulkTooLarge,
     CursorFromLostHistory,
     CursorNotRetained,
@@ -126,6 +129,25 @@ def status_of(error: TasklifeError) -> status_pb2.Status:
             _info("BULK_OPERATION_NOT_FOUND", operation_id=error.operation_id),
             error_details_pb2.ResourceInfo(
                 resource_type="tasklife.v1.BulkOperation", resource_name=error.operation_id, description=message
+            ),
+        )
+    elif isinstance(error, SinkNotFound):
+        code = code_pb2.NOT_FOUND
+        details = _packed(
+            _info("SINK_NOT_FOUND", sink_id=error.sink_id),
+            error_details_pb2.ResourceInfo(
+                resource_type="tasklife.v1.EventSink", resource_name=error.sink_id, description=message
+            ),
+        )
+    elif isinstance(error, SinkAlreadyExists):
+        code = code_pb2.ALREADY_EXISTS
+        details = _packed(_info("SINK_ALREADY_EXISTS", sink_id=error.sink_id))
+    elif isinstance(error, SinkHostNotAllowed):
+        code = code_pb2.INVALID_ARGUMENT
+        details = _packed(
+            _info("SINK_HOST_NOT_ALLOWED", host=error.host[:253]),
+            error_details_pb2.BadRequest(
+                field_violations=[error_details_pb2.BadRequest.FieldViolation(field=error.field, description=message)]
             ),
         )
     elif isinstance(error, BulkTooLarge):

@@ -96,7 +96,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         instant = [as_of.isoformat()] if as_of else []
         ordered = [order] if order != validation.ORDER_BY_VALUES[0] else []
         filters = pagination.fingerprint(*task_filter.fingerprint_parts(), *instant, *ordered)
-        after = _token_position(request.page_token, filters, _task_position)
+        after = token_position(request.page_token, filters, _task_position)
         tasks = await self._store.list_tasks(
             task_filter, after=after, limit=limit + 1, order_by=order, as_of=as_of, full=full
         )
@@ -136,7 +136,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         problems.raise_if_any()
         bounds = [t.isoformat() if t else None for t in (start, end)] if start or end else []
         filters = pagination.fingerprint(request.task_id, *bounds)
-        after = _token_position(request.page_token, filters, _version_position) or 0
+        after = token_position(request.page_token, filters, _version_position) or 0
         events = await self._store.list_task_events(
             request.task_id, after_version=after, limit=limit + 1, reach=caller.reach, start_time=start, end_time=end
         )
@@ -153,7 +153,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         as_of = validation.instant(request, "as_of", problems)
         problems.raise_if_any()
         filters = pagination.fingerprint(request.task_id, *([as_of.isoformat()] if as_of else []))
-        after = _token_position(request.page_token, filters, _version_position) or 0
+        after = token_position(request.page_token, filters, _version_position) or 0
         attempts = await self._store.list_task_attempts(
             request.task_id, after_attempt=after, limit=limit + 1, reach=caller.reach, as_of=as_of
         )
@@ -172,7 +172,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         namespaces = validation.namespace_filter(request.namespaces, caller, problems)
         given = [t.isoformat() if t else None for t in (start, end)]
         filters = pagination.fingerprint(namespaces, error_types, *given)
-        position = _token_position(request.page_token, filters, _failure_position)
+        position = token_position(request.page_token, filters, _failure_position)
         if position is not None:  # the range the first page resolved, so that "now" stays put
             before, (since, until) = position
         else:
@@ -295,7 +295,7 @@ class TaskServicer(task_service_pb2_grpc.TaskServiceServicer):
         limit = validation.page_size(request.page_size, DEFAULT_TASKS_PAGE, problems)
         problems.raise_if_any()
         filters = pagination.fingerprint("bulk_operations", caller.reach)
-        after = _token_position(request.page_token, filters, _task_position)
+        after = token_position(request.page_token, filters, _task_position)
         rows = await self._bulk.list(after, limit + 1, caller.reach)
         next_token = ""
         if len(rows) > limit:
@@ -406,7 +406,9 @@ def _batch_command(item: Any, operator: str | None, caller: Principal, max_paylo
     return command
 
 
-def _token_position(token: str, filters: str, parse: Callable[[list[Any]], Any]) -> Any:
+def token_position(token: str, filters: str, parse: Callable[[list[Any]], Any]) -> Any:
+    """The page token's position made by `parse`, or None for no token; INVALID_ARGUMENT else
+    (EventSinkService's listing reads its tokens with it too)."""
     if not token:
         return None
     try:

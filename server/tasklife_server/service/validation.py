@@ -5,6 +5,7 @@ Turns valid tasklife.v1 requests into domain values; raises InvalidRequest other
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 import re
@@ -96,9 +97,26 @@ class Violations:
     def add(self, field: str, description: str) -> None:
         self._items.append(FieldViolation(field, description))
 
+    def under(self, prefix: str) -> Violations:
+        """The same collection, adding each field name after `prefix` (such as "filter.")."""
+        return _Prefixed(prefix, self) if prefix else self
+
     def raise_if_any(self) -> None:
         if self._items:
             raise InvalidRequest(self._items)
+
+
+class _Prefixed(Violations):
+    def __init__(self, prefix: str, into: Violations):
+        super().__init__()
+        self._prefix = prefix
+        self._into = into
+
+    def add(self, field: str, description: str) -> None:
+        self._into.add(self._prefix + field, description)
+
+    def raise_if_any(self) -> None:
+        self._into.raise_if_any()
 
 
 def check_task_id(value: str, field: str, problems: Violations) -> None:
@@ -676,13 +694,7 @@ def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, floa
             problems.add("after_cursor", "is not a cursor issued by this service")
     elif which == "from_beginning" and request.from_beginning:
         start = Start(StartKind.BEGINNING)
-    if len(request.task_ids) > MAX_WATCHED_TASKS:
-        problems.add("task_ids", f"must name at most {MAX_WATCHED_TASKS} tasks")
-    for index, task_id in enumerate(request.task_ids[:MAX_WATCHED_TASKS]):
-        check_task_id(task_id, f"task_ids[{index}]", problems)
-    states = state_filter(request.states, problems)
-    actions = action_filter(request.actions, problems)
-    check_labels(request.labels, "labels", problems)
+    parts = event_filter_parts(request, problems)
     progress = DEFAULT_PROGRESS_SECONDS
     if request.HasField("progress_interval") and not ill_formed(request.progress_interval, "progress_interval", problems):
         progress = request.progress_interval.ToNanoseconds() / 1e9
@@ -690,14 +702,37 @@ def watch(request: Message, caller: Principal) -> tuple[WatchFilter, Start, floa
             problems.add("progress_interval", "must be between 0.05 seconds and 1 hour")
     problems.raise_if_any()
     namespaces = namespace_filter(request.namespaces, caller, problems)
-    watch_filter = WatchFilter(
-        frozenset(request.task_ids),
-        frozenset(states),
-        dict(request.labels),
-        None if namespaces is None else frozenset(namespaces),
-        frozenset(actions),
-    )
-    return watch_filter, start, progress
+    return parts.within(namespaces), start, progress
+
+
+@dataclass(frozen=True)
+class EventFilterParts:
+    """A watch's (or a sink's) filters but the namespaces, checked."""
+
+    task_ids: frozenset[str]
+    states: frozenset[State]
+    labels: Mapping[str, str]
+    actions: frozenset[Action]
+
+    def within(self, namespaces: Iterable[str] | None) -> WatchFilter:
+        """The filter over `namespaces` (None: every namespace)."""
+        return WatchFilter(self.task_ids, self.states, dict(self.labels),
+                           None if namespaces is None else frozenset(namespaces), self.actions)
+
+
+def event_filter_parts(message: Message, problems: Violations, prefix: str = "") -> EventFilterParts:
+    """Checks the filters WatchTaskEventsRequest and EventSinkFilter share (task_ids, states,
+    labels, actions; the namespaces are the caller's to check), adding each problem under
+    `prefix` + its field name."""
+    if len(message.task_ids) > MAX_WATCHED_TASKS:
+        problems.add(f"{prefix}task_ids", f"must name at most {MAX_WATCHED_TASKS} tasks")
+    for index, task_id in enumerate(message.task_ids[:MAX_WATCHED_TASKS]):
+        check_task_id(task_id, f"{prefix}task_ids[{index}]", problems)
+    scoped = problems.under(prefix)
+    states = state_filter(message.states, scoped)
+    actions = action_filter(message.actions, scoped)
+    check_labels(message.labels, f"{prefix}labels", problems)
+    return EventFilterParts(frozenset(message.task_ids), frozenset(states), dict(message.labels), frozenset(actions))
 
 
 # ListTasks' accepted order_by values (AIP-132), the default first.

@@ -7,7 +7,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from tasklife_server.storage.rows import EVENT_COLUMNS, PAYLOAD_COLUMNS, TASK_COLUMNS
+from tasklife_server.storage.rows import EVENT_COLUMNS, PAYLOAD_COLUMNS, SINK_COLUMNS, TASK_COLUMNS
 
 _HEADER = re.compile(r"^-- name: (\w+)(?: \[([a-z ]+)\])?\s*$", re.MULTILINE)
 # What a `[marker]` after a query's name in queries.sql makes the planner do for it.
@@ -16,8 +16,8 @@ _MARKERS = {
     "no bitmap scan": "SET LOCAL enable_bitmapscan = off",
     "custom plan": "SET LOCAL plan_cache_mode = force_custom_plan",
 }
-_COLUMNS = re.compile(r"\{(task|event|made_event|nulls|payloads|payloads_if|task_filter):(\w+)(?::(\w+))?\}")
-_LISTS = {"task": TASK_COLUMNS, "event": EVENT_COLUMNS, "payloads": PAYLOAD_COLUMNS}
+_COLUMNS = re.compile(r"\{(task|event|sink|made_event|nulls|payloads|payloads_if|task_filter):(\w+)(?::(\w+))?\}")
+_LISTS = {"task": TASK_COLUMNS, "event": EVENT_COLUMNS, "sink": SINK_COLUMNS, "payloads": PAYLOAD_COLUMNS}
 # NULL padding, for a row that has no task or event to show.
 _NULLS = {"event": len(EVENT_COLUMNS), "task_after_version": len(TASK_COLUMNS) - 3, "payloads": len(PAYLOAD_COLUMNS)}
 

@@ -1117,3 +1117,104 @@ RETURNING l.namespace, l.concurrency_key, l.max_running, l.running, l.updated_at
 SELECT namespace, concurrency_key, max_running, running, updated_at FROM concurrency_limits
 WHERE max_running IS NOT NULL AND (%(reach)s::text[] IS NULL OR namespace = ANY(%(reach)s::text[]))
 ORDER BY namespace, concurrency_key;
+
+-- Event sinks (storage/sinks.py). A sink is visible to a caller whose reach (NULL: every
+-- namespace) covers every namespace its filter names; a filter naming none covers every
+-- namespace, so only a caller reaching every namespace sees it.
+
+-- name: insert_event_sink
+INSERT INTO event_sinks (id, filter, namespaces, target_kind, target, paused, cursor_xid, cursor_id,
+                         accepted_xid, accepted_id)
+VALUES (%(sink_id)s, %(filter)s, %(namespaces)s, %(target_kind)s, %(target)s, %(paused)s,
+        %(cursor_xid)s, %(cursor_id)s, %(accepted_xid)s, %(accepted_id)s)
+ON CONFLICT (id) DO NOTHING
+RETURNING id;
+
+-- name: get_event_sink
+SELECT {sink:s} FROM event_sinks AS s
+WHERE s.id = %(sink_id)s
+  AND (%(reach)s::text[] IS NULL OR (s.namespaces IS NOT NULL AND s.namespaces <@ %(reach)s::text[]));
+
+-- name: list_event_sinks
+SELECT {sink:s} FROM event_sinks AS s
+WHERE (%(reach)s::text[] IS NULL OR (s.namespaces IS NOT NULL AND s.namespaces <@ %(reach)s::text[]))
+  AND (%(after_time)s::timestamptz IS NULL OR (s.created_at, s.id) > (%(after_time)s::timestamptz, %(after_id)s::text))
+ORDER BY s.created_at, s.id
+LIMIT %(limit)s;
+
+-- name: update_event_sink
+-- A new filter or target (NULL: unchanged) bumps the generation: a delivery begun with the
+-- old one cannot move the cursor. Pausing or resuming keeps it.
+UPDATE event_sinks
+SET filter = COALESCE(%(filter)s, filter),
+    namespaces = CASE WHEN %(filter)s::bytea IS NULL THEN namespaces ELSE %(namespaces)s::text[] END,
+    target_kind = COALESCE(%(target_kind)s, target_kind),
+    target = COALESCE(%(target)s, target),
+    paused = COALESCE(%(paused)s, paused),
+    generation = generation + CASE WHEN %(filter)s::bytea IS NULL AND %(target)s::bytea IS NULL THEN 0 ELSE 1 END,
+    updated_at = now()
+WHERE id = %(sink_id)s
+RETURNING id;
+
+-- name: delete_event_sink
+DELETE FROM event_sinks WHERE id = %(sink_id)s RETURNING id;
+
+-- name: rewind_event_sink
+-- A new cursor, and a clean slate: no error, a new generation.
+UPDATE event_sinks
+SET cursor_xid = %(cursor_xid)s, cursor_id = %(cursor_id)s,
+    accepted_xid = %(accepted_xid)s, accepted_id = %(accepted_id)s,
+    last_error = NULL, cursor_lost = false, generation = generation + 1, updated_at = now()
+WHERE id = %(sink_id)s
+RETURNING id;
+
+-- name: claim_event_sinks
+-- Takes the lease of sinks that are not paused, have no lost cursor, and whose lease is
+-- free or expired (SKIP LOCKED: replicas claiming at once take different sinks).
+UPDATE event_sinks AS s
+SET lease_owner = %(owner)s, lease_expires_at = now() + make_interval(secs => %(lease_seconds)s)
+WHERE s.id IN (
+    SELECT id FROM event_sinks
+    WHERE NOT paused AND NOT cursor_lost AND (lease_expires_at IS NULL OR lease_expires_at < now())
+    ORDER BY id
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED)
+RETURNING s.id;
+
+-- name: renew_event_sink_leases
+-- Extends the leases this replica still holds (a sink deleted, paused or taken over is
+-- not among the returned ids: its delivery stops).
+UPDATE event_sinks
+SET lease_expires_at = now() + make_interval(secs => %(lease_seconds)s)
+WHERE id = ANY(%(sink_ids)s::text[]) AND lease_owner = %(owner)s AND NOT paused AND NOT cursor_lost
+RETURNING id;
+
+-- name: release_event_sink_leases
+-- Gives up leases (a graceful stop, or sinks paused meanwhile): another replica may claim
+-- them at once.
+UPDATE event_sinks SET lease_owner = NULL, lease_expires_at = NULL
+WHERE lease_owner = %(owner)s AND (%(sink_ids)s::text[] IS NULL OR id = ANY(%(sink_ids)s::text[]));
+
+-- name: delivering_event_sink
+-- What the lease holder delivers: the sink's configuration and cursor.
+SELECT s.filter, s.target_kind, s.target, s.generation, s.cursor_xid, s.cursor_id, s.accepted_xid, s.accepted_id
+FROM event_sinks AS s
+WHERE s.id = %(sink_id)s AND s.lease_owner = %(owner)s;
+
+-- name: advance_event_sink
+-- The target acknowledged everything up to the new cursor: move it, count, clear the error.
+-- Only for the lease holder of the generation it delivered.
+UPDATE event_sinks
+SET cursor_xid = %(cursor_xid)s, cursor_id = %(cursor_id)s,
+    delivered_events = delivered_events + %(delivered)s,
+    last_delivery_at = CASE WHEN %(delivered)s > 0 THEN now() ELSE last_delivery_at END,
+    last_error = NULL
+WHERE id = %(sink_id)s AND lease_owner = %(owner)s AND generation = %(generation)s
+RETURNING id;
+
+-- name: fail_event_sink
+-- A delivery failed (or the cursor's events were dropped: cursor_lost, until a rewind).
+UPDATE event_sinks
+SET last_error = %(error)s, cursor_lost = %(cursor_lost)s
+WHERE id = %(sink_id)s AND lease_owner = %(owner)s AND generation = %(generation)s
+RETURNING id;

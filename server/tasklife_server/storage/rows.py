@@ -38,6 +38,11 @@ EVENT_COLUMNS = (
 # Read only where a view or a claim asks for them (never by ListTasks' BASIC view, the
 # stream or the claim's order).
 PAYLOAD_COLUMNS = ("input_data", "input_content_type", "result_data", "result_content_type")
+# An event sink as storage/sinks.py reads it (without its lease or target secrets' use).
+SINK_COLUMNS = (
+    "id", "filter", "target_kind", "target", "paused", "cursor_xid", "cursor_id", "last_error", "cursor_lost",
+    "delivered_events", "last_delivery_at", "created_at",
+)
 TASK_WIDTH = len(TASK_COLUMNS)
 EVENT_WIDTH = len(EVENT_COLUMNS)
 PAYLOAD_WIDTH = len(PAYLOAD_COLUMNS)

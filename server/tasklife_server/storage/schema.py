@@ -362,3 +362,36 @@ concurrency_limits = Table(
     CheckConstraint("running >= 0", name="running_nonnegative"),
     CheckConstraint("max_running >= 0", name="max_running_nonnegative"),
 )
+
+# Event sinks (storage/sinks.py): filter and target as serialized messages (secrets included:
+# they never leave the server), the cursor the target acknowledged up to, the status, and
+# the delivery lease one replica holds at a time. `namespaces` repeats the filter's (NULL:
+# every namespace) for the reach checks; `generation` grows with every change of filter,
+# target or cursor, so a delivery begun before a change cannot move the cursor after it.
+event_sinks = Table(
+    "event_sinks",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("filter", LargeBinary, nullable=False),
+    Column("namespaces", ARRAY(Text), nullable=True),
+    Column("target_kind", Text, nullable=False),
+    Column("target", LargeBinary, nullable=False),
+    Column("paused", Boolean, nullable=False, server_default=text("false")),
+    Column("cursor_xid", Text, nullable=False),
+    Column("cursor_id", BigInteger, nullable=False),
+    Column("accepted_xid", Text, nullable=True),
+    Column("accepted_id", BigInteger, nullable=True),
+    Column("generation", BigInteger, nullable=False, server_default=text("1")),
+    Column("last_error", LargeBinary, nullable=True),
+    Column("cursor_lost", Boolean, nullable=False, server_default=text("false")),
+    Column("delivered_events", BigInteger, nullable=False, server_default=text("0")),
+    Column("last_delivery_at", DateTime(timezone=True), nullable=True),
+    Column("lease_owner", Text, nullable=True),
+    Column("lease_expires_at", DateTime(timezone=True), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint("target_kind IN ('webhook', 'kafka')", name="target_kind_domain"),
+    CheckConstraint("(lease_owner IS NULL) = (lease_expires_at IS NULL)", name="lease_whole"),
+    CheckConstraint("NOT cursor_lost OR last_error IS NOT NULL", name="lost_cursor_has_error"),
+    Index("ix_event_sinks_created_at_id", "created_at", "id"),
+)

@@ -364,7 +364,7 @@ def _common_options(parser: argparse.ArgumentParser, *, env: Mapping[str, str], 
 
 
 def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
-    from tasklife.cli import bulk, exporting, leases, limits, machine, serving, tasks, watching, working
+    from tasklife.cli import bulk, exporting, leases, limits, machine, serving, sinks, tasks, watching, working
 
     env = os.environ if env is None else env
     parser = argparse.ArgumentParser(
@@ -409,6 +409,7 @@ def build_parser(env: Mapping[str, str] | None = None) -> argparse.ArgumentParse
     leases.register(add)
     exporting.register(add, env)  # `history export`, after `history`
     watching.register(add)
+    sinks.register(add)
     working.register(add)
     machine.register(add)
     serving.register(add, env)

@@ -1,0 +1,1 @@
+"""Event sinks: push the stream to webhooks and Kafka topics as CloudEvents (docs/how-to/sinks.md)."""
