@@ -18,7 +18,7 @@ from tasklife.v1 import event_sink_service_pb2_grpc as sink_grpc
 
 from tasklife_server.domain import cursor
 from tasklife_server.domain.access import Principal
-from tasklife_server.domain.errors import CursorNotRetained, SinkHostNotAllowed
+from tasklife_server.domain.errors import SinkHostNotAllowed
 from tasklife_server.domain.watch import ORIGIN, Position, WatchFilter
 from tasklife_server.security.authenticator import Gate
 from tasklife_server.service import pagination, validation
@@ -27,9 +27,12 @@ from tasklife_server.sinks.hosts import HostPolicy, HostRefused
 from tasklife_server.sinks.kafka import SASL_MECHANISMS, split_server, ssl_context
 from tasklife_server.sinks.webhook import header_problem
 from tasklife_server.storage.sinks import NewSink, SinkChange, SinkRow, SinkStore
+from tasklife_server.stream.hub import check_resumable
 
 SERVICE_NAME = sink_pb2.DESCRIPTOR.services_by_name["EventSinkService"].full_name
 DEFAULT_PAGE = 50
+# from_beginning: the start of the stream, on no particular timeline.
+ORIGIN_CURSOR = cursor.Cursor(*ORIGIN, 0)
 SINK_ID_RULE = "must be 1 to 63 characters of lowercase letters, digits and '-', starting and ending with a letter or digit"
 _SINK_ID = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
 _TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
@@ -158,8 +161,8 @@ async def _check_hosts(request: Any, policy: HostPolicy) -> None:
             raise SinkHostNotAllowed(field, host, refused.why) from refused
 
 
-def _start(request: Any, problems: validation.Violations, *, required: bool) -> Position | None:
-    """The requested start: a position, ORIGIN from the beginning, None for "now"."""
+def _start(request: Any, problems: validation.Violations, *, required: bool) -> cursor.Cursor | None:
+    """The requested start: a cursor, ORIGIN_CURSOR from the beginning, None for "now"."""
     which = request.WhichOneof("start")
     if which == "after_cursor":
         try:
@@ -167,7 +170,7 @@ def _start(request: Any, problems: validation.Violations, *, required: bool) -> 
         except ValueError:
             problems.add("after_cursor", "is not a cursor issued by this service")
     elif which == "from_beginning" and request.from_beginning:
-        return ORIGIN
+        return ORIGIN_CURSOR
     elif required:
         problems.add("start", "is required: after_cursor, or from_beginning = true")
     return None
@@ -214,14 +217,16 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
         ))
         return sink_pb2.CreateEventSinkResponse(sink=await self._sink_pb(row))
 
-    async def _position(self, start: Position | None, cursor_text: str) -> tuple[Position, Position]:
-        """The cursor to start after, and what retention had dropped before it was checked."""
+    async def _position(self, start: cursor.Cursor | None, cursor_text: str) -> tuple[Position, Position]:
+        """The position to start after, and what retention had dropped before it was checked.
+        A cursor from history a failover lost, or past retention, is refused as a watch's is."""
         accepted = await self._store.dropped_position()
         if start is None:
-            return await self._store.stream_head(), accepted
-        if start != ORIGIN and not await self._store.cursor_retained(start):
-            raise CursorNotRetained(cursor_text)
-        return start, accepted
+            head, _timeline = await self._store.stream_head()
+            return head, accepted
+        if start.position != ORIGIN:
+            await check_resumable(self._store, start.position, start.timeline, cursor_text)
+        return start.position, accepted
 
     async def GetEventSink(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "GetEventSink")

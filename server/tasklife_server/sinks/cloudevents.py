@@ -74,6 +74,7 @@ _FIELD_WRITERS: dict[str, Callable[[Any], Any]] = {
     "attempt": _same,
     "failure": json_format.MessageToDict,  # only on moves into FAILED: rare enough for json_format
     "exit_code": _same,
+    "graceful_kill": json_format.MessageToDict,  # only on a KILL that ended a grace period: rare
 }
 
 

@@ -171,16 +171,7 @@ class EventHub:
         return subscription
 
     async def _check_resumed(self, start: Start, cursor_text: str) -> None:
-        """Refuses a resumed cursor from history a failover lost (CURSOR_FROM_LOST_HISTORY,
-        with the last valid cursor), or after events history retention dropped
-        (CURSOR_NOT_RETAINED)."""
-        standing = await self._store.cursor_standing(start.after)
-        if _from_lost_history(start.timeline, standing):
-            found = await self._store.last_valid_before(start.after, start.timeline)
-            last_valid = cursor.encode(*found[0], found[1]) if found else ""
-            raise CursorFromLostHistory(cursor.encode(*start.after, start.timeline), last_valid)
-        if standing.event_timeline is None or standing.dropped_after:
-            raise CursorNotRetained(cursor_text)
+        await check_resumable(self._store, start.after, start.timeline, cursor_text)
 
     def forget(self, subscription: Subscription) -> None:
         self._subscriptions.discard(subscription)
@@ -467,6 +458,19 @@ class Subscription:
         if reached_end:
             self._hub.try_attach(self)
         return (items, self.position) if items else None
+
+
+async def check_resumable(store: TaskStore, after: Position, timeline: int, cursor_text: str) -> None:
+    """Refuses to resume after a cursor from history a failover lost (CURSOR_FROM_LOST_HISTORY,
+    with the last valid cursor), or after events history retention dropped
+    (CURSOR_NOT_RETAINED). A watch and an event sink's start both resume this way."""
+    standing = await store.cursor_standing(after)
+    if _from_lost_history(timeline, standing):
+        found = await store.last_valid_before(after, timeline)
+        last_valid = cursor.encode(*found[0], found[1]) if found else ""
+        raise CursorFromLostHistory(cursor.encode(*after, timeline), last_valid)
+    if standing.event_timeline is None or standing.dropped_after:
+        raise CursorNotRetained(cursor_text)
 
 
 def _from_lost_history(timeline: int, standing: CursorStanding) -> bool:
