@@ -174,9 +174,8 @@ def test_get_as_of_shows_the_task_as_it_stood_then(cli, client: TasklifeClient, 
     client.start_task(task_id)
     then = cli("get", task_id, "--as-of", rfc3339(created))
     assert then.code == 0, then.err
-    assert ("state:                created", "version:              1", "attempt:              0") == (
-        then.lines[2], then.lines[3], then.lines[12]
-    )
+    assert ("state:                created", "version:              1") == (then.lines[2], then.lines[3])
+    assert "attempt:              0" in then.lines
     as_json = cli("get", task_id, "--as-of", rfc3339(created), "--json").json()["task"]
     assert (as_json["state"], as_json["version"]) == ("TASK_STATE_CREATED", "1")
     now = cli("get", task_id, "--json").json()["task"]
