@@ -61,9 +61,11 @@ def test_the_command_gets_the_task_id_attempt_and_input_type_in_its_environment(
 def test_an_operator_kill_kills_the_running_command(server: ServerProcess, client: TasklifeClient) -> None:
     queue = unique("q")
     task_id = ready(client, queue, b"")
+    # A duration of its own, so that another `sleep 60` on the machine is not taken for it.
+    seconds = f"60.{time.time_ns() % 1_000_000:06d}"
     worker = subprocess.Popen(
         [sys.executable, "-m", "tasklife.cli", "--address", server.address, "work", "--label", f"queue={queue}",
-         "--lease", "1.5s", "--max-tasks", "1", "--", "sleep", "60"],
+         "--lease", "1.5s", "--max-tasks", "1", "--", "sleep", seconds],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment(), cwd=ROOT,
     )
     try:
@@ -77,7 +79,7 @@ def test_an_operator_kill_kills_the_running_command(server: ServerProcess, clien
         worker.kill()
     assert worker.returncode == 0
     assert out == f"{task_id} attempt 1: taken away (paused, killed or its lease lost): result dropped\n"
-    assert subprocess.run(["pgrep", "-f", "^sleep 60$"], capture_output=True).returncode == 1  # the command is gone
+    assert subprocess.run(["pgrep", "-f", f"^sleep {seconds}$"], capture_output=True).returncode == 1  # it is gone
 
 
 def test_work_without_a_command_is_a_usage_error(cli) -> None:
