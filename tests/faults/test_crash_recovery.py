@@ -372,7 +372,7 @@ def analyse(run: Run) -> dict[str, Any]:
             "wrong_cursor": sum(
                 1
                 for d in watcher.deliveries
-                if (d.task_id, d.version) in stored and cursors.decode(d.cursor) != stored[(d.task_id, d.version)][1:]
+                if (d.task_id, d.version) in stored and cursors.decode(d.cursor).position != stored[(d.task_id, d.version)][1:]
             ),
             "calls_opened": watcher.opened,
             "planned_cancels": watcher.planned_cancels,
