@@ -229,12 +229,13 @@ class FailoverScenario:
     def _resume_from_a_lost_event(
         self, watchers: list[StreamWatcher], stored: dict[tuple[str, int], Any]
     ) -> dict[str, Any]:
-        """A watch resuming with the cursor of an event a watcher was sent and the failover
-        lost: its status, reason, message and last valid cursor; then whether a watch resumes
-        from that last valid cursor, and the first event it is sent."""
+        """A watch resuming with the cursor of an event the failover lost (one a watcher was
+        sent, or else one a write was answered with): its status, reason, message and last
+        valid cursor; then whether a watch resumes from that last valid cursor, and the first
+        event it is sent."""
         lost = next(
             (d for w in watchers for d in w.taken_back if (d.task_id, d.version) not in stored), None
-        )
+        ) or next((a for a in self.calls.acks if (a.task_id, a.version) not in stored), None)
         if lost is None:
             return {}
         stub = self.cluster.current(0).stub
