@@ -24,12 +24,15 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 from hypothesis import HealthCheck, Phase, settings
-from tasklife.v1 import task_service_pb2
+from tasklife.v1 import event_sink_service_pb2, task_service_pb2
 
 from tasklife_server.domain.states import TRANSITION_ACTIONS
 
 SERVICE = task_service_pb2.DESCRIPTOR.services_by_name["TaskService"]
 METHODS: list[MethodDescriptor] = list(SERVICE.methods)
+# The raw-body checks hold for every service the server speaks, the sinks' too.
+SINK_SERVICE = event_sink_service_pb2.DESCRIPTOR.services_by_name["EventSinkService"]
+EVERY_METHOD: list[MethodDescriptor] = METHODS + list(SINK_SERVICE.methods)
 TRANSITION_NAMES = frozenset(action.rpc_name for action in TRANSITION_ACTIONS)
 TRANSITIONS = [m for m in METHODS if m.name in TRANSITION_NAMES]
 DOMAIN = "tasklife.dev"
@@ -240,7 +243,7 @@ def send(
 ) -> Outcome:
     """Sends `body` (bytes as they are, or a message serialized) to `method`; for the stream,
     reads its first message and cancels it. Records the status in the tally."""
-    path = f"/{SERVICE.full_name}/{method.name}"
+    path = f"/{method.containing_service.full_name}/{method.name}"
     raw = body if isinstance(body, bytes) else body.SerializeToString()
     try:
         if method.server_streaming:
@@ -303,17 +306,18 @@ def assert_invalid(outcome: Outcome, fields: list[str], context: str = "") -> No
 # --- invariants -----------------------------------------------------------------------------
 
 
-def caller_writes(db: psycopg.Connection) -> tuple[int, int]:
-    """(tasks, events written by callers). The service's own policies never create a task and
+def caller_writes(db: psycopg.Connection) -> tuple[int, int, int]:
+    """(tasks, events written by callers, event sinks). The service's own policies never create a task and
     write events as `system:<policy>`, and the moves of a bulk operation a fuzzed call started
     are written later by the server's runners (request_id `bulk:...`), so between two calls
     these move only by a call."""
     row = db.execute(
         "SELECT (SELECT count(*) FROM tasks),"
         " (SELECT count(*) FROM task_events WHERE operator NOT LIKE 'system:%'"
-        " AND (request_id IS NULL OR request_id NOT LIKE 'bulk:%'))"
+        " AND (request_id IS NULL OR request_id NOT LIKE 'bulk:%')),"
+        " (SELECT count(*) FROM event_sinks)"
     ).fetchone()
-    return (row[0], row[1])
+    return (row[0], row[1], row[2])
 
 
 def task_version(db: psycopg.Connection, task_id: str) -> int | None:

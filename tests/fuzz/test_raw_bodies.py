@@ -1,8 +1,8 @@
-"""Raw request bodies on every method of tasklife.v1.TaskService, the watch stream included:
-random bytes, protobuf-shaped noise, truncated encodings of valid requests and known bad
-bodies. A body that is not valid protobuf is INVALID_ARGUMENT / MALFORMED_REQUEST; any other
-body gets a success or a clear, detailed refusal; a refusal writes nothing; and the server
-keeps serving.
+"""Raw request bodies on every method of tasklife.v1.TaskService (the watch stream included)
+and of tasklife.v1.EventSinkService: random bytes, protobuf-shaped noise, truncated encodings
+of valid requests and known bad bodies. A body that is not valid protobuf is INVALID_ARGUMENT /
+MALFORMED_REQUEST; any other body gets a success or a clear, detailed refusal; a refusal writes
+nothing; and the server keeps serving.
 
 The oracle of "valid protobuf" is the protobuf runtime itself (the one the server decodes
 with): `FromString` accepts the body or raises DecodeError.
@@ -19,7 +19,7 @@ from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
 
 from tests.fuzz.harness import (
-    METHODS,
+    EVERY_METHOD,
     assert_clear,
     assert_malformed,
     assert_serving_and_whole,
@@ -41,7 +41,7 @@ KNOWN_BAD = {
     "0c": bytes.fromhex("0c"),  # field 1, end-group, with no group open
     "0a026f6b80": bytes.fromhex("0a026f6b80"),  # field 1 = "ok", then a varint cut short
 }
-WITH_FIELDS = [m for m in METHODS if m.input_type.fields]
+WITH_FIELDS = [m for m in EVERY_METHOD if m.input_type.fields]
 
 
 def by_name(method: Any) -> str:
@@ -67,7 +67,7 @@ def exchange(channel: grpc.Channel, db: Any, method: Any, body: bytes) -> None:
 
 
 @pytest.mark.parametrize("name", KNOWN_BAD)
-@pytest.mark.parametrize("method", METHODS, ids=by_name)
+@pytest.mark.parametrize("method", EVERY_METHOD, ids=by_name)
 def test_a_known_malformed_body_is_invalid_argument_malformed_request_on_every_method(
     channel: grpc.Channel, db: Any, method: Any, name: str
 ) -> None:
@@ -81,7 +81,7 @@ def test_a_known_malformed_body_is_invalid_argument_malformed_request_on_every_m
     assert caller_writes(db) == before
 
 
-@pytest.mark.parametrize("method", METHODS, ids=by_name)
+@pytest.mark.parametrize("method", EVERY_METHOD, ids=by_name)
 @fuzz_settings(40)
 @given(body=st.binary(max_size=96))
 def test_random_bytes_get_malformed_request_or_a_clear_answer_on_every_method(
@@ -104,7 +104,7 @@ def _chunk() -> st.SearchStrategy[bytes]:
     return st.builds(lambda n, w, p: varint(n << 3 | w) + p, number, wire_type, payload)
 
 
-@pytest.mark.parametrize("method", METHODS, ids=by_name)
+@pytest.mark.parametrize("method", EVERY_METHOD, ids=by_name)
 @fuzz_settings(40)
 @given(chunks=st.lists(_chunk(), min_size=1, max_size=6))
 def test_protobuf_shaped_noise_gets_malformed_request_or_a_clear_answer_on_every_method(
