@@ -61,3 +61,26 @@ def test_the_sinks_page_lists_each_sink_with_its_state_pending_events_and_last_e
         finally:
             for sink in (failing, paused):
                 sinks.DeleteEventSink(sink_pb2.DeleteEventSinkRequest(sink_id=sink.sink_id))
+
+
+def test_the_sinks_page_fits_a_phone_with_a_long_id_target_and_error(
+    page: Page, sink_console: ServerProcess
+) -> None:
+    with grpc.insecure_channel(sink_console.address) as channel:
+        sinks = sink_grpc.EventSinkServiceStub(channel)
+        sink_id = unique_id("phone-" + "s" * 40)
+        label = unique_id("l")
+        long_path = "/" + "p" * 300
+        sinks.CreateEventSink(sink_pb2.CreateEventSinkRequest(
+            sink_id=sink_id, filter=sink_pb2.EventSinkFilter(labels={"console": label}),
+            webhook=sink_pb2.WebhookTarget(url=f"http://127.0.0.1:{closed_port()}{long_path}", secret=SECRET)))
+        try:
+            TaskServiceStub(channel).CreateTask(CreateTaskRequest(labels={"console": label}))
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.goto(f"{sink_console.http_url}#/sinks")
+            row = page.locator(f'#sinks tr[data-sink-id="{sink_id}"]')
+            expect(row.locator("[data-state]")).to_have_text("failing")
+            expect(row.locator(".last-error")).to_contain_text("the webhook could not be reached")
+            assert page.evaluate("document.documentElement.scrollWidth") == 390
+        finally:
+            sinks.DeleteEventSink(sink_pb2.DeleteEventSinkRequest(sink_id=sink_id))

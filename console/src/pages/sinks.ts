@@ -27,8 +27,8 @@ function lagMs(sink: EventSink): number {
 function row(sink: EventSink): HTMLElement {
   const state = stateText(sink.state);
   return h("tr", { "data-sink-id": sink.sinkId },
-    h("td", { class: "mono" }, sink.sinkId),
-    h("td", {}, clipped(target(sink))),
+    h("td", { class: "sink-id" }, clipped(sink.sinkId, "mono")),
+    h("td", { class: "target" }, clipped(target(sink))),
     h("td", {}, h("span", { class: `sink-state sink-${state}`, "data-state": state }, state)),
     h("td", { class: "num" }, String(sink.pendingEvents)),
     h("td", { class: "num lag" }, duration(lagMs(sink))),
