@@ -117,7 +117,7 @@ export const diagramPage: Page = (root, app) => {
           h("td", {}, a.toState ? stateBadge(a.toState) : ""),
           h("td", {}, rpcName(a.method) === "CreateTask" ? "" : mayCall(app.access, rpcName(a.method)) ? "may call" : h("span", { class: "muted" }, "may not call"))))))),
     section("States",
-      h("table", {}, h("tbody", {}, ...m.states.map((s) => h("tr", {},
+      h("table", { class: "states-table" }, h("tbody", {}, ...m.states.map((s) => h("tr", {},
         h("td", {}, stateBadge(s.state)), h("td", { class: "muted" }, kindName(s.kind)),
         h("td", {}, s.description), h("td", { class: "muted" }, s.enteredBy)))))),
   );
