@@ -229,7 +229,7 @@ class TimerRunner:
         """Does what each claimed timer says; a timer that fails is given up on (_give_up)."""
         firings = [self._decided(task, action) for task, action in claimed]
         try:
-            async with conn.transaction() if alone else contextlib.nullcontext():  # type: ignore[attr-defined]
+            async with conn.transaction() if alone else contextlib.nullcontext():
                 outcomes = await self._apply(conn, claimed, firings)
         except Exception as exc:  # noqa: BLE001 - one bad timer must not stop the others
             if is_database_unavailable(exc) or isinstance(exc, StreamOrderConflict):
@@ -264,28 +264,26 @@ class TimerRunner:
         outcomes: list[Action | None | StreamOrderConflict | Exception] = [
             firing if isinstance(firing, Exception) else None for firing in firings]
         timers: dict[int, Timer | None] = {}
-        moving = []
+        moving: list[tuple[int, _Firing, TransitionCommand]] = []
         for index, firing in enumerate(firings):
             if isinstance(firing, _Firing):
                 if firing.command is None:
-                    timers[index] = firing.timer  # type: ignore[assignment]
+                    assert firing.timer != "policy"
+                    timers[index] = firing.timer
                 else:
-                    moving.append(index)
-        changes = await self._store.transition_in(
-            conn, [(firings[index].command, firings[index].timer) for index in moving]  # type: ignore[union-attr,misc]
-        ) if moving else []
-        for index, change in zip(moving, changes, strict=True):
-            firing = firings[index]
-            assert isinstance(firing, _Firing) and firing.command is not None
+                    moving.append((index, firing, firing.command))
+        commands = [(command, firing.timer) for _, firing, command in moving]
+        changes = await self._store.transition_in(conn, commands) if commands else []
+        for (index, firing, command), change in zip(moving, changes, strict=True):
             if isinstance(change, StreamOrderConflict):
                 outcomes[index] = change
             elif isinstance(change, TasklifeError):
                 try:
-                    timers[index] = _timer_after_refusal(claimed[index][0], firing, change)
+                    timers[index] = _timer_after_refusal(claimed[index][0], firing, command, change)
                 except TasklifeError as failure:
                     outcomes[index] = failure
             else:
-                outcomes[index] = firing.command.action
+                outcomes[index] = command.action
         if timers:
             await self._store.set_timers(conn, [(claimed[index][0], timer) for index, timer in timers.items()])
         return outcomes
@@ -403,7 +401,7 @@ def _command(
     )
 
 
-def _timer_after_refusal(task: Task, firing: _Firing, refusal: TasklifeError) -> Timer | None:
+def _timer_after_refusal(task: Task, firing: _Firing, command: TransitionCommand, refusal: TasklifeError) -> Timer | None:
     """The timer a task keeps when its timer's move was refused; raises the refusal when it
     is a failure (a gate refusal of a move that is not gated)."""
     if firing.gated and isinstance(refusal, DependenciesNotMet):
@@ -416,8 +414,7 @@ def _timer_after_refusal(task: Task, firing: _Firing, refusal: TasklifeError) ->
         raise refusal
     # The row is locked and every transition replaces the timer, so this means the timer no
     # longer fits the task: drop it rather than fire it again.
-    assert firing.command is not None
-    _log_no_longer_applies(firing.command.action, task, refusal)
+    _log_no_longer_applies(command.action, task, refusal)
     return None
 
 
