@@ -11,8 +11,10 @@ from typing import Any, Awaitable, Callable
 import psycopg
 import pytest
 
-from tasklife_server.domain.model import TaskSpec, Timeouts, TransitionCommand
-from tasklife_server.domain.policies import SYSTEM_LEASE, SYSTEM_RETENTION, SYSTEM_TIMEOUT, PolicySettings, TimerAction
+from tasklife_server.domain.model import Failure, RetryPolicy, TaskSpec, Timeouts, TransitionCommand
+from tasklife_server.domain.policies import (
+    SYSTEM_LEASE, SYSTEM_RETENTION, SYSTEM_RETRY, SYSTEM_TIMEOUT, PolicySettings, TimerAction,
+)
 from tasklife_server.domain.states import Action, State
 from tasklife_server.storage.store import StreamOrderConflict, TaskStore
 from tasklife_server.timers.runner import TimerRunner
@@ -44,9 +46,10 @@ async def task_through(store: TaskStore, actions: list[Action], spec: TaskSpec =
     task_id = f"batch-{uuid.uuid4().hex[:10]}"
     await store.create_task(task_id, spec, "test", "")
     for action in actions:
-        worker = "w1" if action in (Action.START, Action.COMPLETE) else None
+        worker = "w1" if action in (Action.START, Action.COMPLETE, Action.FAIL) else None
         await store.transition(TransitionCommand(task_id, action, "test", worker=worker,
-                                                 lease_ms=HOUR_MS if action is Action.START else None))
+                                                 lease_ms=HOUR_MS if action is Action.START else None,
+                                                 failure=Failure("E", "exit 1") if action is Action.FAIL else None))
     return task_id
 
 
@@ -162,6 +165,36 @@ def test_a_batch_whose_statement_fails_fires_again_one_by_one_and_drops_only_the
     assert rows(database, [good, bad]) == {good: ("abandoned", 3, None, False), bad: ("created", 1, None, False)}
     assert fired_actions == [TimerAction.TIMEOUT]
     assert failures == [(TimerAction.AUTO_ENQUEUE, "dropped")]
+
+
+def test_a_timer_whose_policy_cannot_decide_is_given_up_within_its_batch_while_the_others_fire(database: str) -> None:
+    async def setup(store: TaskStore) -> tuple[str, str]:
+        good = await task_through(store, [Action.ENQUEUE], TaskSpec(timeouts=Timeouts(ready_timeout_ms=HOUR_MS)))
+        bad = await task_through(store, [Action.ENQUEUE, Action.START, Action.FAIL],
+                                 TaskSpec(retry_policy=RetryPolicy(max_attempts=5, initial_backoff_ms=1000)))
+        return good, bad
+
+    good, bad = run_with_store(database, setup)
+    with psycopg.connect(database, autocommit=True) as db:
+        # Data the policy cannot compute with (the API refuses it; a hand edit does not): a
+        # NaN backoff for the third attempt.
+        db.execute("UPDATE tasks SET retry_backoff_multiplier = 'NaN', failures = 2 WHERE id = %s", (bad,))
+    make_due(database, good)
+    make_due(database, bad)
+    failures: list[tuple[TimerAction, str]] = []
+
+    def runner(store: TaskStore) -> TimerRunner:
+        return TimerRunner(store, POLICIES, on_failure=lambda action, resolution: failures.append((action, resolution)))
+
+    claimed = run_with_store(database, lambda store: runner(store).fire_batch())
+
+    assert claimed == 2
+    assert failures == [(TimerAction.PLAN_RETRY, "gave_up")]
+    assert rows(database, [good, bad]) == {good: ("abandoned", 3, None, False), bad: ("abandoned", 5, None, False)}
+    events = last_events(database, [good, bad])
+    assert events == {good: (3, "abandon", "ready", "abandoned", SYSTEM_TIMEOUT),
+                      bad: (5, "abandon", "failed", "abandoned", SYSTEM_RETRY)}
+    assert transactions_of_last_events(database, [good, bad]) == 1
 
 
 def test_a_move_of_a_task_a_younger_transaction_wrote_is_left_out_of_the_group_and_the_others_are_written(
