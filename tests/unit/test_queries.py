@@ -37,7 +37,9 @@ def test_every_column_placeholder_is_expanded() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "page"), [("transition_group", "docs/concepts/consistency.md"), ("stream_batch", "docs/concepts/stream.md")]
+    ("name", "page"),
+    [("transition_group", "docs/concepts/consistency.md"), ("stream_batch", "docs/concepts/stream.md"),
+     ("claim_due_timers", "docs/concepts/policies.md")],
 )
 def test_the_queries_quoted_in_the_docs_are_the_ones_the_server_runs(name: str, page: str) -> None:
     root = Path(__file__).resolve().parents[2]

@@ -503,24 +503,29 @@ SELECT 'replayed', {task:t}, {event:e} FROM tasks AS t JOIN cur AS c ON c.id = t
 LEFT JOIN LATERAL (SELECT * FROM task_events AS k WHERE k.task_id = t.id AND k.action = 'kill' LIMIT 1) AS e ON true
 WHERE c.replay;
 
--- name: claim_due_timer
--- The oldest due timer, locked for this transaction; other processes skip it. One per
--- transaction: the transaction id is taken when the row is locked, after every earlier
--- writer of the row committed, so the stream's (xid, id) order keeps the task's version
--- order. (A batch would lock later rows under an older transaction id.)
+-- name: claim_due_timers
+-- Up to %(limit)s due timers, oldest due first, locked for this transaction; other
+-- processes skip them. The transaction id is taken when the first row is locked: a later
+-- row of the batch that a younger transaction wrote (and committed) meanwhile would get
+-- its next event from an older transaction than its latest one, so transition_group's
+-- stream-order guard refuses that move, and the timer, still due, is fired again by a new
+-- transaction.
 SELECT {task:t}, t.timer_action FROM tasks AS t
 WHERE t.timer_at <= clock_timestamp()
 ORDER BY t.timer_at
-LIMIT 1
+LIMIT %(limit)s
 FOR UPDATE SKIP LOCKED;
 
--- name: set_timer
-UPDATE tasks
-SET timer_action = %(timer_action)s,
-    timer_at = clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond',
-    next_attempt_at = CASE WHEN %(timer_action)s = 'enqueue'
-                           THEN clock_timestamp() + %(timer_delay_ms)s::bigint * interval '1 millisecond' END
-WHERE id = %(task_id)s AND version = %(version)s;
+-- name: set_timers
+-- Replaces the timers of tasks without moving them (no version, no event), each only if
+-- the task is still at the version given.
+UPDATE tasks AS t
+SET timer_action = s.timer_action,
+    timer_at = clock_timestamp() + s.timer_delay_ms * interval '1 millisecond',
+    next_attempt_at = CASE WHEN s.timer_action = 'enqueue'
+                           THEN clock_timestamp() + s.timer_delay_ms * interval '1 millisecond' END
+FROM jsonb_to_recordset(%(timers)s::jsonb) AS s(task_id text, version bigint, timer_action text, timer_delay_ms bigint)
+WHERE t.id = s.task_id AND t.version = s.version;
 
 -- name: next_timer
 -- Measured on the database's clock, which every process shares.

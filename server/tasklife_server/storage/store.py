@@ -381,11 +381,24 @@ class TaskStore:
         """
         if conn is None:
             return await self._transition_groups.submit(command)
-        move = self._move(command, timer)
-        (row,) = await self._write_moves([move], conn)
-        if moves.reordered(row):
-            raise StreamOrderConflict(command.task_id)
-        return moves.outcome_of(command, row)[0]
+        (outcome,) = await self.transition_in(conn, [(command, timer)])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def transition_in(
+        self, conn: AsyncConnection, commands: Sequence[tuple[TransitionCommand, Timer | None | Literal["policy"]]]
+    ) -> list[Change | TasklifeError | StreamOrderConflict]:
+        """Applies commands of different tasks inside the caller's transaction (the timer
+        runner's), in one statement: each with what its task's timer becomes (a Timer, None,
+        or "policy": what the policies want after the move). Returns each one's change or
+        refusal, or a StreamOrderConflict when the stream-order guard refused it (nothing of
+        it was written; it must run again in a new transaction). Nothing is reported: the
+        caller reports what it committed with `observe`, so a rolled-back move is never counted.
+        """
+        group = [self._move(command, timer) for command, timer in commands]
+        rows = await self._write_moves(group, conn)
+        return [_outcome_in_transaction(move.command, row) for move, row in zip(group, rows, strict=True)]
 
     async def _apply_transition_group(self, commands: Sequence[TransitionCommand]) -> list[Change | TasklifeError]:
         return await self.transition_batch(commands)
@@ -664,22 +677,15 @@ class TaskStore:
         """A pooled connection in a transaction, for the timer runner: `async with store.transaction() as conn`."""
         return _PooledTransaction(self._pool)
 
-    async def claim_due_timer(self, conn: AsyncConnection) -> tuple[Task, TimerAction] | None:
-        """Locks the oldest task whose timer is due, if any; other processes skip it."""
-        rows = await self._fetchall("claim_due_timer", {}, conn)
-        return (task_from(rows[0]), TimerAction(rows[0][TASK_WIDTH])) if rows else None
+    async def claim_due_timers(self, conn: AsyncConnection, limit: int) -> list[tuple[Task, TimerAction]]:
+        """Locks up to `limit` tasks whose timers are due, oldest due first; other processes skip them."""
+        rows = await self._fetchall("claim_due_timers", {"limit": limit}, conn)
+        return [(task_from(row), TimerAction(row[TASK_WIDTH])) for row in rows]
 
-    async def set_timer(self, conn: AsyncConnection, task: Task, timer: Timer | None) -> None:
-        """Replaces a task's timer without moving it (no version, no event)."""
-        await self._execute(
-            "set_timer",
-            {
-                "task_id": task.task_id,
-                "version": task.version,
-                **_timer_params(timer),
-            },
-            conn,
-        )
+    async def set_timers(self, conn: AsyncConnection, timers: Sequence[tuple[Task, Timer | None]]) -> None:
+        """Replaces tasks' timers without moving them (no version, no event), in one statement."""
+        items = [{"task_id": task.task_id, "version": task.version, **_timer_params(timer)} for task, timer in timers]
+        await self._execute("set_timers", {"timers": Jsonb(items)}, conn)
 
     async def seconds_to_next_timer(self) -> float | None:
         rows = await self._fetchall("next_timer", {})
@@ -1042,6 +1048,15 @@ def _described(payload: Payload | None) -> str:
 
 
 
+
+
+def _outcome_in_transaction(command: TransitionCommand, row: TupleRow | None) -> Change | TasklifeError | StreamOrderConflict:
+    if moves.reordered(row):
+        return StreamOrderConflict(command.task_id)
+    try:
+        return moves.outcome_of(command, row)[0]
+    except TasklifeError as refusal:
+        return refusal
 
 
 def _timer_params(timer: Timer | None) -> dict[str, Any]:
