@@ -118,8 +118,11 @@ class TaskStore:
 
     def _state_left(self, change: Change, action: Action, since: datetime) -> None:
         seconds = (change.event.created_at - since).total_seconds()
+        self._left_state(change.task.namespace, change.event.from_state, action, seconds)
+
+    def _left_state(self, namespace: str, state: State, action: Action, seconds: float) -> None:
         for callback in self._state_left_observers:
-            callback(change.task.namespace, change.event.from_state, action, seconds)
+            callback(namespace, state, action, seconds)
 
     def pool_stats(self) -> dict[str, int]:
         """psycopg_pool's counters: pool_size, pool_available, requests_waiting, ..."""
@@ -445,19 +448,63 @@ class TaskStore:
             return refusal, "refused"
         if outcome == "applied":
             assert row is not None
-            self._announce(action, move.timer, row)
+            self._announce(action, move.timer, moves.armed_downstream(row))
             self._state_left(change, action, moves.state_since(row))
         self.observe(action, outcome)
         return change, outcome
 
-    def _announce(self, action: Action, timer: Timer | None, row: TupleRow) -> None:
+    def _announce(self, action: Action, timer: Timer | None, armed_downstream: bool) -> None:
         """Tells the timer runner and waiting claimers of a committed move."""
         if target_of(action) is State.READY:
             self.doorbell.ring()
         if timer is not None:
             self._timer_set(timer.delay_ms)
-        if moves.armed_downstream(row):
+        if armed_downstream:
             self._timer_set(0)
+
+    async def transition_bulk_batch(self, conn: AsyncConnection, commands: Sequence[TransitionCommand]) -> BulkBatch:
+        """Applies a claimed batch of one bulk operation in the caller's transaction (`conn`,
+        the bulk runner's, which records the outcomes too), in one statement
+        (bulk_transition_group: transition_group's guards and writes, answered in brief).
+
+        Every command is the first's but for its task, expected_version and request_id.
+        Each outcome is what `transition` would answer (a move, "replayed" or the refusal),
+        or None for an item the stream-order guard refused: a younger transaction wrote its
+        task's latest event, so it must be tried again in a new transaction. Nothing is
+        reported until the caller has committed and calls `bulk_batch_committed`.
+        """
+        first = commands[0]
+        template = self._move(first)
+        per_item = ("task_id", "expected_version", "request_id")
+        items = []
+        for n, command in enumerate(commands):
+            if replace(command, task_id=first.task_id, expected_version=first.expected_version,
+                       request_id=first.request_id) != first:
+                raise ValueError("a bulk batch's commands differ in more than their task, version and request_id")
+            items.append({**template.item, "n": n, **{name: getattr(command, name) for name in per_item}})
+        rows = await self._fetchall("bulk_transition_group", {"items": Jsonb(items), "results": None}, conn)
+        by_n = {row[0]: row for row in rows}
+        outcomes = [None if moves.bulk_reordered(by_n.get(n)) else moves.bulk_outcome_of(command, by_n.get(n))
+                    for n, command in enumerate(commands)]
+        return BulkBatch(first.action, template.timer, outcomes)
+
+    def bulk_batch_committed(self, batch: BulkBatch) -> None:
+        """Reports a committed bulk batch as `transition` reports each move: to the metrics,
+        the timer runner, waiting claimers, the stream's reader and the other processes."""
+        action = batch.action
+        moved = armed = False
+        for outcome in batch.outcomes:
+            if isinstance(outcome, moves.BulkMove):
+                self._left_state(outcome.namespace, outcome.from_state, action, outcome.seconds_in_state)
+                self.observe(action, "applied")
+                moved, armed = True, armed or outcome.armed_downstream
+            elif isinstance(outcome, TasklifeError):
+                self.observe(action, _snake_case(type(outcome).__name__))
+            elif outcome is not None:
+                self.observe(action, outcome)
+        if moved:
+            self._announce(action, batch.timer, armed)
+        self.committed_elsewhere()
 
     async def _write_moves(self, group: Sequence[moves.Move], conn: AsyncConnection | None = None) -> list[TupleRow | None]:
         """Each move's row of transition_group (None: no such task), all written in one
@@ -887,6 +934,16 @@ _REORDERED_RETRIES = 20
 
 # A create finds its id taken, then the task gone (retention deleted it): it tries again.
 _DELETED_MEANWHILE_RETRIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class BulkBatch:
+    """A bulk operation's batch as TaskStore.transition_bulk_batch wrote it: each item's
+    outcome (a move, "replayed", a refusal, or None: to be tried again), in command order."""
+
+    action: Action
+    timer: Timer | None
+    outcomes: list[moves.BulkMove | str | TasklifeError | None]
 
 
 class _DeletedMeanwhile(Exception):
