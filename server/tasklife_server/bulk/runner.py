@@ -23,6 +23,7 @@ from tasklife_server.domain.model import TransitionCommand
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.service.errors import status_of
 from tasklife_server.storage.bulk import BulkItem, BulkStore
+from tasklife_server.storage.store import BulkTarget
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,9 @@ class BulkRunner:
             items = await self._bulk.claim(conn, self._batch_size)
             if not items:
                 return False
-            batch = await store.transition_bulk_batch(conn, [_command(item) for item in items])
+            targets = [BulkTarget(item.task_id, item.version, request_id_of(item.operation_id, item.task_id))
+                       for item in items]
+            batch = await store.transition_bulk_batch(conn, _command(items[0]), targets)
             await self._bulk.record(conn, items[0].operation_id, [
                 (item.task_id, _outcome_name(outcome))
                 for item, outcome in zip(items, batch.outcomes, strict=True)
@@ -91,6 +94,8 @@ class BulkRunner:
 
 
 def _command(item: BulkItem) -> TransitionCommand:
+    """The operation's move of an item's task (of any item of its batch but for the task,
+    version and request_id)."""
     return TransitionCommand(
         task_id=item.task_id,
         action=item.action,

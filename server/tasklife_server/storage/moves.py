@@ -172,6 +172,11 @@ def bulk_outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> Bu
         if not command.repeats_request(Action(action), operator, reason, expected_version, on_behalf_of):
             return RequestIdReused(command.task_id, command.request_id or "", Action(action))
         return outcome
+    return bulk_move_of(row)
+
+
+def bulk_move_of(row: Sequence[Any]) -> BulkMove:
+    """The move an applied row of bulk_transition_group reports."""
     since, moved_at, armed = row[_BULK_SINCE_AT : _BULK_SINCE_AT + 3]
     return BulkMove(row[2], State(row[3]), (moved_at - since).total_seconds(), bool(armed))
 

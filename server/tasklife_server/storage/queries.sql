@@ -1069,14 +1069,22 @@ WHERE id = %(operation_id)s AND state = 'running';
 
 -- name: claim_bulk_items
 -- A batch of pending items of one running operation (the oldest with pending work), locked
--- for this runner's transaction; other runners skip them and take the next batch.
+-- for this runner's transaction; other runners skip them and take the next batch. Each
+-- operation's items are read in task order down the partial index of pending items, and
+-- no further than the batch: sorting every pending item of the operation for each batch
+-- made claiming quadratic (24 ms a batch with 18,000 pending).
 SELECT o.id, o.action, o.reason, o.operator, i.task_id, i.version
-FROM bulk_operation_items AS i
-JOIN bulk_operations AS o ON o.id = i.operation_id
-WHERE o.state = 'running' AND i.outcome IS NULL
-ORDER BY o.created_at, i.operation_id, i.task_id
-LIMIT %(limit)s
-FOR UPDATE OF i SKIP LOCKED;
+FROM bulk_operations AS o
+CROSS JOIN LATERAL (
+    SELECT i.task_id, i.version FROM bulk_operation_items AS i
+    WHERE i.operation_id = o.id AND i.outcome IS NULL
+    ORDER BY i.task_id
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED
+) AS i
+WHERE o.state = 'running'
+ORDER BY o.created_at, o.id
+LIMIT %(limit)s;
 
 -- name: bulk_transition_group
 -- One claimed batch of a bulk operation (bulk/runner.py), moved in the runner's claiming
@@ -1129,7 +1137,8 @@ WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved));
 WITH recorded AS (
     UPDATE bulk_operation_items AS i SET outcome = o.outcome
     FROM unnest(%(task_ids)s::text[], %(outcomes)s::text[]) AS o(task_id, outcome)
-    WHERE i.operation_id = %(operation_id)s AND i.task_id = o.task_id
+    -- ANY: the batch's items looked up by the primary key, not every item of the operation.
+    WHERE i.operation_id = %(operation_id)s AND i.task_id = ANY(%(task_ids)s::text[]) AND i.task_id = o.task_id
 )
 UPDATE bulk_operations
 SET applied = applied + %(applied)s,

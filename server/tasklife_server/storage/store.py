@@ -462,31 +462,36 @@ class TaskStore:
         if armed_downstream:
             self._timer_set(0)
 
-    async def transition_bulk_batch(self, conn: AsyncConnection, commands: Sequence[TransitionCommand]) -> BulkBatch:
-        """Applies a claimed batch of one bulk operation in the caller's transaction (`conn`,
-        the bulk runner's, which records the outcomes too), in one statement
+    async def transition_bulk_batch(
+        self, conn: AsyncConnection, command: TransitionCommand, targets: Sequence[BulkTarget]
+    ) -> BulkBatch:
+        """Applies `command` to each target (its task, at its expected_version, with its
+        request_id): a claimed batch of one bulk operation, in the caller's transaction
+        (`conn`, the bulk runner's, which records the outcomes too), in one statement
         (bulk_transition_group: transition_group's guards and writes, answered in brief).
 
-        Every command is the first's but for its task, expected_version and request_id.
-        Each outcome is what `transition` would answer (a move, "replayed" or the refusal),
-        or None for an item the stream-order guard refused: a younger transaction wrote its
-        task's latest event, so it must be tried again in a new transaction. Nothing is
-        reported until the caller has committed and calls `bulk_batch_committed`.
+        Each outcome is what `transition` would answer the command for that target (a move,
+        "replayed" or the refusal), or None for an item the stream-order guard refused: a
+        younger transaction wrote its task's latest event, so it must be tried again in a new
+        transaction. Nothing is reported until the caller has committed and calls
+        `bulk_batch_committed`.
         """
-        first = commands[0]
-        template = self._move(first)
-        per_item = ("task_id", "expected_version", "request_id")
-        items = []
-        for n, command in enumerate(commands):
-            if replace(command, task_id=first.task_id, expected_version=first.expected_version,
-                       request_id=first.request_id) != first:
-                raise ValueError("a bulk batch's commands differ in more than their task, version and request_id")
-            items.append({**template.item, "n": n, **{name: getattr(command, name) for name in per_item}})
+        template = self._move(command)
+        items = [{**template.item, "n": n, "task_id": target.task_id, "expected_version": target.expected_version,
+                  "request_id": target.request_id} for n, target in enumerate(targets)]
         rows = await self._fetchall("bulk_transition_group", {"items": Jsonb(items), "results": None}, conn)
         by_n = {row[0]: row for row in rows}
-        outcomes = [None if moves.bulk_reordered(by_n.get(n)) else moves.bulk_outcome_of(command, by_n.get(n))
-                    for n, command in enumerate(commands)]
-        return BulkBatch(first.action, template.timer, outcomes)
+        outcomes = [self._bulk_outcome(command, target, by_n.get(n)) for n, target in enumerate(targets)]
+        return BulkBatch(command.action, template.timer, outcomes)
+
+    @staticmethod
+    def _bulk_outcome(command: TransitionCommand, target: BulkTarget, row: TupleRow | None) -> BulkOutcome:
+        if moves.bulk_reordered(row):
+            return None
+        if row is not None and row[1] == "applied":
+            return moves.bulk_move_of(row)  # the common case: no command of its own needed
+        return moves.bulk_outcome_of(replace(command, task_id=target.task_id, expected_version=target.expected_version,
+                                             request_id=target.request_id), row)
 
     def bulk_batch_committed(self, batch: BulkBatch) -> None:
         """Reports a committed bulk batch as `transition` reports each move: to the metrics,
@@ -937,13 +942,27 @@ _DELETED_MEANWHILE_RETRIES = 3
 
 
 @dataclass(frozen=True, slots=True)
+class BulkTarget:
+    """One task of a bulk batch: its id, its version in the operation's snapshot, and the
+    request_id of its move."""
+
+    task_id: str
+    expected_version: int
+    request_id: str
+
+
+# A bulk item's outcome: its move, "replayed", its refusal, or None (to be tried again).
+BulkOutcome = moves.BulkMove | str | TasklifeError | None
+
+
+@dataclass(frozen=True, slots=True)
 class BulkBatch:
     """A bulk operation's batch as TaskStore.transition_bulk_batch wrote it: each item's
-    outcome (a move, "replayed", a refusal, or None: to be tried again), in command order."""
+    outcome, in the targets' order."""
 
     action: Action
     timer: Timer | None
-    outcomes: list[moves.BulkMove | str | TasklifeError | None]
+    outcomes: list[BulkOutcome]
 
 
 class _DeletedMeanwhile(Exception):
