@@ -1,13 +1,14 @@
 """BulkRunner: moves the tasks of running bulk operations, in any number of server processes.
 
 Each round claims a batch of pending items (storage/bulk.py: FOR UPDATE SKIP LOCKED, so
-runners never take the same items), moves them through the store's ordinary batch
-transition (its own transaction, group-committed like BatchTransitionTasks), each at the
-version the operation's snapshot recorded and with request_id `bulk:<operation>:<task>`,
-then records the outcomes and counts in the claiming transaction. A process that dies
-between the moves' commit and the bookkeeping's leaves the items pending: whichever runner
-claims them next repeats the moves, which replay (same request_id) instead of applying
-twice, and count as applied.
+runners never take the same items), moves them in the same transaction, in one statement
+(TaskStore.transition_bulk_batch: the ordinary compare-and-swap of transition_group), each
+at the version the operation's snapshot recorded and with request_id
+`bulk:<operation>:<task>`, and records the outcomes and counts there too: the moves and
+their bookkeeping commit together, or neither does. An item the stream-order guard refused
+stays pending, for the next round's new transaction. A move that finds its request_id
+already used by the same request (a batch moved by a release that committed the moves
+apart from their bookkeeping) replays instead of applying twice, and counts as applied.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tasklife_server.domain.model import TransitionCommand
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.service.errors import status_of
 from tasklife_server.storage.bulk import BulkItem, BulkStore
+from tasklife_server.storage.store import BulkTarget
 
 log = logging.getLogger(__name__)
 
@@ -79,14 +81,21 @@ class BulkRunner:
             items = await self._bulk.claim(conn, self._batch_size)
             if not items:
                 return False
-            outcomes = await store.transition_batch([_command(item) for item in items])
+            targets = [BulkTarget(item.task_id, item.version, request_id_of(item.operation_id, item.task_id))
+                       for item in items]
+            batch = await store.transition_bulk_batch(conn, _command(items[0]), targets)
             await self._bulk.record(conn, items[0].operation_id, [
-                (item.task_id, _outcome_name(outcome)) for item, outcome in zip(items, outcomes, strict=True)
+                (item.task_id, _outcome_name(outcome))
+                for item, outcome in zip(items, batch.outcomes, strict=True)
+                if outcome is not None  # refused by the stream-order guard: pending, for a new transaction
             ])
+        store.bulk_batch_committed(batch)
         return True
 
 
 def _command(item: BulkItem) -> TransitionCommand:
+    """The operation's move of an item's task (of any item of its batch but for the task,
+    version and request_id)."""
     return TransitionCommand(
         task_id=item.task_id,
         action=item.action,
@@ -98,7 +107,8 @@ def _command(item: BulkItem) -> TransitionCommand:
 
 
 def _outcome_name(outcome: object) -> str:
-    """"applied", or the refusal's ErrorInfo reason (what a caller of the single RPC would see)."""
+    """"applied" (a replay too), or the refusal's ErrorInfo reason (what a caller of the
+    single RPC would see)."""
     if not isinstance(outcome, TasklifeError):
         return APPLIED
     for detail in status_of(outcome).details:

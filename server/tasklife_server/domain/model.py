@@ -291,12 +291,18 @@ class TransitionCommand:
 
     def repeats(self, event: Event) -> bool:
         """Whether `event`, recorded under this command's request_id, came from the same request."""
+        return self.repeats_request(event.action, event.operator, event.reason, event.expected_version, event.on_behalf_of)
+
+    def repeats_request(
+        self, action: Action, operator: str, reason: str, expected_version: int | None, on_behalf_of: str | None
+    ) -> bool:
+        """Whether an event that recorded these of its request came from the same request."""
         return (
-            event.action is self.action
-            and event.operator == self.operator
-            and event.reason == self.reason
-            and event.expected_version == self.expected_version
-            and event.on_behalf_of == self.on_behalf_of
+            action is self.action
+            and operator == self.operator
+            and reason == self.reason
+            and expected_version == self.expected_version
+            and on_behalf_of == self.on_behalf_of
         )
 
 

@@ -134,6 +134,53 @@ def reordered(row: Sequence[Any] | None) -> bool:
     return row is not None and row[1] == "refused" and row[_DETAILS_AT + 3] is False
 
 
+# The row of bulk_transition_group: n, outcome, the task's namespace, state (for a move, the
+# state it left) and version, the refusal's details (as in transition_group's row), when the
+# task had entered the state a move left, the move's time, whether it armed downstream
+# tasks, then what a replayed request's first event recorded: action, operator, reason,
+# expected_version, on_behalf_of.
+_BULK_DETAILS_AT = 5
+_BULK_SINCE_AT = _BULK_DETAILS_AT + 8
+_BULK_REPLAYED_AT = _BULK_SINCE_AT + 3
+
+
+@dataclass(frozen=True, slots=True)
+class BulkMove:
+    """What a committed bulk move reports to the metrics: where it moved a task from, and when."""
+
+    namespace: str
+    from_state: State
+    seconds_in_state: float
+    armed_downstream: bool
+
+
+def bulk_reordered(row: Sequence[Any] | None) -> bool:
+    """Whether the stream-order guard refused a bulk item: it must run in a new transaction."""
+    return row is not None and row[1] == "refused" and row[_BULK_DETAILS_AT + 3] is False
+
+
+def bulk_outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> BulkMove | str | TasklifeError:
+    """A bulk item's outcome from its row of bulk_transition_group, as `outcome_of` would
+    answer the same command: the move (applied), "replayed", or the refusal."""
+    if row is None:
+        return TaskNotFound(command.task_id)
+    outcome = row[1]
+    if outcome == "refused":
+        return _refusal(command, State(row[3]), row[4], row[_BULK_DETAILS_AT : _BULK_DETAILS_AT + 8])
+    if outcome == "replayed":
+        action, operator, reason, expected_version, on_behalf_of = row[_BULK_REPLAYED_AT : _BULK_REPLAYED_AT + 5]
+        if not command.repeats_request(Action(action), operator, reason, expected_version, on_behalf_of):
+            return RequestIdReused(command.task_id, command.request_id or "", Action(action))
+        return outcome
+    return bulk_move_of(row)
+
+
+def bulk_move_of(row: Sequence[Any]) -> BulkMove:
+    """The move an applied row of bulk_transition_group reports."""
+    since, moved_at, armed = row[_BULK_SINCE_AT : _BULK_SINCE_AT + 3]
+    return BulkMove(row[2], State(row[3]), (moved_at - since).total_seconds(), bool(armed))
+
+
 def state_since(row: Sequence[Any]) -> datetime:
     """When an applied item's task had entered the state this move left."""
     return row[-2]
@@ -164,8 +211,12 @@ def outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> tuple[C
 
 def refusal_of(command: TransitionCommand, row: Sequence[Any]) -> TasklifeError:
     """Which refusal a refused row means."""
-    state, version = State(row[_TASK_AT + 1]), row[_TASK_AT + 2]
-    gate_open, holder_ok, holder, _order_ok, attempt, unmet, not_before, full_key = row[_DETAILS_AT : _DETAILS_AT + 8]
+    return _refusal(command, State(row[_TASK_AT + 1]), row[_TASK_AT + 2], row[_DETAILS_AT : _DETAILS_AT + 8])
+
+
+def _refusal(command: TransitionCommand, state: State, version: int, details: Sequence[Any]) -> TasklifeError:
+    """Which refusal an item's task (its state and version) and the guards' details mean."""
+    gate_open, holder_ok, holder, _order_ok, attempt, unmet, not_before, full_key = details
     # A caller that named a version asked for a compare-and-swap: if someone else moved
     # the task first, "your view is stale, re-read" is the useful answer.
     if command.expected_version is not None and command.expected_version != version:

@@ -1074,14 +1074,66 @@ WHERE id = %(operation_id)s AND state = 'running';
 
 -- name: claim_bulk_items
 -- A batch of pending items of one running operation (the oldest with pending work), locked
--- for this runner's transaction; other runners skip them and take the next batch.
+-- for this runner's transaction; other runners skip them and take the next batch. Each
+-- operation's items are read in task order down the partial index of pending items, and
+-- no further than the batch: sorting every pending item of the operation for each batch
+-- made claiming quadratic (24 ms a batch with 18,000 pending).
 SELECT o.id, o.action, o.reason, o.operator, i.task_id, i.version
-FROM bulk_operation_items AS i
-JOIN bulk_operations AS o ON o.id = i.operation_id
-WHERE o.state = 'running' AND i.outcome IS NULL
-ORDER BY o.created_at, i.operation_id, i.task_id
-LIMIT %(limit)s
-FOR UPDATE OF i SKIP LOCKED;
+FROM bulk_operations AS o
+CROSS JOIN LATERAL (
+    SELECT i.task_id, i.version FROM bulk_operation_items AS i
+    WHERE i.operation_id = o.id AND i.outcome IS NULL
+    ORDER BY i.task_id
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED
+) AS i
+WHERE o.state = 'running'
+ORDER BY o.created_at, o.id
+LIMIT %(limit)s;
+
+-- name: bulk_transition_group
+-- One claimed batch of a bulk operation (bulk/runner.py), moved in the runner's claiming
+-- transaction, so that the moves and the items' outcomes commit together. It is
+-- transition_group itself (queries.py composes it): the same items, every guard and every
+-- write (the tasks, the events, timers, running counts, armed downstream tasks), with two
+-- parts replaced.
+-- The replay lookup: a bulk move's request_id names the operation, started after the
+-- snapshot that recorded each item's version, so an event carrying it means the task has
+-- moved since. The history is searched only for the items whose task is no longer at that
+-- version (none, in a batch nobody touched), each through the (task_id, request_id) index:
+-- not one probe of the history for each item. (A batch's tasks are claimed by one runner:
+-- no concurrent move carries its request_ids, so no lock_tasks is needed before it.)
+-- The answer: not the task and event a caller is answered with, but what the runner records
+-- and the metrics count. One row per item, by its n: the outcome, the task's namespace,
+-- state (for a move, the state it left) and version; then for a refusal its details as
+-- transition_group returns them; for a move when the task had entered the state it left,
+-- the move's time and whether downstream tasks were armed; for a replay what the first
+-- event recorded of its request (action, operator, reason, expected_version, on_behalf_of).
+{transition_group:up_to_prior}
+prior AS (
+    SELECT i.n, e.* FROM item AS i JOIN cur AS c ON c.id = i.task_id AND c.version IS DISTINCT FROM i.expected_version
+    CROSS JOIN LATERAL (
+        SELECT * FROM task_events AS e WHERE e.task_id = i.task_id AND e.request_id = i.request_id OFFSET 0
+    ) AS e
+),
+{transition_group:checks_to_answer}
+SELECT m.n, 'applied', m.namespace, m.e_from_state, m.version, NULL::bool, NULL::bool, NULL::text, NULL::bool,
+       NULL::int, NULL::text[], NULL::timestamptz, NULL::text[], m.state_since, m.e_created_at, EXISTS (SELECT FROM armed),
+       NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::text
+FROM made AS m
+UNION ALL
+SELECT k.n, 'replayed', c.namespace, c.state, c.version, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, p.action, p.operator, p.reason, p.expected_version, p.on_behalf_of
+FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
+WHERE k.replay
+UNION ALL
+SELECT k.n, 'refused', k.namespace, k.state, k.version, k.gate_open, k.holder_ok, k.holder, k.order_ok, k.attempt,
+       CASE WHEN NOT k.gate_open THEN k.unmet END,
+       CASE WHEN NOT k.start_time_ok THEN k.not_before END,
+       CASE WHEN NOT k.slot_ok THEN ARRAY[k.namespace, k.concurrency_key, k.max_running::text] END,
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM slotted AS k
+WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved));
 
 -- name: record_bulk_outcomes
 -- Each claimed item's outcome, and the operation's counts (locking its row: concurrent
@@ -1090,7 +1142,8 @@ FOR UPDATE OF i SKIP LOCKED;
 WITH recorded AS (
     UPDATE bulk_operation_items AS i SET outcome = o.outcome
     FROM unnest(%(task_ids)s::text[], %(outcomes)s::text[]) AS o(task_id, outcome)
-    WHERE i.operation_id = %(operation_id)s AND i.task_id = o.task_id
+    -- ANY: the batch's items looked up by the primary key, not every item of the operation.
+    WHERE i.operation_id = %(operation_id)s AND i.task_id = ANY(%(task_ids)s::text[]) AND i.task_id = o.task_id
 )
 UPDATE bulk_operations
 SET applied = applied + %(applied)s,

@@ -118,8 +118,11 @@ class TaskStore:
 
     def _state_left(self, change: Change, action: Action, since: datetime) -> None:
         seconds = (change.event.created_at - since).total_seconds()
+        self._left_state(change.task.namespace, change.event.from_state, action, seconds)
+
+    def _left_state(self, namespace: str, state: State, action: Action, seconds: float) -> None:
         for callback in self._state_left_observers:
-            callback(change.task.namespace, change.event.from_state, action, seconds)
+            callback(namespace, state, action, seconds)
 
     def pool_stats(self) -> dict[str, int]:
         """psycopg_pool's counters: pool_size, pool_available, requests_waiting, ..."""
@@ -458,19 +461,68 @@ class TaskStore:
             return refusal, "refused"
         if outcome == "applied":
             assert row is not None
-            self._announce(action, move.timer, row)
+            self._announce(action, move.timer, moves.armed_downstream(row))
             self._state_left(change, action, moves.state_since(row))
         self.observe(action, outcome)
         return change, outcome
 
-    def _announce(self, action: Action, timer: Timer | None, row: TupleRow) -> None:
+    def _announce(self, action: Action, timer: Timer | None, armed_downstream: bool) -> None:
         """Tells the timer runner and waiting claimers of a committed move."""
         if target_of(action) is State.READY:
             self.doorbell.ring()
         if timer is not None:
             self._timer_set(timer.delay_ms)
-        if moves.armed_downstream(row):
+        if armed_downstream:
             self._timer_set(0)
+
+    async def transition_bulk_batch(
+        self, conn: AsyncConnection, command: TransitionCommand, targets: Sequence[BulkTarget]
+    ) -> BulkBatch:
+        """Applies `command` to each target (its task, at its expected_version, with its
+        request_id): a claimed batch of one bulk operation, in the caller's transaction
+        (`conn`, the bulk runner's, which records the outcomes too), in one statement
+        (bulk_transition_group: transition_group's guards and writes, answered in brief).
+
+        Each outcome is what `transition` would answer the command for that target (a move,
+        "replayed" or the refusal), or None for an item the stream-order guard refused: a
+        younger transaction wrote its task's latest event, so it must be tried again in a new
+        transaction. Nothing is reported until the caller has committed and calls
+        `bulk_batch_committed`.
+        """
+        template = self._move(command)
+        items = [{**template.item, "n": n, "task_id": target.task_id, "expected_version": target.expected_version,
+                  "request_id": target.request_id} for n, target in enumerate(targets)]
+        rows = await self._fetchall("bulk_transition_group", {"items": Jsonb(items), "results": None}, conn)
+        by_n = {row[0]: row for row in rows}
+        outcomes = [self._bulk_outcome(command, target, by_n.get(n)) for n, target in enumerate(targets)]
+        return BulkBatch(command.action, template.timer, outcomes)
+
+    @staticmethod
+    def _bulk_outcome(command: TransitionCommand, target: BulkTarget, row: TupleRow | None) -> BulkOutcome:
+        if moves.bulk_reordered(row):
+            return None
+        if row is not None and row[1] == "applied":
+            return moves.bulk_move_of(row)  # the common case: no command of its own needed
+        return moves.bulk_outcome_of(replace(command, task_id=target.task_id, expected_version=target.expected_version,
+                                             request_id=target.request_id), row)
+
+    def bulk_batch_committed(self, batch: BulkBatch) -> None:
+        """Reports a committed bulk batch as `transition` reports each move: to the metrics,
+        the timer runner, waiting claimers, the stream's reader and the other processes."""
+        action = batch.action
+        moved = armed = False
+        for outcome in batch.outcomes:
+            if isinstance(outcome, moves.BulkMove):
+                self._left_state(outcome.namespace, outcome.from_state, action, outcome.seconds_in_state)
+                self.observe(action, "applied")
+                moved, armed = True, armed or outcome.armed_downstream
+            elif isinstance(outcome, TasklifeError):
+                self.observe(action, _snake_case(type(outcome).__name__))
+            elif outcome is not None:
+                self.observe(action, outcome)
+        if moved:
+            self._announce(action, batch.timer, armed)
+        self.committed_elsewhere()
 
     async def _write_moves(self, group: Sequence[moves.Move], conn: AsyncConnection | None = None) -> list[TupleRow | None]:
         """Each move's row of transition_group (None: no such task), all written in one
@@ -893,6 +945,30 @@ _REORDERED_RETRIES = 20
 
 # A create finds its id taken, then the task gone (retention deleted it): it tries again.
 _DELETED_MEANWHILE_RETRIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class BulkTarget:
+    """One task of a bulk batch: its id, its version in the operation's snapshot, and the
+    request_id of its move."""
+
+    task_id: str
+    expected_version: int
+    request_id: str
+
+
+# A bulk item's outcome: its move, "replayed", its refusal, or None (to be tried again).
+BulkOutcome = moves.BulkMove | str | TasklifeError | None
+
+
+@dataclass(frozen=True, slots=True)
+class BulkBatch:
+    """A bulk operation's batch as TaskStore.transition_bulk_batch wrote it: each item's
+    outcome, in the targets' order."""
+
+    action: Action
+    timer: Timer | None
+    outcomes: list[BulkOutcome]
 
 
 class _DeletedMeanwhile(Exception):
