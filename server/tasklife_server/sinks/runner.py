@@ -91,6 +91,10 @@ def target_of(kind: str, target_bytes: bytes, policy: HostPolicy) -> Target:
 STOP_WAIT_SECONDS = 1.0
 
 
+# How the head reader's connection shows in pg_stat_activity.
+HEAD_READER_NAME = "tasklife sink reader"
+
+
 class HeadReader:
     """The reads of this replica's sinks at the head of the stream, on one connection of the
     runner's own, one read at a time, planned once (a generic plan, as the stream's reader
@@ -109,6 +113,7 @@ class HeadReader:
         async with self._lock:
             if self._connection is None or self._connection.closed:
                 self._connection = await self._store.connect_reader()
+                await self._connection.execute(f"SET application_name = '{HEAD_READER_NAME}'")
             try:
                 return await self._store.stream_batch(after, limit, self._connection, accepted)
             except CursorNotRetained:
