@@ -87,7 +87,9 @@ class KafkaBroker:
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info", "-cp", f"{LIBS}/*", main_class, *args]
 
     def _format(self) -> None:
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        cluster_id = "-"
+        while cluster_id.startswith("-"):  # StorageTool would read it as an option (Kafka's own ids never start so)
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         subprocess.run(
             self._java("kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(self.folder / "server.properties")),
             check=True, capture_output=True, timeout=120,

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import grpc
+import psycopg
 from google.protobuf import json_format
 from google.protobuf.duration_pb2 import Duration
 from tasklife.v1 import event_sink_service_pb2 as sink_pb2
@@ -16,6 +17,7 @@ from tasklife.v1 import task_pb2, task_service_pb2
 from tests.sinks.receiver import SECRET, WebhookReceiver
 from tests.support import act, create, failure_of, unique_id, wait_for
 from tasklife_server.domain.states import Action
+from tasklife_server.sinks.runner import HEAD_READER_NAME
 
 DELIVERY_TIMEOUT = 20
 
@@ -136,6 +138,25 @@ def test_every_matching_event_reaches_the_webhook_signed_and_in_version_order(
     assert first.headers["x-team"] == "data"
     assert first.headers["webhook-id"] == first.cloudevent["id"]
     assert first.headers["webhook-signature"].startswith("v1,")
+
+
+def test_a_sink_delivers_on_after_the_connection_of_its_reads_at_the_head_was_cut(
+    sinks: Any, tasks: Any, created_sinks: list[str], receiver: WebhookReceiver, own_database_url: str
+) -> None:
+    label = unique_id("l")
+    webhook_sink(sinks, created_sinks, receiver, label)
+    before = run_tasks(tasks, label, 2)
+    wait_for(lambda: len(receiver.received) >= 6, DELIVERY_TIMEOUT, "6 deliveries")
+    with psycopg.connect(own_database_url, autocommit=True) as conn:
+        readers = "FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s"
+        wait_for(lambda: conn.execute(f"SELECT count(*) {readers}", (HEAD_READER_NAME,)).fetchone()[0] == 1,
+                 DELIVERY_TIMEOUT, "the sinks' head reader connected")
+        cut = conn.execute(f"SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) {readers}",
+                           (HEAD_READER_NAME,)).fetchone()[0]
+    assert cut == 1
+    after = run_tasks(tasks, label, 2)
+    wait_for(lambda: len(receiver.received) >= 12, DELIVERY_TIMEOUT, "12 deliveries")
+    assert versions_by_task(receiver.events()) == {t: [1, 2, 3] for t in before + after}
 
 
 def test_a_webhook_cloudevent_carries_the_mapped_attributes_and_the_event_as_proto3_json(

@@ -5,10 +5,12 @@ free or expired ones (storage/sinks.py, SKIP LOCKED); a replica that dies stops 
 and another claims its sinks once the lease ran out: within LEASE_SECONDS plus one renewal.
 A graceful stop releases the leases at once.
 
-Each held sink has one delivery task. It reads the stream after the sink's cursor with the
-store's catch-up read (the one a watch catching up uses), keeps the events the filter
-matches, hands them to the target, and moves the cursor only once the target acknowledged
-all of them. A failed delivery records last_error (the sink shows FAILING) and is retried
+Each held sink has one delivery task. It reads the stream after the sink's cursor (behind
+the head, with the store's catch-up read, the one a watch catching up uses; at the head, on
+the runner's own connection: HeadReader), keeps the events the filter matches, hands them
+to the target, and moves the cursor only once the target acknowledged all of them (that
+update commits while the next round waits and reads; the round delivers nothing before it
+was accepted). A failed delivery records last_error (the sink shows FAILING) and is retried
 with capped exponential backoff and jitter, the events the target did acknowledge left out;
 the first success clears the error. Events that retention dropped before they were
 delivered make the sink FAILING with CURSOR_NOT_RETAINED: it stops until rewound.
@@ -33,9 +35,11 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from google.rpc import code_pb2
+from psycopg import AsyncConnection
 from tasklife.v1 import event_sink_service_pb2 as sink_pb2
 
 from tasklife_server.domain.errors import CursorNotRetained
+from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import Position, WatchFilter, position_of
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.service.convert import event_to_pb
@@ -45,6 +49,7 @@ from tasklife_server.sinks.hosts import HostPolicy
 from tasklife_server.sinks.kafka import KafkaTarget
 from tasklife_server.sinks.webhook import WebhookTarget
 from tasklife_server.storage.sinks import Delivering, SinkStore
+from tasklife_server.storage.store import TaskStore
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +91,44 @@ def target_of(kind: str, target_bytes: bytes, policy: HostPolicy) -> Target:
 STOP_WAIT_SECONDS = 1.0
 
 
+# How the head reader's connection shows in pg_stat_activity.
+HEAD_READER_NAME = "tasklife sink reader"
+
+
+class HeadReader:
+    """The reads of this replica's sinks at the head of the stream, on one connection of the
+    runner's own, one read at a time, planned once (a generic plan, as the stream's reader
+    reads: stream/hub.py). A pooled connection would make each read wait behind the
+    writers' transitions for a connection, and plan it anew (store.py: connect_reader)."""
+
+    def __init__(self, store: TaskStore):
+        self._store = store
+        self._connection: AsyncConnection[Any] | None = None
+        self._lock = asyncio.Lock()
+
+    async def stream_batch(
+        self, after: Position, limit: int, accepted: Position | None
+    ) -> tuple[list[tuple[Event, dict[str, str]]], int | None]:
+        """As TaskStore.stream_batch on this reader's connection."""
+        async with self._lock:
+            if self._connection is None or self._connection.closed:
+                self._connection = await self._store.connect_reader()
+                await self._connection.execute(f"SET application_name = '{HEAD_READER_NAME}'")
+            try:
+                return await self._store.stream_batch(after, limit, self._connection, accepted)
+            except CursorNotRetained:
+                raise
+            except BaseException:
+                # Broken, or cut off mid-read (a cancelled delivery): the next read connects anew.
+                await self.close()
+                raise
+
+    async def close(self) -> None:
+        if self._connection is not None:
+            connection, self._connection = self._connection, None
+            await connection.close()
+
+
 class SinkRunner:
     def __init__(self, sinks: SinkStore, policy: HostPolicy, metrics: Any = None, *,
                  lease_seconds: float = LEASE_SECONDS, renew_seconds: float = LEASE_RENEW_SECONDS):
@@ -98,6 +141,7 @@ class SinkRunner:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._deliveries: dict[str, asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._head_reader = HeadReader(sinks.store)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._keep_leases(), name="tasklife-sink-leases")
@@ -114,6 +158,7 @@ class SinkRunner:
                 log.warning("the sink lease task did not stop within %ss", STOP_WAIT_SECONDS)
             self._task = None
         await self._stop_deliveries(list(self._deliveries))
+        await self._head_reader.close()
         try:
             await self._sinks.release(self.owner)
         except Exception as exc:  # noqa: BLE001 - the leases then expire by themselves
@@ -138,7 +183,8 @@ class SinkRunner:
             for sink_id in await self._sinks.claim(self.owner, self._lease, room):
                 log.info("delivering event sink %s", sink_id)
                 self._deliveries[sink_id] = asyncio.create_task(
-                    SinkDelivery(sink_id, self.owner, self._sinks, self._policy, self._metrics).run(),
+                    SinkDelivery(sink_id, self.owner, self._sinks, self._policy, self._metrics,
+                                 self._head_reader).run(),
                     name=f"tasklife-sink-{sink_id}",
                 )
 
@@ -163,8 +209,10 @@ class SinkRunner:
 class SinkDelivery:
     """The delivery loop of one sink, while this replica holds its lease."""
 
-    def __init__(self, sink_id: str, owner: str, sinks: SinkStore, policy: HostPolicy, metrics: Any):
+    def __init__(self, sink_id: str, owner: str, sinks: SinkStore, policy: HostPolicy, metrics: Any,
+                 head_reader: HeadReader):
         self._sink_id = sink_id
+        self._head_reader = head_reader
         self._owner = owner
         self._sinks = sinks
         self._policy = policy
@@ -174,13 +222,19 @@ class SinkDelivery:
         self._target: Target | None = None
         self._delivering: Delivering | None = None
         self._read_at = 0.0
-        self._behind = False
+        # Whether the next read is a catch-up read (see _read). Until a read found the sink
+        # at the head: a generic plan reading far behind it sorts the history after the cursor.
+        self._behind = True
+        # The cursor update of the round before, committing while this round sleeps and reads.
+        self._storing: asyncio.Task[bool] | None = None
 
     async def run(self) -> None:
         try:
             while await self._round_surviving():
                 pass
         finally:
+            if self._storing is not None:  # a cursor the target acknowledged is worth storing
+                await asyncio.wait({self._storing}, timeout=STOP_WAIT_SECONDS)
             if self._target is not None:
                 await self._target.close()
 
@@ -211,16 +265,14 @@ class SinkDelivery:
         current = await self._current()
         if current is None:
             return False
-        limit = CATCH_UP_BATCH_SIZE if self._behind else BATCH_SIZE
         try:
-            rows, _blocked_by = await self._sinks.store.stream_batch(current.cursor, limit, accepted=current.accepted)
+            rows = await self._read(current)
         except CursorNotRetained as lost:
             await self._sinks.fail(self._sink_id, self._owner, current.generation, error_status(
                 code_pb2.OUT_OF_RANGE, "CURSOR_NOT_RETAINED",
                 "history retention dropped events this sink had not delivered: rewind it", cursor=lost.cursor[:64],
             ).SerializeToString(), cursor_lost=True)
             return False
-        self._behind = len(rows) == limit
         if not rows:
             self._report(lambda m: m.sink_lag(self._sink_id, 0.0))
             return True
@@ -229,14 +281,30 @@ class SinkDelivery:
         if batch:
             oldest = batch[0].event.created_at
             self._report(lambda m: m.sink_lag(self._sink_id, (datetime.now(timezone.utc) - oldest).total_seconds()))
-        if not await self._deliver(batch, current.generation) or not await self._sinks.advance(
-            self._sink_id, self._owner, current.generation, end, len(batch)
-        ):
+        if not await self._stored() or not await self._deliver(batch, current.generation):
             self._delivering = None  # changed or taken over meanwhile: read it again
             return await self._still_ours()
+        # The cursor update commits while the next round waits and reads: that round delivers
+        # nothing before the database accepted it (_stored), as if it had been awaited here.
+        self._storing = asyncio.create_task(
+            self._sinks.advance(self._sink_id, self._owner, current.generation, end, len(batch))
+        )
         self._delivering = replace(current, cursor=end)
         self._report(lambda m: m.sink_delivered(self._sink_id, len(batch)))
         return True
+
+    async def _read(self, current: Delivering) -> list[tuple[Event, dict[str, str]]]:
+        """The next page after the cursor: behind the head, a large one planned for its
+        position on a pooled connection; at the head, on the head reader's connection."""
+        if self._behind:
+            rows, _blocked_by = await self._sinks.store.stream_batch(
+                current.cursor, CATCH_UP_BATCH_SIZE, accepted=current.accepted
+            )
+            self._behind = len(rows) == CATCH_UP_BATCH_SIZE
+        else:
+            rows, _blocked_by = await self._head_reader.stream_batch(current.cursor, BATCH_SIZE, current.accepted)
+            self._behind = len(rows) == BATCH_SIZE
+        return rows
 
     async def _current(self) -> Delivering | None:
         """The sink as delivered now. Read from the database at the start, after a delivery the
@@ -244,6 +312,7 @@ class SinkDelivery:
         (a rewind or a new filter of an idle sink); else the cursor this loop advanced."""
         now = asyncio.get_running_loop().time()
         if self._delivering is None or now - self._read_at >= REREAD_SECONDS:
+            await self._stored()  # refused or not, the sink as read now tells what holds
             self._delivering = await self._sinks.delivering(self._sink_id, self._owner)
             self._read_at = now
             if self._delivering is not None:
@@ -259,6 +328,7 @@ class SinkDelivery:
         self._filter = watch_filter_of(current.filter)
         self._target = target_of(current.target_kind, current.target, self._policy)
         self._generation = current.generation
+        self._behind = True  # a rewind, say
 
     async def _deliver(self, batch: list[Outgoing], generation: int) -> bool:
         """Delivers until the target acknowledged every event of `batch` (True), or the sink
@@ -272,6 +342,7 @@ class SinkDelivery:
                 return True
             except DeliveryFailed as failed:
                 failures += 1
+                self._behind = True  # the head moves on while the target fails
                 self._report(lambda m: m.sink_failed(self._sink_id))
                 log.warning("event sink %s: delivery failed (attempt %d): %s", self._sink_id, failures, failed)
                 if not await self._sinks.fail(self._sink_id, self._owner, generation, failed.status().SerializeToString()):
@@ -282,6 +353,12 @@ class SinkDelivery:
             if current is None or current.generation != generation:
                 return False
         return True
+
+    async def _stored(self) -> bool:
+        """Waits for the cursor update of the round before: False if the database refused it
+        (the lease or the generation is no longer this delivery's)."""
+        storing, self._storing = self._storing, None
+        return storing is None or await storing
 
     async def _still_ours(self) -> bool:
         return await self._sinks.delivering(self._sink_id, self._owner) is not None
