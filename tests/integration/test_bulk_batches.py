@@ -108,3 +108,38 @@ def test_a_batch_reports_each_outcome_to_the_metrics_once_it_has_committed(own_d
         (Action.PAUSE, "invalid_transition"), (Action.PAUSE, "task_not_found"),
     ], key=lambda o: o[1])
     assert result["left"] == [("default", State.READY, Action.PAUSE)]
+
+
+async def _claim_one_of_two_operations(database_url: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """Two running operations of two tasks each; a claim of one item; what another
+    transaction can still lock."""
+    store = await TaskStore.open(database_url, min_size=1, max_size=2)
+    try:
+        bulk = BulkStore(store)
+        operations = []
+        for n in range(2):
+            labels = {"suite": unique_id(f"claim{n}")}
+            await store.create_tasks([NewTask(f"{labels['suite']}-{k}", TaskSpec(labels=labels), "test") for k in range(2)])
+            operation_id = str(uuid.uuid4())
+            await bulk.start(NewBulkOperation(
+                operation_id, Action.ENQUEUE, REASON, OPERATOR, None, False, 100, b"", TaskFilter(labels=labels)))
+            operations.append(operation_id)
+        async with store.transaction() as conn:
+            claimed = [(item.operation_id, item.task_id) for item in await bulk.claim(conn, 1)]
+            with psycopg.connect(database_url) as other:
+                free = [task_id for (task_id,) in other.execute(
+                    "SELECT task_id FROM bulk_operation_items WHERE operation_id = ANY(%s) AND outcome IS NULL "
+                    "ORDER BY task_id FOR UPDATE SKIP LOCKED", (operations,)).fetchall()]
+        for operation_id in operations:
+            await bulk.cancel(operation_id, None)
+        return claimed, free
+    finally:
+        await store.close()
+
+
+def test_a_claim_locks_the_oldest_operations_first_items_and_no_further_than_its_batch(own_database_url: str) -> None:
+    claimed, free = asyncio.run(_claim_one_of_two_operations(own_database_url))
+
+    ((_operation, task_id),) = claimed
+    assert task_id.startswith("claim0-") and task_id.endswith("-0")  # the older operation's first task
+    assert task_id not in free and len(free) == 3
