@@ -76,3 +76,18 @@ def test_a_sink_of_another_namespace_is_not_found_to_an_admin_of_one(secured: gr
 def test_a_sink_filter_naming_a_namespace_out_of_reach_is_refused(secured: grpc.Channel) -> None:
     failure = failure_of(lambda: as_principal(secured, "admin-a").CreateEventSink(new_sink([NAMESPACE_B])))
     assert (failure.code, failure.error_info.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NAMESPACE_NOT_GRANTED")
+
+
+def test_a_viewer_reads_a_webhook_s_header_names_but_not_their_values(secured: grpc.Channel) -> None:
+    request = new_sink([NAMESPACE_A])
+    request.webhook.headers["authorization"] = "Bearer receiver-credential"
+    sink = as_principal(secured, "admin-a").CreateEventSink(request).sink
+    assert dict(sink.webhook.headers) == {"authorization": "Bearer receiver-credential"}
+    as_viewer = as_principal(secured, "viewer-a")
+    got = as_viewer.GetEventSink(sink_pb2.GetEventSinkRequest(sink_id=sink.sink_id)).sink
+    listed = [s for s in as_viewer.ListEventSinks(sink_pb2.ListEventSinksRequest(page_size=1000)).sinks
+              if s.sink_id == sink.sink_id]
+    assert dict(got.webhook.headers) == {"authorization": "(hidden)"}
+    assert [dict(s.webhook.headers) for s in listed] == [{"authorization": "(hidden)"}]
+    as_admin = as_principal(secured, "admin-a").GetEventSink(sink_pb2.GetEventSinkRequest(sink_id=sink.sink_id)).sink
+    assert dict(as_admin.webhook.headers) == {"authorization": "Bearer receiver-credential"}

@@ -176,10 +176,18 @@ def _start(request: Any, problems: validation.Violations, *, required: bool) -> 
     return None
 
 
-def _without_secrets(kind: str, target: bytes) -> Any:
+# What a caller who may not change sinks sees in place of each webhook header's value: a
+# header often carries the receiver's credential (Authorization), which a viewer must not read.
+HIDDEN_HEADER_VALUE = "(hidden)"
+
+
+def _without_secrets(kind: str, target: bytes, header_values: bool) -> Any:
     if kind == "webhook":
         webhook = sink_pb2.WebhookTarget.FromString(target)
         webhook.ClearField("secret")
+        if not header_values:
+            for name in webhook.headers:
+                webhook.headers[name] = HIDDEN_HEADER_VALUE
         return webhook
     kafka = sink_pb2.KafkaTarget.FromString(target)
     kafka.tls.ClearField("client_key_pem")
@@ -215,7 +223,7 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
             namespaces=list(stored_filter.namespaces) or None,
             target_kind=target[0], target=target[1], paused=request.paused, cursor=position, accepted=accepted,
         ))
-        return sink_pb2.CreateEventSinkResponse(sink=await self._sink_pb(row))
+        return sink_pb2.CreateEventSinkResponse(sink=await self._sink_pb(row, caller))
 
     async def _position(self, start: cursor.Cursor | None, cursor_text: str) -> tuple[Position, Position]:
         """The position to start after, and what retention had dropped before it was checked.
@@ -231,7 +239,7 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
     async def GetEventSink(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "GetEventSink")
         self._require_id(request.sink_id)
-        return sink_pb2.GetEventSinkResponse(sink=await self._sink_pb(await self._sinks.get(request.sink_id, caller.reach)))
+        return sink_pb2.GetEventSinkResponse(sink=await self._sink_pb(await self._sinks.get(request.sink_id, caller.reach), caller))
 
     async def ListEventSinks(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "ListEventSinks")
@@ -246,7 +254,7 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
             last = rows[limit - 1]
             next_token = pagination.encode(filters, [last.created_at.isoformat(), last.sink_id])
         return sink_pb2.ListEventSinksResponse(
-            sinks=[await self._sink_pb(row) for row in rows[:limit]], next_page_token=next_token
+            sinks=[await self._sink_pb(row, caller) for row in rows[:limit]], next_page_token=next_token
         )
 
     async def UpdateEventSink(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -263,7 +271,7 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
             target_kind=target[0] if target else None, target=target[1] if target else None,
             paused=request.paused if request.HasField("paused") else None,
         ))
-        return sink_pb2.UpdateEventSinkResponse(sink=await self._sink_pb(row))
+        return sink_pb2.UpdateEventSinkResponse(sink=await self._sink_pb(row, caller))
 
     async def DeleteEventSink(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         caller = self._gate.admit(context, "DeleteEventSink")
@@ -280,7 +288,7 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
         await self._sinks.get(request.sink_id, caller.reach)  # NOT_FOUND before OUT_OF_RANGE
         position, accepted = await self._position(start, request.after_cursor)
         row = await self._sinks.rewind(request.sink_id, caller.reach, position, accepted)
-        return sink_pb2.RewindEventSinkResponse(sink=await self._sink_pb(row))
+        return sink_pb2.RewindEventSinkResponse(sink=await self._sink_pb(row, caller))
 
     @staticmethod
     def _require_id(sink_id: str) -> None:
@@ -288,14 +296,15 @@ class EventSinkServicer(sink_grpc.EventSinkServiceServicer):
         _check_sink_id(sink_id, problems)
         problems.raise_if_any()
 
-    async def _sink_pb(self, row: SinkRow) -> sink_pb2.EventSink:
+    async def _sink_pb(self, row: SinkRow, caller: Principal) -> sink_pb2.EventSink:
         sink = sink_pb2.EventSink(
             sink_id=row.sink_id,
             filter=sink_pb2.EventSinkFilter.FromString(row.filter),
             delivered_cursor=cursor.encode(*row.cursor) if row.cursor != ORIGIN else "",
             delivered_events=row.delivered_events,
         )
-        getattr(sink, row.target_kind).CopyFrom(_without_secrets(row.target_kind, row.target))
+        header_values = caller.may_call("UpdateEventSink")  # who may change the sink may read it whole
+        getattr(sink, row.target_kind).CopyFrom(_without_secrets(row.target_kind, row.target, header_values))
         if row.paused:
             sink.state = sink_pb2.EVENT_SINK_STATE_PAUSED
         elif row.last_error is not None:
