@@ -237,7 +237,8 @@ type WebhookTarget struct {
 	// The signing secret: `whsec_` and base64 of 24 to 64 bytes. Write-only: never
 	// returned, never logged. Required.
 	Secret string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
-	// Extra request headers (not the webhook-* or content-type ones).
+	// Extra request headers (not the webhook-* or content-type ones). Their values are
+	// returned only to callers who may change sinks (role admin); others read "(hidden)".
 	Headers map[string]string `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// How long one request may take: 0.1 s to 60 s; unset means 10 s.
 	Timeout       *durationpb.Duration `protobuf:"bytes,4,opt,name=timeout,proto3" json:"timeout,omitempty"`

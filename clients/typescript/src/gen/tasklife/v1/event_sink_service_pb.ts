@@ -95,7 +95,8 @@ export type WebhookTarget = Message<"tasklife.v1.WebhookTarget"> & {
   secret: string;
 
   /**
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    *
    * @generated from field: map<string, string> headers = 3;
    */

@@ -194,7 +194,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -215,7 +216,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -226,7 +228,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -244,7 +247,8 @@ java.lang.String defaultValue) {
   }
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -949,7 +953,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Extra request headers (not the webhook-* or content-type ones).
+     * Extra request headers (not the webhook-* or content-type ones). Their values are
+     * returned only to callers who may change sinks (role admin); others read "(hidden)".
      * </pre>
      *
      * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -970,7 +975,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Extra request headers (not the webhook-* or content-type ones).
+     * Extra request headers (not the webhook-* or content-type ones). Their values are
+     * returned only to callers who may change sinks (role admin); others read "(hidden)".
      * </pre>
      *
      * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -981,7 +987,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Extra request headers (not the webhook-* or content-type ones).
+     * Extra request headers (not the webhook-* or content-type ones). Their values are
+     * returned only to callers who may change sinks (role admin); others read "(hidden)".
      * </pre>
      *
      * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -999,7 +1006,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Extra request headers (not the webhook-* or content-type ones).
+     * Extra request headers (not the webhook-* or content-type ones). Their values are
+     * returned only to callers who may change sinks (role admin); others read "(hidden)".
      * </pre>
      *
      * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -1023,7 +1031,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Extra request headers (not the webhook-* or content-type ones).
+     * Extra request headers (not the webhook-* or content-type ones). Their values are
+     * returned only to callers who may change sinks (role admin); others read "(hidden)".
      * </pre>
      *
      * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -1046,7 +1055,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Extra request headers (not the webhook-* or content-type ones).
+     * Extra request headers (not the webhook-* or content-type ones). Their values are
+     * returned only to callers who may change sinks (role admin); others read "(hidden)".
      * </pre>
      *
      * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -1063,7 +1073,8 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Extra request headers (not the webhook-* or content-type ones).
+     * Extra request headers (not the webhook-* or content-type ones). Their values are
+     * returned only to callers who may change sinks (role admin); others read "(hidden)".
      * </pre>
      *
      * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>

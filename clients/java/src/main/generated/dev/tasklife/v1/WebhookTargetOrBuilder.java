@@ -54,7 +54,8 @@ public interface WebhookTargetOrBuilder extends
 
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -62,7 +63,8 @@ public interface WebhookTargetOrBuilder extends
   int getHeadersCount();
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -77,7 +79,8 @@ public interface WebhookTargetOrBuilder extends
   getHeaders();
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -86,7 +89,8 @@ public interface WebhookTargetOrBuilder extends
   getHeadersMap();
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
@@ -98,7 +102,8 @@ java.lang.String getHeadersOrDefault(
 java.lang.String defaultValue);
   /**
    * <pre>
-   * Extra request headers (not the webhook-* or content-type ones).
+   * Extra request headers (not the webhook-* or content-type ones). Their values are
+   * returned only to callers who may change sinks (role admin); others read "(hidden)".
    * </pre>
    *
    * <code>map&lt;string, string&gt; headers = 3 [json_name = "headers"];</code>
