@@ -101,6 +101,7 @@ class Server:
             args += ["--pool-size", str(pool_size)]
         self.process = subprocess.Popen([*args, *extra_args], stdout=subprocess.PIPE, stderr=self._log,
                                         text=True, cwd=ROOT)
+        self.pid = self.process.pid  # named in stop()'s report, even of a server that never started
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         match = re.search(r"serving on (\S+)", line)
@@ -115,7 +116,6 @@ class Server:
             if found:
                 self.http_url = found.group(1)
                 break
-        self.pid = self.process.pid
         self._ps = psutil.Process(self.pid)
 
     def rss_bytes(self) -> int:
