@@ -35,8 +35,7 @@ from tasklife_server.timers.runner import TimerRunner
 from tasklife_server.bulk.runner import BulkRunner
 from tasklife_server.timers.counts import CountFolder
 from tasklife_server.storage.bulk import BulkStore
-from tasklife_server.sinks.hosts import HostPolicy
-from tasklife_server.sinks.runner import SinkRunner
+from tasklife_server.sinks.process import SinkProcess
 from tasklife_server.storage.sinks import SinkStore
 
 log = logging.getLogger("tasklife")
@@ -49,6 +48,7 @@ async def serve(
     credentials: grpc.ServerCredentials | None,
     telemetry: Telemetry,
     http_socket: http_listener.HttpSocket | None,
+    argv: Sequence[str] = (),
 ) -> None:
     if settings.migrate:
         await asyncio.to_thread(_migrate, database_url)
@@ -79,7 +79,8 @@ async def serve(
     count_folder = CountFolder(store)
     bulk.on_started(bulk_runner.wake)
     sinks = SinkStore(store)
-    sink_runner = SinkRunner(sinks, HostPolicy.parse(settings.sink_allowed_hosts), telemetry.sink_metrics)
+    # In a child process: its Python work would take the GIL from request handling.
+    sink_runner = SinkProcess(argv, database_url, telemetry.sink_metrics)
     private = http_listener.PrivateSocket() if http_socket is not None else None
     http = None
     try:
@@ -184,6 +185,7 @@ def reload_credentials(authenticator: Authenticator) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     settings = config.parse(argv)
     logs.configure(settings.observability.log_format, settings.log_level)
     try:
@@ -214,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         kept = "a new database" if embedded.created else "kept between runs"
         print(f"tasklife: data in {embedded.data_dir} (the embedded PostgreSQL; {kept})", flush=True)
     try:
-        asyncio.run(serve(settings, database_url, authenticator, credentials, telemetry, http_socket))
+        asyncio.run(serve(settings, database_url, authenticator, credentials, telemetry, http_socket, argv))
     except server.BindError as exc:
         log.error("%s", exc)
         return 2

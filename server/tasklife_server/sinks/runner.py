@@ -129,16 +129,22 @@ class HeadReader:
             await connection.close()
 
 
+def owner_name(server_pid: int) -> str:
+    """A lease owner: unique per process start; the host and the server's pid tell an operator
+    which replica delivers (sinks/process.py runs the runner in a child of that server)."""
+    return f"{socket.gethostname()}:{server_pid}:{uuid.uuid4().hex[:8]}"
+
+
 class SinkRunner:
     def __init__(self, sinks: SinkStore, policy: HostPolicy, metrics: Any = None, *,
-                 lease_seconds: float = LEASE_SECONDS, renew_seconds: float = LEASE_RENEW_SECONDS):
+                 lease_seconds: float = LEASE_SECONDS, renew_seconds: float = LEASE_RENEW_SECONDS,
+                 owner: str | None = None):
         self._sinks = sinks
         self._policy = policy
         self._metrics = metrics
         self._lease = lease_seconds
         self._renew = renew_seconds
-        # Unique per process start; the host and pid tell an operator which replica delivers.
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.owner = owner or owner_name(os.getpid())
         self._deliveries: dict[str, asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
         self._head_reader = HeadReader(sinks.store)
