@@ -119,8 +119,11 @@ def test_the_server_migrates_and_serves_on_hosts_given_as_query_parameters(empty
 
 
 def _server_backends(conn: psycopg.Connection, database: str) -> list[int]:
+    """The server's own connections: not those of its sink delivery process, which has a pool
+    of its own (sinks/process.py)."""
     rows = conn.execute(
-        "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", (database,)
+        "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()"
+        " AND application_name NOT LIKE 'tasklife sink%%'", (database,)
     ).fetchall()
     return [pid for (pid,) in rows]
 

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 # The child's pool: lease rounds, catch-up reads and cursor updates (the head reads have a
 # connection of their own).
 POOL_SIZE = 3
+POOL_NAME = "tasklife sink process"
 RESTART_SECONDS = 1.0
 # The child's CPU priority below the server's (os.nice): on cores the writers keep busy,
 # delivery takes what request handling leaves and catches up as soon as they ease off (a
@@ -144,7 +145,8 @@ async def _deliver_until_stdin_ends(argv: Sequence[str]) -> None:
     from tasklife_server.storage.store import TaskStore
 
     settings = config.parse(argv)
-    store = await TaskStore.open(os.environ[DATABASE_URL_ENV], settings.policies, min_size=1, max_size=POOL_SIZE)
+    store = await TaskStore.open(os.environ[DATABASE_URL_ENV], settings.policies, min_size=1, max_size=POOL_SIZE,
+                                 application_name=POOL_NAME)
     runner = SinkRunner(SinkStore(store), HostPolicy.parse(settings.sink_allowed_hosts),
                         MetricLines(sys.stdout.buffer), owner=owner_name(int(os.environ[SERVER_PID_ENV])))
     loop = asyncio.get_running_loop()

@@ -168,14 +168,16 @@ class TaskStore:
 
     @classmethod
     async def open(
-        cls, database_url: str, policies: PolicySettings = PolicySettings(), *, min_size: int = 2, max_size: int = 8
+        cls, database_url: str, policies: PolicySettings = PolicySettings(), *, min_size: int = 2, max_size: int = 8,
+        application_name: str | None = None,
     ) -> TaskStore:
-        """Opens a pool of `max_size` connections; waits until `min_size` are connected."""
+        """Opens a pool of `max_size` connections; waits until `min_size` are connected. An
+        `application_name` names them in pg_stat_activity."""
         pool = FailoverPool(
             database_url,
             min_size=min(min_size, max_size),
             max_size=max_size,
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, **({"application_name": application_name} if application_name else {})},
             # How long a call waits for a connection before it is answered UNAVAILABLE: with
             # the database down, psycopg_pool's default of 30 s held every call that long.
             timeout=CONNECTION_WAIT_SECONDS,
