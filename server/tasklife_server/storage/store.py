@@ -81,6 +81,7 @@ class TaskStore:
         # Rung when a task may have become ready: wakes ClaimTasks' long polls.
         self.doorbell = Doorbell()
         self._group_observers: list[Callable[[str, int], None]] = []
+        self._bulk_items: Jsonb | None = None  # bulk_batch's item for each action: see _bulk_templates
         # Single CreateTask and transition calls that arrive while others are being written
         # are written together (docs/concepts/consistency.md, "Group commit").
         self._transition_groups: GroupCommit[TransitionCommand, Change] = GroupCommit(
@@ -475,53 +476,58 @@ class TaskStore:
         if armed_downstream:
             self._timer_set(0)
 
-    async def transition_bulk_batch(
-        self, conn: AsyncConnection, command: TransitionCommand, targets: Sequence[BulkTarget]
-    ) -> BulkBatch:
-        """Applies `command` to each target (its task, at its expected_version, with its
-        request_id): a claimed batch of one bulk operation, in the caller's transaction
-        (`conn`, the bulk runner's, which records the outcomes too), in one statement
-        (bulk_transition_group: transition_group's guards and writes, answered in brief).
+    async def transition_bulk_batch(self, conn: AsyncConnection, limit: int) -> BulkBatch | None:
+        """Claims up to `limit` pending items of a running bulk operation and applies the
+        operation's action to each (its task, at its snapshot version, with its request_id),
+        in the caller's transaction (`conn`, the bulk runner's, which records the outcomes
+        the statement does not: those of items not moved), in one statement (bulk_batch:
+        claim_bulk_items' claim, transition_group's guards and writes, the moves' outcomes
+        and count). None if nothing was pending.
 
-        Each outcome is what `transition` would answer the command for that target (a move,
-        "replayed" or the refusal), or None for an item the stream-order guard refused: a
-        younger transaction wrote its task's latest event, so it must be tried again in a new
+        Each item not moved gets what `transition` would answer the command for its task
+        ("replayed" or the refusal); an item the stream-order guard refused gets nothing: a
+        younger transaction wrote its task's latest event, so it stays pending, for a new
         transaction. Nothing is reported until the caller has committed and calls
         `bulk_batch_committed`.
         """
-        template = self._move(command)
-        items = [{**template.item, "n": n, "task_id": target.task_id, "expected_version": target.expected_version,
-                  "request_id": target.request_id} for n, target in enumerate(targets)]
-        rows = await self._fetchall("bulk_transition_group", {"items": Jsonb(items), "results": None}, conn)
-        by_n = {row[0]: row for row in rows}
-        outcomes = [self._bulk_outcome(command, target, by_n.get(n)) for n, target in enumerate(targets)]
-        return BulkBatch(command.action, template.timer, outcomes)
-
-    @staticmethod
-    def _bulk_outcome(command: TransitionCommand, target: BulkTarget, row: TupleRow | None) -> BulkOutcome:
-        if moves.bulk_reordered(row):
+        rows = await self._fetchall("bulk_batch", {"templates": self._bulk_templates(), "limit": limit,
+                                                   "results": None}, conn)
+        claimed = [row for row in rows if moves.bulk_row_kind(row) == "claimed"]
+        if not claimed:
             return None
-        if row is not None and row[1] == "applied":
-            return moves.bulk_move_of(row)  # the common case: no command of its own needed
-        return moves.bulk_outcome_of(replace(command, task_id=target.task_id, expected_version=target.expected_version,
-                                             request_id=target.request_id), row)
+        operation = moves.bulk_operation_of(claimed[0])
+        command = TransitionCommand(task_id="", action=operation.action, operator=operation.operator,
+                                    reason=operation.reason)
+        moved, unmoved = [], []
+        for row in rows:
+            kind = moves.bulk_row_kind(row)
+            if kind == "applied":
+                moved.append(moves.bulk_moves_of(row))
+            elif kind != "claimed" and not moves.bulk_reordered(row):
+                item = moves.bulk_item_command(command, row)
+                unmoved.append((item.task_id, moves.bulk_outcome_of(item, row)))
+        return BulkBatch(operation.operation_id, operation.action, self._move(command).timer, moved, unmoved)
+
+    def _bulk_templates(self) -> Jsonb:
+        """bulk_batch's item for each action, but for its task, version, request_id, operator
+        and reason (which the statement adds from each claimed item and its operation)."""
+        if self._bulk_items is None:
+            self._bulk_items = Jsonb({action.value: self._move(TransitionCommand("", action, "")).item
+                                      for action in Action if action is not Action.CREATE})
+        return self._bulk_items
 
     def bulk_batch_committed(self, batch: BulkBatch) -> None:
         """Reports a committed bulk batch as `transition` reports each move: to the metrics,
         the timer runner, waiting claimers, the stream's reader and the other processes."""
         action = batch.action
-        moved = armed = False
-        for outcome in batch.outcomes:
-            if isinstance(outcome, moves.BulkMove):
-                self._left_state(outcome.namespace, outcome.from_state, action, outcome.seconds_in_state)
+        for group in batch.moved:
+            for seconds in group.seconds_in_state:
+                self._left_state(group.namespace, group.from_state, action, seconds)
                 self.observe(action, "applied")
-                moved, armed = True, armed or outcome.armed_downstream
-            elif isinstance(outcome, TasklifeError):
-                self.observe(action, _snake_case(type(outcome).__name__))
-            elif outcome is not None:
-                self.observe(action, outcome)
-        if moved:
-            self._announce(action, batch.timer, armed)
+        for _task_id, outcome in batch.unmoved:
+            self.observe(action, _snake_case(type(outcome).__name__) if isinstance(outcome, TasklifeError) else outcome)
+        if batch.moved:
+            self._announce(action, batch.timer, any(group.armed_downstream for group in batch.moved))
         self.committed_elsewhere()
 
     async def _write_moves(self, group: Sequence[moves.Move], conn: AsyncConnection | None = None) -> list[TupleRow | None]:
@@ -948,27 +954,16 @@ _DELETED_MEANWHILE_RETRIES = 3
 
 
 @dataclass(frozen=True, slots=True)
-class BulkTarget:
-    """One task of a bulk batch: its id, its version in the operation's snapshot, and the
-    request_id of its move."""
-
-    task_id: str
-    expected_version: int
-    request_id: str
-
-
-# A bulk item's outcome: its move, "replayed", its refusal, or None (to be tried again).
-BulkOutcome = moves.BulkMove | str | TasklifeError | None
-
-
-@dataclass(frozen=True, slots=True)
 class BulkBatch:
-    """A bulk operation's batch as TaskStore.transition_bulk_batch wrote it: each item's
-    outcome, in the targets' order."""
+    """A bulk operation's batch as TaskStore.transition_bulk_batch wrote it: its moves, by
+    namespace and state left, and each item not moved with its outcome ("replayed" or the
+    refusal), which the runner records."""
 
+    operation_id: str
     action: Action
     timer: Timer | None
-    outcomes: list[BulkOutcome]
+    moved: list[moves.BulkMoves]
+    unmoved: list[tuple[str, str | TasklifeError]]
 
 
 class _DeletedMeanwhile(Exception):
