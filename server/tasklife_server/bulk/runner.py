@@ -1,13 +1,13 @@
 """BulkRunner: moves the tasks of running bulk operations, in any number of server processes.
 
-Each round claims a batch of pending items (claim_bulk_items: FOR UPDATE SKIP LOCKED, so
-runners never take the same items) and moves them, in one statement (TaskStore.
-transition_bulk_batch: the ordinary compare-and-swap of transition_group), each at the
-version the operation's snapshot recorded and with request_id `bulk:<operation>:<task>`;
-the same statement records the moves' outcomes and count, and the same transaction the
-other outcomes (refusals, replays) and counts: the moves and their bookkeeping commit
-together, or neither does. An item the stream-order guard refused
-stays pending, for the next round's new transaction. A move that finds its request_id
+Each round claims a batch of pending items (storage/bulk.py: FOR UPDATE SKIP LOCKED, so
+runners never take the same items) and moves them in the same transaction, in one
+statement (TaskStore.transition_bulk_batch: the ordinary compare-and-swap of
+transition_group), each at the version the operation's snapshot recorded and with
+request_id `bulk:<operation>:<task>`; that statement records the moves' outcomes and
+count, and the same transaction the other outcomes (refusals, replays) and counts: the
+moves and their bookkeeping commit together, or neither does. An item the stream-order
+guard refused stays pending, for the next round's new transaction. A move that finds its request_id
 already used by the same request (a batch moved by a release that committed the moves
 apart from their bookkeeping) replays instead of applying twice, and counts as applied.
 """
@@ -21,9 +21,10 @@ import time
 from google.rpc import error_details_pb2
 
 from tasklife_server.domain.errors import TasklifeError
+from tasklife_server.domain.model import TransitionCommand
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.service.errors import status_of
-from tasklife_server.storage.bulk import BulkStore
+from tasklife_server.storage.bulk import BulkItem, BulkStore
 
 log = logging.getLogger(__name__)
 
@@ -89,14 +90,23 @@ class BulkRunner:
         """Moves one batch of pending items and records it; False if nothing was pending."""
         store = self._bulk.store
         async with store.transaction() as conn:
-            batch = await store.transition_bulk_batch(conn, self._batch_size)
-            if batch is None:
+            items = await self._bulk.claim(conn, self._batch_size)
+            if not items:
                 return False
+            operation_id = items[0].operation_id
+            batch = await store.transition_bulk_batch(conn, operation_id, _command(items[0]),
+                                                      [(item.task_id, item.version) for item in items])
             # The moves' outcomes and count are recorded by the statement that made them.
-            await self._bulk.record(conn, batch.operation_id, [
+            await self._bulk.record(conn, operation_id, [
                 (task_id, _outcome_name(outcome)) for task_id, outcome in batch.unmoved])
         store.bulk_batch_committed(batch)
         return True
+
+
+def _command(item: BulkItem) -> TransitionCommand:
+    """The operation's move of any task: bulk_batch names each item's task, version and
+    request_id."""
+    return TransitionCommand(task_id="", action=item.action, operator=item.operator, reason=item.reason)
 
 
 def _outcome_name(outcome: object) -> str:

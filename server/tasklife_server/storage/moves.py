@@ -139,12 +139,11 @@ def reordered(row: Sequence[Any] | None) -> bool:
 # transition_group's row), the moves' seconds in the state they left and whether they armed
 # downstream tasks, what a replayed request's first event recorded (action, operator,
 # reason, expected_version, on_behalf_of), the item's task, expected_version and
-# request_id, then (in the one `claimed` row) the operation's id, action, operator, reason.
+# request_id.
 _BULK_DETAILS_AT = 5
 _BULK_SECONDS_AT = _BULK_DETAILS_AT + 8
 _BULK_REPLAYED_AT = _BULK_SECONDS_AT + 2
 _BULK_ITEM_AT = _BULK_REPLAYED_AT + 5
-_BULK_OPERATION_AT = _BULK_ITEM_AT + 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,25 +157,9 @@ class BulkMoves:
     armed_downstream: bool
 
 
-@dataclass(frozen=True, slots=True)
-class BulkOperation:
-    """The operation a bulk batch's items belong to, as the move of each needs it."""
-
-    operation_id: str
-    action: Action
-    operator: str
-    reason: str
-
-
 def bulk_row_kind(row: Sequence[Any]) -> str:
-    """`claimed`, `applied` (moves), `replayed`, `refused` or `missing`."""
+    """`applied` (moves), `replayed`, `refused` or `missing`."""
     return str(row[1])
-
-
-def bulk_operation_of(row: Sequence[Any]) -> BulkOperation:
-    """The operation a `claimed` row names."""
-    operation_id, action, operator, reason = row[_BULK_OPERATION_AT : _BULK_OPERATION_AT + 4]
-    return BulkOperation(operation_id, Action(action), operator, reason)
 
 
 def bulk_moves_of(row: Sequence[Any]) -> BulkMoves:

@@ -97,9 +97,9 @@ def _without_request_id(named: Mapping[str, str]) -> Mapping[str, str]:
 
 
 def _bulk_batch(named: Mapping[str, str]) -> Mapping[str, str]:
-    """Fills in `bulk_batch` with claim_bulk_items and the parts of transition_group it
-    keeps: all of it but its replay lookup (`prior`) and its answer (the final SELECT), its
-    items read from the claimed ones rather than from a parameter."""
+    """Fills in `bulk_batch` with the parts of transition_group it keeps: all of it but its
+    replay lookup (`prior`) and its answer (the final SELECT), its items read from the
+    claimed ones (`claimed_items`) rather than from a parameter."""
     group, bulk = named["transition_group"], named["bulk_batch"]
     opening, items = "WITH item AS(", "jsonb_to_recordset(%(items)s::jsonb)"
     prior, checks, answer = group.find("prior AS("), group.find("),checks AS("), group.find(")SELECT m.n,'applied'")
@@ -107,7 +107,6 @@ def _bulk_batch(named: Mapping[str, str]) -> Mapping[str, str]:
             or not prior < checks < answer or group.count(")SELECT m.n,'applied'") != 1):
         raise AssertionError("queries.sql: the transition group's items, prior lookup or answer changed; update queries.py")
     parts = {
-        "{claim_bulk_items}": named["claim_bulk_items"],
         "{transition_group:items_to_prior}": group[len("WITH ") : prior].replace(
             items, "jsonb_to_recordset((SELECT items FROM claimed_items))"),
         "{transition_group:checks_to_answer}": group[checks + 2 : answer + 1],

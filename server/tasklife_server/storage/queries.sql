@@ -1092,16 +1092,14 @@ CROSS JOIN LATERAL (
 LIMIT %(limit)s;
 
 -- name: bulk_batch
--- One batch of a bulk operation (bulk/runner.py), claimed, moved and recorded by one
--- statement in the runner's transaction, so that the moves and the items' outcomes commit
--- together and the runner makes one round trip a batch.
--- The claim is claim_bulk_items itself (queries.py composes it): the batch is the claimed
--- items of the first operation it reached (items of another, locked past it, stay pending).
--- Each item is the operation's move of its task: %(templates)s holds the item
--- transition_group needs for each action (moves.move_of: target state, sources, timers), to
--- which each item adds its task, its snapshot version, the operation's operator and reason,
--- and the request_id `bulk:<operation>:<task>` (bulk/runner.py: request_id_of). Built here,
--- they never travel to the server and back.
+-- One claimed batch of a bulk operation (bulk/runner.py), moved and recorded by one
+-- statement in the runner's claiming transaction, so that the moves and the items'
+-- outcomes commit together.
+-- Each item is the operation's move of its task: %(template)s is the item transition_group
+-- needs for the operation's action (moves.move_of: target state, sources, timers, the
+-- operation's operator and reason), to which each claimed item (%(task_ids)s, %(versions)s)
+-- adds its task, its snapshot version and the request_id `bulk:<operation>:<task>`
+-- (bulk/runner.py: request_id_of). Built here, they never travel as 500 JSON objects.
 -- The move is transition_group itself (queries.py composes it): the same items, every guard
 -- and every write (the tasks, the events, timers, running counts, armed downstream tasks),
 -- with its replay lookup and its answer replaced.
@@ -1120,23 +1118,15 @@ LIMIT %(limit)s;
 -- refusal's details (as transition_group returns them), the seconds each move's task had
 -- spent in the state it left, whether downstream tasks were armed, what a replayed
 -- request's first event recorded (action, operator, reason, expected_version,
--- on_behalf_of), the item's task, expected_version and request_id, and the operation's id,
--- action, operator and reason. Its rows:
---   claimed   one, if anything was claimed: the operation
+-- on_behalf_of), and the item's task, expected_version and request_id. Its rows:
 --   applied   one per namespace and state left: how many moved, their seconds in state
 --   replayed, refused   one per item, by its n (order_ok false: to be tried again)
 --   missing   one per item whose task does not exist
--- No row at all: nothing pending in any running operation.
-WITH claimed AS (
-{claim_bulk_items}
-), batch AS (
-    SELECT id, action, reason, operator FROM claimed LIMIT 1
-), claimed_items AS (
-    SELECT jsonb_agg((%(templates)s::jsonb -> c.action) || jsonb_build_object(
-               'n', c.n, 'task_id', c.task_id, 'expected_version', c.version, 'operator', c.operator,
-               'reason', c.reason, 'request_id', 'bulk:' || c.id || ':' || c.task_id)) AS items
-    FROM (SELECT k.*, row_number() OVER (ORDER BY k.task_id) - 1 AS n FROM claimed AS k
-          WHERE k.id = (SELECT id FROM batch)) AS c
+WITH claimed_items AS (
+    SELECT jsonb_agg(%(template)s::jsonb || jsonb_build_object(
+               'n', c.n - 1, 'task_id', c.task_id, 'expected_version', c.version,
+               'request_id', 'bulk:' || %(operation_id)s || ':' || c.task_id)) AS items
+    FROM unnest(%(task_ids)s::text[], %(versions)s::bigint[]) WITH ORDINALITY AS c(task_id, version, n)
 ),
 {transition_group:items_to_prior}
 prior AS (
@@ -1149,26 +1139,20 @@ prior AS (
 settled AS (
     -- ANY: the batch's items looked up by the primary key, not every item of the operation.
     UPDATE bulk_operation_items SET outcome = 'applied'
-    WHERE operation_id = (SELECT id FROM batch) AND task_id = ANY(ARRAY(SELECT id FROM made))
+    WHERE operation_id = %(operation_id)s AND task_id = ANY(ARRAY(SELECT id FROM made))
 ), tallied AS (
     UPDATE bulk_operations SET applied = applied + (SELECT count(*) FROM made)
-    WHERE id = (SELECT id FROM batch)
+    WHERE id = %(operation_id)s
 )
-SELECT NULL::int, 'claimed', NULL::text, NULL::text, NULL::bigint, NULL::bool, NULL::bool, NULL::text, NULL::bool,
-       NULL::int, NULL::text[], NULL::timestamptz, NULL::text[], NULL::float8[], NULL::bool,
-       NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text,
-       b.id, b.action, b.operator, b.reason
-FROM batch AS b
-UNION ALL
-SELECT NULL, 'applied', m.namespace, m.e_from_state, count(*), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+SELECT NULL::int, 'applied', m.namespace, m.e_from_state, count(*), NULL::bool, NULL::bool, NULL::text, NULL::bool,
+       NULL::int, NULL::text[], NULL::timestamptz, NULL::text[],
        array_agg(extract(epoch FROM m.e_created_at - m.state_since)::float8), EXISTS (SELECT FROM armed),
-       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+       NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text
 FROM made AS m
 GROUP BY m.namespace, m.e_from_state
 UNION ALL
 SELECT k.n, 'replayed', c.namespace, c.state, c.version, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-       p.action, p.operator, p.reason, p.expected_version, p.on_behalf_of, k.task_id, k.expected_version, k.request_id,
-       NULL, NULL, NULL, NULL
+       p.action, p.operator, p.reason, p.expected_version, p.on_behalf_of, k.task_id, k.expected_version, k.request_id
 FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
 WHERE k.replay
 UNION ALL
@@ -1176,12 +1160,12 @@ SELECT k.n, 'refused', k.namespace, k.state, k.version, k.gate_open, k.holder_ok
        CASE WHEN NOT k.gate_open THEN k.unmet END,
        CASE WHEN NOT k.start_time_ok THEN k.not_before END,
        CASE WHEN NOT k.slot_ok THEN ARRAY[k.namespace, k.concurrency_key, k.max_running::text] END,
-       NULL, NULL, NULL, NULL, NULL, NULL, NULL, k.task_id, k.expected_version, k.request_id, NULL, NULL, NULL, NULL
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL, k.task_id, k.expected_version, k.request_id
 FROM slotted AS k
 WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved))
 UNION ALL
 SELECT i.n, 'missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-       NULL, NULL, NULL, NULL, NULL, i.task_id, i.expected_version, i.request_id, NULL, NULL, NULL, NULL
+       NULL, NULL, NULL, NULL, NULL, i.task_id, i.expected_version, i.request_id
 FROM item AS i
 WHERE i.n NOT IN (SELECT n FROM checks);
 

@@ -81,7 +81,6 @@ class TaskStore:
         # Rung when a task may have become ready: wakes ClaimTasks' long polls.
         self.doorbell = Doorbell()
         self._group_observers: list[Callable[[str, int], None]] = []
-        self._bulk_items: Jsonb | None = None  # bulk_batch's item for each action: see _bulk_templates
         # Single CreateTask and transition calls that arrive while others are being written
         # are written together (docs/concepts/consistency.md, "Group commit").
         self._transition_groups: GroupCommit[TransitionCommand, Change] = GroupCommit(
@@ -476,13 +475,14 @@ class TaskStore:
         if armed_downstream:
             self._timer_set(0)
 
-    async def transition_bulk_batch(self, conn: AsyncConnection, limit: int) -> BulkBatch | None:
-        """Claims up to `limit` pending items of a running bulk operation and applies the
-        operation's action to each (its task, at its snapshot version, with its request_id),
+    async def transition_bulk_batch(
+        self, conn: AsyncConnection, operation_id: str, command: TransitionCommand, items: Sequence[tuple[str, int]]
+    ) -> BulkBatch:
+        """Applies `command` (a bulk operation's move, for any task) to the task of each
+        claimed item (task id, snapshot version), at that version and with its request_id,
         in the caller's transaction (`conn`, the bulk runner's, which records the outcomes
         the statement does not: those of items not moved), in one statement (bulk_batch:
-        claim_bulk_items' claim, transition_group's guards and writes, the moves' outcomes
-        and count). None if nothing was pending.
+        transition_group's guards and writes, then the moves' outcomes and count).
 
         Each item not moved gets what `transition` would answer the command for its task
         ("replayed" or the refusal); an item the stream-order guard refused gets nothing: a
@@ -490,31 +490,19 @@ class TaskStore:
         transaction. Nothing is reported until the caller has committed and calls
         `bulk_batch_committed`.
         """
-        rows = await self._fetchall("bulk_batch", {"templates": self._bulk_templates(), "limit": limit,
-                                                   "results": None}, conn)
-        claimed = [row for row in rows if moves.bulk_row_kind(row) == "claimed"]
-        if not claimed:
-            return None
-        operation = moves.bulk_operation_of(claimed[0])
-        command = TransitionCommand(task_id="", action=operation.action, operator=operation.operator,
-                                    reason=operation.reason)
+        move = self._move(command)
+        rows = await self._fetchall("bulk_batch", {
+            "operation_id": operation_id, "template": Jsonb(move.item), "task_ids": [task_id for task_id, _ in items],
+            "versions": [version for _, version in items], "results": None,
+        }, conn)
         moved, unmoved = [], []
         for row in rows:
-            kind = moves.bulk_row_kind(row)
-            if kind == "applied":
+            if moves.bulk_row_kind(row) == "applied":
                 moved.append(moves.bulk_moves_of(row))
-            elif kind != "claimed" and not moves.bulk_reordered(row):
+            elif not moves.bulk_reordered(row):
                 item = moves.bulk_item_command(command, row)
                 unmoved.append((item.task_id, moves.bulk_outcome_of(item, row)))
-        return BulkBatch(operation.operation_id, operation.action, self._move(command).timer, moved, unmoved)
-
-    def _bulk_templates(self) -> Jsonb:
-        """bulk_batch's item for each action, but for its task, version, request_id, operator
-        and reason (which the statement adds from each claimed item and its operation)."""
-        if self._bulk_items is None:
-            self._bulk_items = Jsonb({action.value: self._move(TransitionCommand("", action, "")).item
-                                      for action in Action if action is not Action.CREATE})
-        return self._bulk_items
+        return BulkBatch(command.action, move.timer, moved, unmoved)
 
     def bulk_batch_committed(self, batch: BulkBatch) -> None:
         """Reports a committed bulk batch as `transition` reports each move: to the metrics,
@@ -959,7 +947,6 @@ class BulkBatch:
     namespace and state left, and each item not moved with its outcome ("replayed" or the
     refusal), which the runner records."""
 
-    operation_id: str
     action: Action
     timer: Timer | None
     moved: list[moves.BulkMoves]
