@@ -33,8 +33,8 @@ BATCH_SIZE = 500
 # cost delay does, for the single calls beside it: a batch writes about 2.7 KB of WAL a task,
 # and every call that commits meanwhile waits for it to be flushed first (the WAL is one
 # queue; a fresh segment is zero-filled under its write lock). Beside 8 busy callers (bench
-# section 9, P15) a runner without a rest moved 7,500-8,200 tasks/s with their p99 at
-# 3.6-4.1x; resting 0.4 of each batch, about 5,900 tasks/s at 1.8x.
+# section 9, P15) a runner without a rest moved 7,400-8,200 tasks/s with their p99 at
+# 3.6-4.1x; resting 0.4 of each batch, 5,350-6,200 tasks/s at 1.6-2.2x.
 REST = 0.4
 APPLIED = "applied"
 
