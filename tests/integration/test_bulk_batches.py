@@ -143,3 +143,37 @@ def test_a_claim_locks_the_oldest_operations_first_items_and_no_further_than_its
     ((_operation, task_id),) = claimed
     assert task_id.startswith("claim0-") and task_id.endswith("-0")  # the older operation's first task
     assert task_id not in free and len(free) == 3
+
+
+
+async def _moves_from_two_states_of_two_namespaces(database_url: str) -> tuple[list[tuple[str, State, Action]], int]:
+    """One ABANDON batch of four tasks: a READY and a PAUSED task in each of two namespaces."""
+    store = await TaskStore.open(database_url, min_size=1, max_size=2)
+    left: list[tuple[str, State, Action]] = []
+    store.on_state_left(lambda namespace, state, action, _seconds: left.append((namespace, state, action)))
+    try:
+        labels = {"suite": unique_id("groups")}
+        tasks = {f"{labels['suite']}-{namespace}-{state}": (namespace, state)
+                 for namespace in ("alpha", "beta") for state in ("ready", "paused")}
+        await store.create_tasks([NewTask(task_id, TaskSpec(labels=labels, namespace=namespace), "test")
+                                  for task_id, (namespace, _state) in tasks.items()])
+        await store.transition_batch([TransitionCommand(task_id, Action.ENQUEUE, "test") for task_id in tasks])
+        await store.transition_batch([TransitionCommand(task_id, Action.PAUSE, "test")
+                                      for task_id, (_namespace, state) in tasks.items() if state == "paused"])
+        bulk = BulkStore(store)
+        operation_id = str(uuid.uuid4())
+        await bulk.start(NewBulkOperation(
+            operation_id, Action.ABANDON, REASON, OPERATOR, None, False, 100, b"", TaskFilter(labels=labels)))
+        left.clear()
+        await BulkRunner(bulk).run_batch()
+        return sorted(left, key=lambda entry: (entry[0], entry[1].value)), (await bulk.get(operation_id, None)).applied
+    finally:
+        await store.close()
+
+
+def test_a_batch_reports_each_moves_namespace_and_the_state_it_left_to_the_metrics(own_database_url: str) -> None:
+    left, applied = asyncio.run(_moves_from_two_states_of_two_namespaces(own_database_url))
+
+    assert applied == 4
+    assert left == [("alpha", State.PAUSED, Action.ABANDON), ("alpha", State.READY, Action.ABANDON),
+                    ("beta", State.PAUSED, Action.ABANDON), ("beta", State.READY, Action.ABANDON)]

@@ -3,7 +3,7 @@
 An operation is resolved once: its row and the (task id, version) of every task its filter
 matched are written in one transaction, by one statement, so from one snapshot. Runners
 (bulk/runner.py) then claim pending items with FOR UPDATE SKIP LOCKED and move them through
-the store's ordinary batch transition, each at its snapshot version.
+the store's ordinary transition statement, each at its snapshot version.
 """
 
 from __future__ import annotations
@@ -146,6 +146,12 @@ class BulkStore:
     async def record(self, conn: AsyncConnection, operation_id: str, outcomes: Sequence[tuple[str, str]]) -> None:
         """Records each (task id, outcome: "applied" or a refusal's reason) and the counts,
         then marks the operation succeeded if nothing is pending any more."""
+        if outcomes:
+            await self._record_outcomes(conn, operation_id, outcomes)
+        await conn.execute(QUERIES["finish_bulk_operation"], {"operation_id": operation_id})
+
+    async def _record_outcomes(self, conn: AsyncConnection, operation_id: str,
+                               outcomes: Sequence[tuple[str, str]]) -> None:
         applied = sum(1 for _, outcome in outcomes if outcome == "applied")
         refused: dict[str, int] = {}
         for _, outcome in outcomes:
@@ -155,7 +161,6 @@ class BulkStore:
             "operation_id": operation_id, "task_ids": [t for t, _ in outcomes], "outcomes": [o for _, o in outcomes],
             "applied": applied, "refused": Jsonb(refused),
         })
-        await conn.execute(QUERIES["finish_bulk_operation"], {"operation_id": operation_id})
 
     async def _fetch(self, conn: AsyncConnection, name: str, params: dict[str, Any]) -> list[TupleRow]:
         return await self._store._fetchall(name, params, conn)

@@ -10,7 +10,7 @@ statements.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -134,51 +134,63 @@ def reordered(row: Sequence[Any] | None) -> bool:
     return row is not None and row[1] == "refused" and row[_DETAILS_AT + 3] is False
 
 
-# The row of bulk_transition_group: n, outcome, the task's namespace, state (for a move, the
-# state it left) and version, the refusal's details (as in transition_group's row), when the
-# task had entered the state a move left, the move's time, whether it armed downstream
-# tasks, then what a replayed request's first event recorded: action, operator, reason,
-# expected_version, on_behalf_of.
+# The row of bulk_batch (queries.sql): n, outcome, the task's namespace, state (for a move,
+# the state it left) and version (for moves, how many), the refusal's details (as in
+# transition_group's row), the moves' seconds in the state they left and whether they armed
+# downstream tasks, what a replayed request's first event recorded (action, operator,
+# reason, expected_version, on_behalf_of), the item's task, expected_version and
+# request_id.
 _BULK_DETAILS_AT = 5
-_BULK_SINCE_AT = _BULK_DETAILS_AT + 8
-_BULK_REPLAYED_AT = _BULK_SINCE_AT + 3
+_BULK_SECONDS_AT = _BULK_DETAILS_AT + 8
+_BULK_REPLAYED_AT = _BULK_SECONDS_AT + 2
+_BULK_ITEM_AT = _BULK_REPLAYED_AT + 5
 
 
 @dataclass(frozen=True, slots=True)
-class BulkMove:
-    """What a committed bulk move reports to the metrics: where it moved a task from, and when."""
+class BulkMoves:
+    """What a committed bulk batch's moves out of one state of one namespace report to the
+    metrics: each move's time in the state it left."""
 
     namespace: str
     from_state: State
-    seconds_in_state: float
+    seconds_in_state: list[float]
     armed_downstream: bool
 
 
-def bulk_reordered(row: Sequence[Any] | None) -> bool:
+def bulk_row_kind(row: Sequence[Any]) -> str:
+    """`applied` (moves), `replayed`, `refused` or `missing`."""
+    return str(row[1])
+
+
+def bulk_moves_of(row: Sequence[Any]) -> BulkMoves:
+    """The moves an `applied` row reports."""
+    seconds, armed = row[_BULK_SECONDS_AT : _BULK_SECONDS_AT + 2]
+    return BulkMoves(row[2], State(row[3]), list(seconds), bool(armed))
+
+
+def bulk_reordered(row: Sequence[Any]) -> bool:
     """Whether the stream-order guard refused a bulk item: it must run in a new transaction."""
-    return row is not None and row[1] == "refused" and row[_BULK_DETAILS_AT + 3] is False
+    return row[1] == "refused" and row[_BULK_DETAILS_AT + 3] is False
 
 
-def bulk_outcome_of(command: TransitionCommand, row: Sequence[Any] | None) -> BulkMove | str | TasklifeError:
-    """A bulk item's outcome from its row of bulk_transition_group, as `outcome_of` would
-    answer the same command: the move (applied), "replayed", or the refusal."""
-    if row is None:
-        return TaskNotFound(command.task_id)
+def bulk_item_command(operation: TransitionCommand, row: Sequence[Any]) -> TransitionCommand:
+    """The operation's move (`operation`, for any task) of the task a row's item names."""
+    task_id, expected_version, request_id = row[_BULK_ITEM_AT : _BULK_ITEM_AT + 3]
+    return replace(operation, task_id=task_id, expected_version=expected_version, request_id=request_id)
+
+
+def bulk_outcome_of(command: TransitionCommand, row: Sequence[Any]) -> str | TasklifeError:
+    """A bulk item's outcome from its `replayed`, `refused` or `missing` row of bulk_batch,
+    as `outcome_of` would answer the same command: "replayed", or the refusal."""
     outcome = row[1]
+    if outcome == "missing":
+        return TaskNotFound(command.task_id)
     if outcome == "refused":
         return _refusal(command, State(row[3]), row[4], row[_BULK_DETAILS_AT : _BULK_DETAILS_AT + 8])
-    if outcome == "replayed":
-        action, operator, reason, expected_version, on_behalf_of = row[_BULK_REPLAYED_AT : _BULK_REPLAYED_AT + 5]
-        if not command.repeats_request(Action(action), operator, reason, expected_version, on_behalf_of):
-            return RequestIdReused(command.task_id, command.request_id or "", Action(action))
-        return outcome
-    return bulk_move_of(row)
-
-
-def bulk_move_of(row: Sequence[Any]) -> BulkMove:
-    """The move an applied row of bulk_transition_group reports."""
-    since, moved_at, armed = row[_BULK_SINCE_AT : _BULK_SINCE_AT + 3]
-    return BulkMove(row[2], State(row[3]), (moved_at - since).total_seconds(), bool(armed))
+    action, operator, reason, expected_version, on_behalf_of = row[_BULK_REPLAYED_AT : _BULK_REPLAYED_AT + 5]
+    if not command.repeats_request(Action(action), operator, reason, expected_version, on_behalf_of):
+        return RequestIdReused(command.task_id, command.request_id or "", Action(action))
+    return outcome
 
 
 def state_since(row: Sequence[Any]) -> datetime:

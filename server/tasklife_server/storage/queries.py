@@ -96,19 +96,26 @@ def _without_request_id(named: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType({**named, "transition_group_without_request_id": group[:start] + lookup + group[end:]})
 
 
-def _bulk_transition(named: Mapping[str, str]) -> Mapping[str, str]:
-    """Fills in `bulk_transition_group` with the parts of transition_group it keeps: all of
-    it but its replay lookup (`prior`) and its answer (the final SELECT)."""
-    group, bulk = named["transition_group"], named["bulk_transition_group"]
+def _bulk_batch(named: Mapping[str, str]) -> Mapping[str, str]:
+    """Fills in `bulk_batch` with the parts of transition_group it keeps: all of it but its
+    replay lookup (`prior`) and its answer (the final SELECT), its items read from the
+    claimed ones (`claimed_items`) rather than from a parameter."""
+    group, bulk = named["transition_group"], named["bulk_batch"]
+    opening, items = "WITH item AS(", "jsonb_to_recordset(%(items)s::jsonb)"
     prior, checks, answer = group.find("prior AS("), group.find("),checks AS("), group.find(")SELECT m.n,'applied'")
-    if min(prior, checks, answer) < 0 or not prior < checks < answer or group.count(")SELECT m.n,'applied'") != 1:
-        raise AssertionError("queries.sql: the transition group's prior lookup or answer changed; update queries.py")
-    parts = {"{transition_group:up_to_prior}": group[:prior], "{transition_group:checks_to_answer}": group[checks + 2 : answer + 1]}
+    if (not group.startswith(opening) or group.count(items) != 1 or min(prior, checks, answer) < 0
+            or not prior < checks < answer or group.count(")SELECT m.n,'applied'") != 1):
+        raise AssertionError("queries.sql: the transition group's items, prior lookup or answer changed; update queries.py")
+    parts = {
+        "{transition_group:items_to_prior}": group[len("WITH ") : prior].replace(
+            items, "jsonb_to_recordset((SELECT items FROM claimed_items))"),
+        "{transition_group:checks_to_answer}": group[checks + 2 : answer + 1],
+    }
     for placeholder, text in parts.items():
         if bulk.count(placeholder) != 1:
-            raise AssertionError(f"queries.sql: bulk_transition_group must hold {placeholder} once")
+            raise AssertionError(f"queries.sql: bulk_batch must hold {placeholder} once")
         bulk = bulk.replace(placeholder, text)
-    return MappingProxyType({**named, "bulk_transition_group": bulk})
+    return MappingProxyType({**named, "bulk_batch": bulk})
 
 
 # Queries that are another query's text run under a planner setting of their own: the
@@ -176,7 +183,7 @@ def transition_query(has_request_id: bool) -> str:
     return "transition_group" if has_request_id else "transition_group_without_request_id"
 
 
-QUERIES = _ordered_lists(_with_variants(_bulk_transition(_without_request_id(load()))))
+QUERIES = _ordered_lists(_with_variants(_bulk_batch(_without_request_id(load()))))
 # The queries that run under a planner setting of their own (a `[marker]` in queries.sql).
 PLANNER_SETTINGS = MappingProxyType({
     **planner_settings(),

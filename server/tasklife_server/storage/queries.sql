@@ -1091,39 +1091,68 @@ CROSS JOIN LATERAL (
 ) AS i
 LIMIT %(limit)s;
 
--- name: bulk_transition_group
--- One claimed batch of a bulk operation (bulk/runner.py), moved in the runner's claiming
--- transaction, so that the moves and the items' outcomes commit together. It is
--- transition_group itself (queries.py composes it): the same items, every guard and every
--- write (the tasks, the events, timers, running counts, armed downstream tasks), with two
--- parts replaced.
+-- name: bulk_batch
+-- One claimed batch of a bulk operation (bulk/runner.py), moved and recorded by one
+-- statement in the runner's claiming transaction, so that the moves and the items'
+-- outcomes commit together.
+-- Each item is the operation's move of its task: %(template)s is the item transition_group
+-- needs for the operation's action (moves.move_of: target state, sources, timers, the
+-- operation's operator and reason), to which each claimed item (%(task_ids)s, %(versions)s)
+-- adds its task, its snapshot version and the request_id `bulk:<operation>:<task>`
+-- (bulk/runner.py: request_id_of). Built here, they never travel as 500 JSON objects.
+-- The move is transition_group itself (queries.py composes it): the same items, every guard
+-- and every write (the tasks, the events, timers, running counts, armed downstream tasks),
+-- with its replay lookup and its answer replaced.
 -- The replay lookup: a bulk move's request_id names the operation, started after the
 -- snapshot that recorded each item's version, so an event carrying it means the task has
 -- moved since. The history is searched only for the items whose task is no longer at that
 -- version (none, in a batch nobody touched), each through the (task_id, request_id) index:
--- not one probe of the history for each item. (A batch's tasks are claimed by one runner:
+-- not one probe of the history for each item. (A batch's items are claimed by one runner:
 -- no concurrent move carries its request_ids, so no lock_tasks is needed before it.)
--- The answer: not the task and event a caller is answered with, but what the runner records
--- and the metrics count. One row per item, by its n: the outcome, the task's namespace,
--- state (for a move, the state it left) and version; then for a refusal its details as
--- transition_group returns them; for a move when the task had entered the state it left,
--- the move's time and whether downstream tasks were armed; for a replay what the first
--- event recorded of its request (action, operator, reason, expected_version, on_behalf_of).
-{transition_group:up_to_prior}
+-- Each moved item's outcome ("applied") and the operation's applied count are recorded
+-- here, locking the operation's row as record_bulk_outcomes does; the other outcomes need
+-- the domain's reading (the reason a single call would get), so the runner records them.
+-- The answer is what the runner records and the metrics count, in a few rows, not one a
+-- moved item: a server's CPU per batch is the single calls' wait. Its columns: n, outcome,
+-- namespace, state (for a move, the state it left), version (for moves: how many), a
+-- refusal's details (as transition_group returns them), the seconds each move's task had
+-- spent in the state it left, whether downstream tasks were armed, what a replayed
+-- request's first event recorded (action, operator, reason, expected_version,
+-- on_behalf_of), and the item's task, expected_version and request_id. Its rows:
+--   applied   one per namespace and state left: how many moved, their seconds in state
+--   replayed, refused   one per item, by its n (order_ok false: to be tried again)
+--   missing   one per item whose task does not exist
+WITH claimed_items AS (
+    SELECT jsonb_agg(%(template)s::jsonb || jsonb_build_object(
+               'n', c.n - 1, 'task_id', c.task_id, 'expected_version', c.version,
+               'request_id', 'bulk:' || %(operation_id)s || ':' || c.task_id)) AS items
+    FROM unnest(%(task_ids)s::text[], %(versions)s::bigint[]) WITH ORDINALITY AS c(task_id, version, n)
+),
+{transition_group:items_to_prior}
 prior AS (
     SELECT i.n, e.* FROM item AS i JOIN cur AS c ON c.id = i.task_id AND c.version IS DISTINCT FROM i.expected_version
     CROSS JOIN LATERAL (
         SELECT * FROM task_events AS e WHERE e.task_id = i.task_id AND e.request_id = i.request_id OFFSET 0
     ) AS e
 ),
-{transition_group:checks_to_answer}
-SELECT m.n, 'applied', m.namespace, m.e_from_state, m.version, NULL::bool, NULL::bool, NULL::text, NULL::bool,
-       NULL::int, NULL::text[], NULL::timestamptz, NULL::text[], m.state_since, m.e_created_at, EXISTS (SELECT FROM armed),
-       NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::text
+{transition_group:checks_to_answer},
+settled AS (
+    -- ANY: the batch's items looked up by the primary key, not every item of the operation.
+    UPDATE bulk_operation_items SET outcome = 'applied'
+    WHERE operation_id = %(operation_id)s AND task_id = ANY(ARRAY(SELECT id FROM made))
+), tallied AS (
+    UPDATE bulk_operations SET applied = applied + (SELECT count(*) FROM made)
+    WHERE id = %(operation_id)s
+)
+SELECT NULL::int, 'applied', m.namespace, m.e_from_state, count(*), NULL::bool, NULL::bool, NULL::text, NULL::bool,
+       NULL::int, NULL::text[], NULL::timestamptz, NULL::text[],
+       array_agg(extract(epoch FROM m.e_created_at - m.state_since)::float8), EXISTS (SELECT FROM armed),
+       NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::text
 FROM made AS m
+GROUP BY m.namespace, m.e_from_state
 UNION ALL
 SELECT k.n, 'replayed', c.namespace, c.state, c.version, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-       NULL, p.action, p.operator, p.reason, p.expected_version, p.on_behalf_of
+       p.action, p.operator, p.reason, p.expected_version, p.on_behalf_of, k.task_id, k.expected_version, k.request_id
 FROM checks AS k JOIN prior AS p ON p.n = k.n JOIN cur AS c ON c.id = k.id
 WHERE k.replay
 UNION ALL
@@ -1131,9 +1160,14 @@ SELECT k.n, 'refused', k.namespace, k.state, k.version, k.gate_open, k.holder_ok
        CASE WHEN NOT k.gate_open THEN k.unmet END,
        CASE WHEN NOT k.start_time_ok THEN k.not_before END,
        CASE WHEN NOT k.slot_ok THEN ARRAY[k.namespace, k.concurrency_key, k.max_running::text] END,
-       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL, k.task_id, k.expected_version, k.request_id
 FROM slotted AS k
-WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved));
+WHERE NOT (k.replay OR k.n IN (SELECT n FROM moved))
+UNION ALL
+SELECT i.n, 'missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, NULL, NULL, NULL, NULL, i.task_id, i.expected_version, i.request_id
+FROM item AS i
+WHERE i.n NOT IN (SELECT n FROM checks);
 
 -- name: record_bulk_outcomes
 -- Each claimed item's outcome, and the operation's counts (locking its row: concurrent

@@ -478,52 +478,46 @@ class TaskStore:
             self._timer_set(0)
 
     async def transition_bulk_batch(
-        self, conn: AsyncConnection, command: TransitionCommand, targets: Sequence[BulkTarget]
+        self, conn: AsyncConnection, operation_id: str, command: TransitionCommand, items: Sequence[tuple[str, int]]
     ) -> BulkBatch:
-        """Applies `command` to each target (its task, at its expected_version, with its
-        request_id): a claimed batch of one bulk operation, in the caller's transaction
-        (`conn`, the bulk runner's, which records the outcomes too), in one statement
-        (bulk_transition_group: transition_group's guards and writes, answered in brief).
+        """Applies `command` (a bulk operation's move, for any task) to the task of each
+        claimed item (task id, snapshot version), at that version and with its request_id,
+        in the caller's transaction (`conn`, the bulk runner's, which records the outcomes
+        the statement does not: those of items not moved), in one statement (bulk_batch:
+        transition_group's guards and writes, then the moves' outcomes and count).
 
-        Each outcome is what `transition` would answer the command for that target (a move,
-        "replayed" or the refusal), or None for an item the stream-order guard refused: a
-        younger transaction wrote its task's latest event, so it must be tried again in a new
+        Each item not moved gets what `transition` would answer the command for its task
+        ("replayed" or the refusal); an item the stream-order guard refused gets nothing: a
+        younger transaction wrote its task's latest event, so it stays pending, for a new
         transaction. Nothing is reported until the caller has committed and calls
         `bulk_batch_committed`.
         """
-        template = self._move(command)
-        items = [{**template.item, "n": n, "task_id": target.task_id, "expected_version": target.expected_version,
-                  "request_id": target.request_id} for n, target in enumerate(targets)]
-        rows = await self._fetchall("bulk_transition_group", {"items": Jsonb(items), "results": None}, conn)
-        by_n = {row[0]: row for row in rows}
-        outcomes = [self._bulk_outcome(command, target, by_n.get(n)) for n, target in enumerate(targets)]
-        return BulkBatch(command.action, template.timer, outcomes)
-
-    @staticmethod
-    def _bulk_outcome(command: TransitionCommand, target: BulkTarget, row: TupleRow | None) -> BulkOutcome:
-        if moves.bulk_reordered(row):
-            return None
-        if row is not None and row[1] == "applied":
-            return moves.bulk_move_of(row)  # the common case: no command of its own needed
-        return moves.bulk_outcome_of(replace(command, task_id=target.task_id, expected_version=target.expected_version,
-                                             request_id=target.request_id), row)
+        move = self._move(command)
+        rows = await self._fetchall("bulk_batch", {
+            "operation_id": operation_id, "template": Jsonb(move.item), "task_ids": [task_id for task_id, _ in items],
+            "versions": [version for _, version in items], "results": None,
+        }, conn)
+        moved, unmoved = [], []
+        for row in rows:
+            if moves.bulk_row_kind(row) == "applied":
+                moved.append(moves.bulk_moves_of(row))
+            elif not moves.bulk_reordered(row):
+                item = moves.bulk_item_command(command, row)
+                unmoved.append((item.task_id, moves.bulk_outcome_of(item, row)))
+        return BulkBatch(command.action, move.timer, moved, unmoved)
 
     def bulk_batch_committed(self, batch: BulkBatch) -> None:
         """Reports a committed bulk batch as `transition` reports each move: to the metrics,
         the timer runner, waiting claimers, the stream's reader and the other processes."""
         action = batch.action
-        moved = armed = False
-        for outcome in batch.outcomes:
-            if isinstance(outcome, moves.BulkMove):
-                self._left_state(outcome.namespace, outcome.from_state, action, outcome.seconds_in_state)
+        for group in batch.moved:
+            for seconds in group.seconds_in_state:
+                self._left_state(group.namespace, group.from_state, action, seconds)
                 self.observe(action, "applied")
-                moved, armed = True, armed or outcome.armed_downstream
-            elif isinstance(outcome, TasklifeError):
-                self.observe(action, _snake_case(type(outcome).__name__))
-            elif outcome is not None:
-                self.observe(action, outcome)
-        if moved:
-            self._announce(action, batch.timer, armed)
+        for _task_id, outcome in batch.unmoved:
+            self.observe(action, _snake_case(type(outcome).__name__) if isinstance(outcome, TasklifeError) else outcome)
+        if batch.moved:
+            self._announce(action, batch.timer, any(group.armed_downstream for group in batch.moved))
         self.committed_elsewhere()
 
     async def _write_moves(self, group: Sequence[moves.Move], conn: AsyncConnection | None = None) -> list[TupleRow | None]:
@@ -950,27 +944,15 @@ _DELETED_MEANWHILE_RETRIES = 3
 
 
 @dataclass(frozen=True, slots=True)
-class BulkTarget:
-    """One task of a bulk batch: its id, its version in the operation's snapshot, and the
-    request_id of its move."""
-
-    task_id: str
-    expected_version: int
-    request_id: str
-
-
-# A bulk item's outcome: its move, "replayed", its refusal, or None (to be tried again).
-BulkOutcome = moves.BulkMove | str | TasklifeError | None
-
-
-@dataclass(frozen=True, slots=True)
 class BulkBatch:
-    """A bulk operation's batch as TaskStore.transition_bulk_batch wrote it: each item's
-    outcome, in the targets' order."""
+    """A bulk operation's batch as TaskStore.transition_bulk_batch wrote it: its moves, by
+    namespace and state left, and each item not moved with its outcome ("replayed" or the
+    refusal), which the runner records."""
 
     action: Action
     timer: Timer | None
-    outcomes: list[BulkOutcome]
+    moved: list[moves.BulkMoves]
+    unmoved: list[tuple[str, str | TasklifeError]]
 
 
 class _DeletedMeanwhile(Exception):
