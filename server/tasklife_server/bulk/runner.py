@@ -98,7 +98,8 @@ class BulkRunner:
                 return False
             operation_id = items[0].operation_id
             batch = await store.transition_bulk_batch(conn, operation_id, _command(items[0]),
-                                                      [(item.task_id, item.version) for item in items])
+                                                      [(item.task_id, item.version) for item in items],
+                                                      request_id_prefix=request_id_of(operation_id, ""))
             # The moves' outcomes and count are recorded by the statement that made them.
             await self._bulk.record(conn, operation_id, [
                 (task_id, _outcome_name(outcome)) for task_id, outcome in batch.unmoved])

@@ -1098,8 +1098,8 @@ LIMIT %(limit)s;
 -- Each item is the operation's move of its task: %(template)s is the item transition_group
 -- needs for the operation's action (moves.move_of: target state, sources, timers, the
 -- operation's operator and reason), to which each claimed item (%(task_ids)s, %(versions)s)
--- adds its task, its snapshot version and the request_id `bulk:<operation>:<task>`
--- (bulk/runner.py: request_id_of). Built here, they never travel as 500 JSON objects.
+-- adds its task, its snapshot version and its request_id: %(request_id_prefix)s and the
+-- task id (bulk/runner.py: request_id_of). Built here, they never travel as 500 JSON objects.
 -- The move is transition_group itself (queries.py composes it): the same items, every guard
 -- and every write (the tasks, the events, timers, running counts, armed downstream tasks),
 -- with its replay lookup and its answer replaced.
@@ -1125,7 +1125,7 @@ LIMIT %(limit)s;
 WITH claimed_items AS (
     SELECT jsonb_agg(%(template)s::jsonb || jsonb_build_object(
                'n', c.n - 1, 'task_id', c.task_id, 'expected_version', c.version,
-               'request_id', 'bulk:' || %(operation_id)s || ':' || c.task_id)) AS items
+               'request_id', %(request_id_prefix)s || c.task_id)) AS items
     FROM unnest(%(task_ids)s::text[], %(versions)s::bigint[]) WITH ORDINALITY AS c(task_id, version, n)
 ),
 {transition_group:items_to_prior}

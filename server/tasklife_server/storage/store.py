@@ -478,10 +478,12 @@ class TaskStore:
             self._timer_set(0)
 
     async def transition_bulk_batch(
-        self, conn: AsyncConnection, operation_id: str, command: TransitionCommand, items: Sequence[tuple[str, int]]
+        self, conn: AsyncConnection, operation_id: str, command: TransitionCommand, items: Sequence[tuple[str, int]],
+        request_id_prefix: str,
     ) -> BulkBatch:
         """Applies `command` (a bulk operation's move, for any task) to the task of each
-        claimed item (task id, snapshot version), at that version and with its request_id,
+        claimed item (task id, snapshot version), at that version and with its request_id
+(`request_id_prefix` and the task id),
         in the caller's transaction (`conn`, the bulk runner's, which records the outcomes
         the statement does not: those of items not moved), in one statement (bulk_batch:
         transition_group's guards and writes, then the moves' outcomes and count).
@@ -494,7 +496,7 @@ class TaskStore:
         """
         move = self._move(command)
         rows = await self._fetchall("bulk_batch", {
-            "operation_id": operation_id, "template": Jsonb(move.item), "task_ids": [task_id for task_id, _ in items],
+            "operation_id": operation_id, "request_id_prefix": request_id_prefix, "template": Jsonb(move.item), "task_ids": [task_id for task_id, _ in items],
             "versions": [version for _, version in items], "results": None,
         }, conn)
         moved, unmoved = [], []
