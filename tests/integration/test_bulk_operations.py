@@ -221,12 +221,19 @@ def test_cancel_stops_further_batches_and_keeps_the_moves_already_applied(fresh_
     total = BATCH_SIZE + 1
     server = ServerProcess(fresh_database)  # the only runner on this database
     try:
-        with grpc.insecure_channel(server.address) as channel, psycopg.connect(fresh_database) as db:
+        with grpc.insecure_channel(server.address) as channel, psycopg.connect(fresh_database) as db, \
+                psycopg.connect(fresh_database, autocommit=True) as observer:
             stub = task_service_pb2_grpc.TaskServiceStub(channel)
             ready_tasks(stub, total, labels)
             # The first batch locks its tasks in id order: it waits here on the first one.
             db.execute("SELECT FROM tasks WHERE id = 'k-000000' FOR UPDATE")
             operation = start(stub, Action.PAUSE, labels)
+            # Cancel only once that batch is in flight: a cancel committed before the runner's
+            # claim leaves no batch to record. (pg_stat_activity is read outside `db`'s
+            # transaction, which would keep its first snapshot of it.)
+            wait_for(lambda: observer.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).fetchone()[0] == 1, 30, "the first batch to wait on the locked task")
             cancelled = stub.CancelBulkOperation(
                 task_service_pb2.CancelBulkOperationRequest(operation_id=operation.operation_id))
             db.rollback()
