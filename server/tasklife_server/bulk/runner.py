@@ -20,6 +20,7 @@ import time
 
 from google.rpc import error_details_pb2
 
+from tasklife_server.cancellation import cancel_and_wait
 from tasklife_server.domain.errors import TasklifeError
 from tasklife_server.domain.model import TransitionCommand
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
@@ -61,8 +62,7 @@ class BulkRunner:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)
 
     def wake(self) -> None:
         """An operation was started here: start on it now rather than at the next look."""

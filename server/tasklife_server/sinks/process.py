@@ -26,6 +26,8 @@ import signal
 import sys
 from typing import Any, Sequence
 
+from tasklife_server.cancellation import cancel_and_wait
+
 log = logging.getLogger(__name__)
 
 # The child's pool: lease rounds, catch-up reads and cursor updates (the head reads have a
@@ -99,8 +101,7 @@ class SinkProcess:
                 process.kill()
                 await process.wait()
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)
             self._task = None
 
 

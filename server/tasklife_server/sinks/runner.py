@@ -38,6 +38,7 @@ from google.rpc import code_pb2
 from psycopg import AsyncConnection
 from tasklife.v1 import event_sink_service_pb2 as sink_pb2
 
+from tasklife_server.cancellation import cancel_and_wait
 from tasklife_server.domain.errors import CursorNotRetained
 from tasklife_server.domain.model import Event
 from tasklife_server.domain.watch import Position, WatchFilter, position_of
@@ -155,13 +156,7 @@ class SinkRunner:
     async def stop(self) -> None:
         """Stops delivering and releases the leases, so another replica takes over at once."""
         if self._task is not None:
-            self._task.cancel()
-            # A bounded wait, not a gather: at a stop right after the start, the cancelled lease
-            # round's wake-up was seen scheduled without the loop waking (the task stayed
-            # "cancelling", the loop idle, the process alive); this wait's own timer wakes it.
-            done, _pending = await asyncio.wait({self._task}, timeout=STOP_WAIT_SECONDS)
-            if not done:
-                log.warning("the sink lease task did not stop within %ss", STOP_WAIT_SECONDS)
+            await cancel_and_wait(self._task)
             self._task = None
         await self._stop_deliveries(list(self._deliveries))
         await self._head_reader.close()
@@ -196,9 +191,7 @@ class SinkRunner:
 
     async def _stop_deliveries(self, sink_ids: list[str]) -> None:
         tasks = [self._deliveries.pop(s) for s in sink_ids if s in self._deliveries]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(*tasks)
         for sink_id in sink_ids:
             self._report(lambda m, s=sink_id: m.sink_lag(s, None))
         # Leases of the deliveries stopped here go back at once (those still held: a delivery

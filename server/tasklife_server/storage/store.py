@@ -81,6 +81,8 @@ class TaskStore:
         # Rung when a task may have become ready: wakes ClaimTasks' long polls.
         self.doorbell = Doorbell()
         self._group_observers: list[Callable[[str, int], None]] = []
+        # The claims of this process still running, by (worker, request_id): see claim_tasks.
+        self._claims_in_flight: dict[tuple[str, str], asyncio.Future[None]] = {}
         # Single CreateTask and transition calls that arrive while others are being written
         # are written together (docs/concepts/consistency.md, "Group commit").
         self._transition_groups: GroupCommit[TransitionCommand, Change] = GroupCommit(
@@ -616,10 +618,30 @@ class TaskStore:
         waiting up to `wait_seconds` for one when none is ready (woken by the doorbell, never
         polling). A claim that repeats an earlier one's request_id returns what that one
         claimed and the worker still runs, and claims nothing."""
-        if claim.request_id is not None:
+        if claim.request_id is None:
+            return await self._claim_until(claim, wait_seconds)
+        # A worker that cancels a claim and repeats it at once (a stop with a claim in
+        # flight) can reach this process before the cancelled call has finished: its claim
+        # may still commit. The repeat waits for it, or its lookup would find nothing, claim
+        # other tasks, and leave the first ones running unseen until their leases expire.
+        # (Only within a process: a repeat sent to another replica can still miss it.)
+        key = (claim.worker, claim.request_id)
+        earlier_call = self._claims_in_flight.get(key)
+        if earlier_call is not None:
+            await asyncio.shield(earlier_call)
+        self._claims_in_flight[key] = this_call = asyncio.get_running_loop().create_future()
+        try:
             earlier = await self._claimed_by_request(claim)
             if earlier:
                 return earlier
+            return await self._claim_until(claim, wait_seconds)
+        finally:
+            if self._claims_in_flight.get(key) is this_call:
+                del self._claims_in_flight[key]
+            this_call.set_result(None)
+
+    async def _claim_until(self, claim: ClaimCommand, wait_seconds: float) -> list[Change]:
+        """Claims, waiting up to `wait_seconds` for a task when none is ready."""
         deadline = asyncio.get_running_loop().time() + wait_seconds
         while True:
             ticket = self.doorbell.ticket()  # before looking, so that no ring is missed

@@ -16,6 +16,7 @@ from typing import Callable
 
 import psycopg
 
+from tasklife_server.cancellation import cancel_and_wait
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.storage.queries import QUERIES
 
@@ -38,8 +39,7 @@ class _Connected:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)
 
     async def _run(self) -> None:
         failures = 0

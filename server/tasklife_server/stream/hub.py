@@ -16,6 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping
 
+from tasklife_server.cancellation import cancel_and_wait
 from tasklife_server.domain import cursor
 from tasklife_server.domain.errors import CursorFromLostHistory, CursorNotRetained, StreamClosed
 from tasklife_server.domain.model import Event
@@ -117,8 +118,7 @@ class EventHub:
         for subscription in list(self._subscriptions):
             subscription.close()
         if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
+            await cancel_and_wait(self._reader)
         if self._connection is not None:
             await self._connection.close()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from tasklife_server.cancellation import cancel_and_wait
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.storage.store import TaskStore
 
@@ -35,8 +36,7 @@ class CountFolder:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)
 
     async def _every_interval(self) -> None:
         while True:

@@ -17,6 +17,7 @@ from datetime import timedelta
 
 import psycopg
 
+from tasklife_server.cancellation import cancel_and_wait
 from tasklife_server.observability.outage import DATABASE_OUTAGE, is_database_unavailable
 from tasklife_server.storage import history
 
@@ -44,8 +45,7 @@ class HistoryKeeper:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)
 
     async def _every_interval(self) -> None:
         while True:

@@ -28,6 +28,7 @@ from typing import Literal
 
 from psycopg import AsyncConnection
 
+from tasklife_server.cancellation import cancel_and_wait
 from tasklife_server.domain.errors import DependenciesNotMet, NotBefore, TasklifeError
 from tasklife_server.domain.model import (
     KILL_CONFIRMED, KILL_GRACE_EXPIRED, LEASE_EXPIRED, MAX_REASON_BYTES, Failure, Task, TransitionCommand,
@@ -127,8 +128,7 @@ class TimerRunner:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)
 
     def timer_set(self, delay_ms: int) -> None:
         """A timer due in `delay_ms` was committed here: wake up in time for it."""
