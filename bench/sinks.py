@@ -36,7 +36,7 @@ from tasklife.v1 import event_sink_service_pb2_grpc as sink_grpc
 from bench import infra, stats
 
 CALLERS = 64
-PAIRS = 3
+PAIRS = 5  # one 3-second run varies by up to 20% on two shared cores: 5 pairs steady the medians
 BACKLOG_SECONDS = 3.0
 LATENCY_SECONDS = 8.0
 WEBHOOK_RATE = 1000
@@ -292,6 +292,6 @@ def target(r: dict[str, Any]) -> dict[str, Any]:
     k = r["kafka"]
     return {"id": "P13", "target": text,
             "measured": f"{k['drain']['rate']:,.0f} events/s; p99 {k['p99_ms']:.1f} ms at {k['paced_rate']:,.0f}/s; "
-                        f"writers -{100 * k['cost']:.1f}% ({statistics.median(k['with']):,.0f} vs "
+                        f"writers {-100 * k['cost']:+.1f}% ({statistics.median(k['with']):,.0f} vs "
                         f"{k['capacity']:,.0f}/s)",
             "pass": k["drain"]["rate"] >= 5000 and k["p99_ms"] < 100 and k["cost"] <= 0.10}

@@ -9,7 +9,6 @@ import os
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
 
 import asyncio  # noqa: E402 - after the environment above
-import gc
 import logging
 import signal
 import sys
@@ -20,6 +19,7 @@ import psycopg
 import psycopg_pool
 
 from tasklife_server import config, server, transport
+from tasklife_server.gc_tuning import tune_garbage_collection
 from tasklife_server.http import listener as http_listener
 from tasklife_server.observability import Telemetry, TelemetryError, logs
 from tasklife_server.security.authenticator import Authenticator
@@ -140,21 +140,6 @@ async def serve(
         await listener.stop()
         await notifier.stop()
         await store.close()
-
-
-def tune_garbage_collection() -> None:
-    """Keeps the cyclic garbage collector's pauses out of the stream's latency.
-
-    A full collection walks every object the process holds: with 1,000 watches open, about
-    120,000, a pause of 40-100 ms here, which every watcher sees as a late event. Objects
-    alive now (modules, descriptors, the pool) live as long as the process: freezing them
-    takes them out of every later walk. Collecting the young generation every 10,000
-    allocations instead of 700, and the older ones ten times less often each, leaves the
-    rare full collection to a few tens of thousands of objects. Most garbage here is
-    acyclic and freed at once by reference counting; the collector only finds cycles.
-    """
-    gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
 
 
 class CannotMigrate(RuntimeError):

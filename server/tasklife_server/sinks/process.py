@@ -140,6 +140,7 @@ class MetricLines:
 
 async def _deliver_until_stdin_ends(argv: Sequence[str]) -> None:
     from tasklife_server import config
+    from tasklife_server.gc_tuning import tune_garbage_collection
     from tasklife_server.sinks.hosts import HostPolicy
     from tasklife_server.sinks.runner import SinkRunner, owner_name
     from tasklife_server.storage.sinks import SinkStore
@@ -157,6 +158,7 @@ async def _deliver_until_stdin_ends(argv: Sequence[str]) -> None:
     # server closes stdin when it stops, which is the one signal the child acts on.
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, lambda: None)
+    tune_garbage_collection()  # what lives as long as the process exists by now
     try:
         runner.start()
         while await reader.read(4096):

@@ -10,11 +10,13 @@ from typing import Mapping
 from tasklife_server.storage.rows import EVENT_COLUMNS, PAYLOAD_COLUMNS, SINK_COLUMNS, TASK_COLUMNS
 
 _HEADER = re.compile(r"^-- name: (\w+)(?: \[([a-z ]+)\])?\s*$", re.MULTILINE)
-# What a `[marker]` after a query's name in queries.sql makes the planner do for it.
+# What a `[marker]` after a query's name in queries.sql sets for it: the planner's choices,
+# or (`no flush wait`) a commit that does not wait for its WAL to reach the disk.
 _MARKERS = {
     "generic plan": "SET LOCAL plan_cache_mode = force_generic_plan",
     "no bitmap scan": "SET LOCAL enable_bitmapscan = off",
     "custom plan": "SET LOCAL plan_cache_mode = force_custom_plan",
+    "no flush wait": "SET LOCAL synchronous_commit = off",
 }
 _COLUMNS = re.compile(r"\{(task|event|sink|made_event|nulls|payloads|payloads_if|task_filter):(\w+)(?::(\w+))?\}")
 _LISTS = {"task": TASK_COLUMNS, "event": EVENT_COLUMNS, "sink": SINK_COLUMNS, "payloads": PAYLOAD_COLUMNS}

@@ -1293,9 +1293,12 @@ SELECT s.filter, s.target_kind, s.target, s.generation, s.cursor_xid, s.cursor_i
 FROM event_sinks AS s
 WHERE s.id = %(sink_id)s AND s.lease_owner = %(owner)s;
 
--- name: advance_event_sink
+-- name: advance_event_sink [no flush wait]
 -- The target acknowledged everything up to the new cursor: move it, count, clear the error.
--- Only for the lease holder of the generation it delivered.
+-- Only for the lease holder of the generation it delivered. Its commit does not wait for
+-- the disk: a cursor update lost with a crash of PostgreSQL only delivers those events
+-- again (at least once, as after any cut delivery), while waiting would put a flush of
+-- its own, every round, in the writers' WAL queue.
 UPDATE event_sinks
 SET cursor_xid = %(cursor_xid)s, cursor_id = %(cursor_id)s,
     delivered_events = delivered_events + %(delivered)s,
