@@ -15,7 +15,10 @@ from tests.support import unique_id
 
 
 async def _cancel_a_write_blocked_on_a_row_lock(database_url: str) -> tuple[State, list[tuple], State]:
-    store = await TaskStore.open(database_url, min_size=1, max_size=1)
+    # Named, so that only its connection is looked at: the database is shared with servers
+    # whose own commits may be under way at that instant.
+    application_name = unique_id("cancelled-write")
+    store = await TaskStore.open(database_url, min_size=1, max_size=1, application_name=application_name)
     try:
         task_id = unique_id("cancelled")
         await store.create_task(task_id, TaskSpec(), "test", "")
@@ -31,8 +34,8 @@ async def _cancel_a_write_blocked_on_a_row_lock(database_url: str) -> tuple[Stat
             holder.rollback()
         with psycopg.connect(database_url, autocommit=True) as observer:
             left_open = observer.execute(
-                "SELECT pid, state, wait_event FROM pg_stat_activity WHERE datname = current_database() "
-                "AND pid <> pg_backend_pid() AND xact_start IS NOT NULL AND backend_type = 'client backend'").fetchall()
+                "SELECT pid, state, wait_event FROM pg_stat_activity WHERE application_name = %s "
+                "AND xact_start IS NOT NULL", (application_name,)).fetchall()
         unchanged = (await store.get_task(task_id)).state
         (after,) = await store.transition_batch([command])
         return unchanged, left_open, after.task.state
