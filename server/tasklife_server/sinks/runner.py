@@ -88,7 +88,7 @@ def target_of(kind: str, target_bytes: bytes, policy: HostPolicy) -> Target:
     return KafkaTarget(sink_pb2.KafkaTarget.FromString(target_bytes), policy)
 
 
-# How long a stop waits for the lease task to end before it goes on.
+# How long a stopped delivery waits for its last cursor update to commit before it goes on.
 STOP_WAIT_SECONDS = 1.0
 
 
